@@ -20,6 +20,15 @@ export default tseslint.config(
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
+      // tap queues t.test() subtests itself; awaiting them is optional.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: '@tapjs/test', name: ['test', 'skip', 'todo', 'only'] },
+          ],
+        },
+      ],
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

@@ -1,0 +1,261 @@
+// The `olmq` subcommands: their words, options and what they run. Options are declared once
+// here (see ./options.ts); --help and docs/configuration.md are generated from this table.
+import { readFileSync } from 'node:fs';
+import { logLevels } from '../shared/runtime/log.js';
+import { option, type ConfigOf, type Options } from './options.js';
+
+/** The functions `olmq run` can host, one per OLM concern. */
+export const functionNames = ['catalog', 'resolve', 'plan', 'install', 'rbac', 'copy-csv'] as const;
+
+/** Exit codes of every olmq command. */
+export const exitCodes = {
+  ok: 0,
+  /** The command ran and failed (or, for `olmq resolve`, the namespace is unsatisfiable). */
+  failed: 1,
+  /** Bad flags, environment variables or input files. */
+  usage: 2,
+  /** The command exists but its issue has not landed in this build. */
+  notAvailable: 3,
+} as const;
+
+const logLevel = option.choice({
+  flag: 'log-level',
+  env: 'OLMQ_LOG_LEVEL',
+  placeholder: 'LEVEL',
+  values: logLevels,
+  default: 'info',
+  doc: 'Minimum level of the JSON log lines written to stderr.',
+});
+
+const natsUrl = option.url({
+  flag: 'nats-url',
+  env: 'NATS_URL',
+  placeholder: 'URL',
+  schemes: ['nats', 'tls', 'ws', 'wss'],
+  doc: 'NATS server with JetStream to use.',
+});
+
+const clusterAccess = {
+  kubeconfig: option.optionalText({
+    flag: 'kubeconfig',
+    env: 'KUBECONFIG',
+    placeholder: 'FILE',
+    doc: 'Kubeconfig of the cluster(s) to serve; in-cluster credentials when absent.',
+  }),
+  context: option.optionalText({
+    flag: 'context',
+    env: 'OLMQ_CONTEXT',
+    placeholder: 'NAME',
+    doc: 'Kubeconfig context to use (default: the current context).',
+  }),
+  natsUrl,
+  logLevel,
+};
+
+/** A subcommand of `olmq`. */
+export interface Command<O extends Options = Options> {
+  /** The words that select it, e.g. ["registry", "serve"]. */
+  words: readonly string[];
+  /** One line for the command list. */
+  summary: string;
+  /** Positional arguments in the usage line, e.g. "<function>". */
+  positionals?: { usage: string; doc: string; choices?: readonly string[]; required: boolean };
+  options: O;
+  /** The issue that brings this command, while it has not landed. */
+  pending?: string;
+}
+
+function command<O extends Options>(spec: Command<O>): Command<O> {
+  return spec;
+}
+
+/** Every olmq subcommand. */
+export const commands = {
+  up: command({
+    words: ['up'],
+    summary:
+      'Run the whole system on one machine: devcluster, nats-server, watcher and every function.',
+    options: {
+      kubeconfig: option.optionalText({
+        flag: 'kubeconfig',
+        env: 'OLMQ_KUBECONFIG',
+        placeholder: 'FILE',
+        doc: 'Serve this cluster instead of starting the embedded devcluster.',
+      }),
+      kubeconfigOut: option.text({
+        flag: 'kubeconfig-out',
+        env: 'OLMQ_KUBECONFIG_OUT',
+        placeholder: 'FILE',
+        default: '.olmq/kubeconfig',
+        doc: 'Where to write the devcluster admin kubeconfig.',
+      }),
+      port: option.integer({
+        flag: 'port',
+        env: 'OLMQ_DEVCLUSTER_PORT',
+        placeholder: 'PORT',
+        default: 0,
+        min: 0,
+        max: 65535,
+        doc: 'Port of the embedded devcluster (0 = any free port).',
+      }),
+      dataDir: option.text({
+        flag: 'data-dir',
+        env: 'OLMQ_DATA_DIR',
+        placeholder: 'DIR',
+        default: '.olmq/data',
+        doc: 'Where the devcluster and the local nats-server keep their data across restarts.',
+      }),
+      natsUrl: {
+        ...natsUrl,
+        doc: 'Use this NATS server instead of starting a local nats-server.',
+      },
+      logLevel,
+    },
+  }),
+  devcluster: command({
+    words: ['devcluster'],
+    summary: 'Run the embedded Kubernetes-compatible API server in the foreground.',
+    options: {
+      port: option.integer({
+        flag: 'port',
+        env: 'OLMQ_DEVCLUSTER_PORT',
+        placeholder: 'PORT',
+        default: 0,
+        min: 0,
+        max: 65535,
+        doc: 'HTTPS port to serve on (0 = any free port).',
+      }),
+      host: option.text({
+        flag: 'host',
+        env: 'OLMQ_DEVCLUSTER_HOST',
+        placeholder: 'ADDRESS',
+        default: '127.0.0.1',
+        doc: 'Address to listen on.',
+      }),
+      kubeconfig: option.text({
+        flag: 'kubeconfig',
+        env: 'OLMQ_KUBECONFIG_OUT',
+        placeholder: 'FILE',
+        default: '.olmq/kubeconfig',
+        doc: 'Where to write the admin kubeconfig.',
+      }),
+      dataDir: option.optionalText({
+        flag: 'data-dir',
+        env: 'OLMQ_DATA_DIR',
+        placeholder: 'DIR',
+        doc: 'Keep objects durably in this directory (default: in memory only).',
+      }),
+      podReadyDelay: option.integer({
+        flag: 'pod-ready-delay',
+        env: 'OLMQ_POD_READY_DELAY_MS',
+        placeholder: 'MS',
+        default: 1000,
+        min: 0,
+        max: 3_600_000,
+        doc: 'Milliseconds before a simulated pod becomes ready.',
+      }),
+      logLevel,
+    },
+    pending: 'issue #3 (devcluster: the embedded Kubernetes-compatible API server)',
+  }),
+  watcher: command({
+    words: ['watcher'],
+    summary: "Mirror a cluster's OLM-relevant objects into NATS JetStream (leader-elected).",
+    options: { ...clusterAccess },
+    pending: 'issue #4 (the event backbone: watcher, NATS JetStream, function host)',
+  }),
+  run: command({
+    words: ['run'],
+    summary: 'Run one OLM function as a horizontally scalable worker.',
+    positionals: {
+      usage: '<function>',
+      doc: `The function to run: ${functionNames.join(', ')}.`,
+      choices: functionNames,
+      required: true,
+    },
+    options: {
+      concurrency: option.integer({
+        flag: 'concurrency',
+        env: 'OLMQ_CONCURRENCY',
+        placeholder: 'N',
+        default: 4,
+        min: 1,
+        max: 1024,
+        doc: 'Work items processed at once by this replica.',
+      }),
+      ...clusterAccess,
+    },
+    pending: 'issue #4 (the event backbone), then one issue per function (#5 to #8)',
+  }),
+  resolve: command({
+    words: ['resolve'],
+    summary: 'Resolve Subscriptions against catalogs offline (dry run / upgrade preview).',
+    options: {
+      catalog: option.list({
+        flag: 'catalog',
+        placeholder: 'NAME=DIR[,priority=N]',
+        doc: 'A File-Based Catalog directory, named as Subscriptions refer to it in spec.source.',
+      }),
+      subscriptions: option.requiredText({
+        flag: 'subscriptions',
+        placeholder: 'FILE',
+        doc: 'Subscription manifests (multi-document YAML or JSON).',
+      }),
+      installed: option.optionalText({
+        flag: 'installed',
+        placeholder: 'FILE',
+        doc: 'ClusterServiceVersion manifests already installed in the namespace.',
+      }),
+      output: option.choice({
+        flag: 'output',
+        short: 'o',
+        placeholder: 'FORMAT',
+        values: ['text', 'json', 'yaml'],
+        default: 'text',
+        doc: 'Output format.',
+      }),
+      logLevel,
+    },
+    pending: 'issue #6 (resolution and planning)',
+  }),
+  registryServe: command({
+    words: ['registry', 'serve'],
+    summary: 'Serve the operator-registry gRPC API over a File-Based Catalog directory.',
+    options: {
+      fbc: option.requiredText({
+        flag: 'fbc',
+        placeholder: 'DIR',
+        doc: 'File-Based Catalog directory to serve.',
+      }),
+      port: option.integer({
+        flag: 'port',
+        env: 'OLMQ_REGISTRY_PORT',
+        placeholder: 'PORT',
+        default: 50051,
+        min: 0,
+        max: 65535,
+        doc: 'gRPC port (0 = any free port).',
+      }),
+      logLevel,
+    },
+    pending: 'issue #5 (catalogs)',
+  }),
+  version: command({
+    words: ['version'],
+    summary: 'Print the olmq version.',
+    options: {},
+  }),
+} satisfies Record<string, Command>;
+
+/** The typed config of one command. */
+export type CommandConfig<K extends keyof typeof commands> = ConfigOf<
+  (typeof commands)[K]['options']
+>;
+
+/** olmq's version, from package.json. */
+export function olmqVersion(): string {
+  const manifest = JSON.parse(
+    readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
+  return manifest.version;
+}

@@ -1,0 +1,223 @@
+// Command-line options declared once as data: flag, environment variable, zod schema and a doc
+// line. The same declarations drive parsing, `--help` and docs/configuration.md, so the three
+// never disagree. Flags win over environment variables, which win over defaults.
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+/** The raw text of an option as given: a flag's value, a switch, or a repeated flag's values. */
+type Raw = string | boolean | string[] | undefined;
+
+/** One option of a command. `T` is the parsed value's type. */
+export interface Option<T> {
+  /** Long flag without dashes, e.g. "nats-url". */
+  readonly flag: string;
+  /** One-letter alias, e.g. "o". */
+  readonly short?: string;
+  /** Environment variable read when the flag is absent. */
+  readonly env?: string;
+  /** One line for --help and the configuration reference. */
+  readonly doc: string;
+  /** Placeholder of the value in usage lines, e.g. "URL"; empty for switches. */
+  readonly placeholder: string;
+  /** A value (`--port 80`), a switch (`--force`) or a repeatable value (`--catalog a --catalog b`). */
+  readonly kind: 'value' | 'switch' | 'repeated';
+  /** The default as shown to people, if any. */
+  readonly defaultText?: string;
+  /** Validates and converts the raw value (undefined when neither flag nor env var is set). */
+  readonly schema: z.ZodType<T, Raw>;
+}
+
+/** A command's options by config key. */
+export type Options = Record<string, Option<unknown>>;
+
+/** The frozen, typed configuration a set of options parses to. */
+export type ConfigOf<O extends Options> = { readonly [K in keyof O]: z.output<O[K]['schema']> };
+
+interface Common {
+  flag: string;
+  short?: string;
+  env?: string;
+  doc: string;
+  placeholder?: string;
+}
+
+function make<T>(
+  common: Common,
+  kind: Option<T>['kind'],
+  schema: z.ZodType<T, Raw>,
+  defaultText?: string,
+): Option<T> {
+  return {
+    ...common,
+    kind,
+    schema,
+    placeholder: kind === 'switch' ? '' : (common.placeholder ?? 'VALUE'),
+    ...(defaultText === undefined ? {} : { defaultText }),
+  };
+}
+
+const text = z.string().min(1, 'must not be empty');
+
+/** Constructors for the option types olmq uses. */
+export const option = {
+  /** Free text, required unless a default is given. */
+  text(common: Common & { default: string }): Option<string> {
+    return make(common, 'value', text.optional().default(common.default), common.default);
+  },
+  /** Free text that may be absent. */
+  optionalText(common: Common): Option<string | undefined> {
+    return make(common, 'value', text.optional());
+  },
+  /** Free text that must be given. */
+  requiredText(common: Common): Option<string> {
+    return make(common, 'value', z.string({ error: 'is required' }).min(1, 'must not be empty'));
+  },
+  /** A whole number within [min, max]. */
+  integer(common: Common & { default: number; min: number; max: number }): Option<number> {
+    const schema = z
+      .string()
+      .regex(/^-?\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .min(common.min, `must be at least ${common.min}`)
+          .max(common.max, `must be at most ${common.max}`),
+      )
+      .optional()
+      .transform((value) => value ?? common.default);
+    return make(common, 'value', schema, String(common.default));
+  },
+  /** One of a fixed set of words. */
+  choice<const V extends readonly [string, ...string[]]>(
+    common: Common & { values: V; default: V[number] },
+  ): Option<V[number]> {
+    const schema = z
+      .enum(common.values, { error: `must be one of: ${common.values.join(', ')}` })
+      .optional()
+      .transform((value) => value ?? common.default);
+    return make(common, 'value', schema, common.default);
+  },
+  /** A URL with one of the given schemes. */
+  url(
+    common: Common & { schemes: readonly string[]; default?: string },
+  ): Option<string | undefined> {
+    const schema = z
+      .string()
+      .refine((value) => URL.canParse(value), 'must be a URL, e.g. nats://127.0.0.1:4222')
+      .refine(
+        (value) => common.schemes.includes(new URL(value).protocol.replace(/:$/, '')),
+        `must use ${common.schemes.map((s) => `${s}://`).join(' or ')}`,
+      )
+      .optional()
+      .transform((value) => value ?? common.default);
+    return make(common, 'value', schema, common.default);
+  },
+  /** An on/off switch; as an environment variable: true/false/1/0. */
+  switch(common: Common): Option<boolean> {
+    const schema = z
+      .union([z.boolean(), z.enum(['true', 'false', '1', '0'], { error: 'must be true or false' })])
+      .optional()
+      .transform((value) => value === true || value === 'true' || value === '1');
+    return make(common, 'switch', schema, 'false');
+  },
+  /** A repeatable value; as an environment variable: comma-separated. */
+  list(common: Common): Option<string[]> {
+    const schema = z
+      .union([z.array(text), text.transform((value) => value.split(',').filter((v) => v !== ''))])
+      .optional()
+      .transform((value) => value ?? []);
+    return make(common, 'repeated', schema);
+  },
+};
+
+/** Where a bad value came from, in the words a person typed. */
+export interface ConfigIssue {
+  /** `--port` or `OLMQ_PORT (environment)`; empty for problems not tied to one option. */
+  source: string;
+  message: string;
+}
+
+/** The command line or environment holds values that cannot be used. Exit code 2. */
+export class ConfigError extends Error {
+  constructor(readonly issues: readonly ConfigIssue[]) {
+    super(
+      issues.map((i) => (i.source === '' ? i.message : `${i.source}: ${i.message}`)).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parsed command line: the typed config, positional words, and whether --help was asked. */
+export interface ParsedCommandLine<O extends Options> {
+  config: ConfigOf<O>;
+  positionals: string[];
+  help: boolean;
+}
+
+/** Parses argv (after the command words) and env against the options; throws ConfigError. */
+export function parseCommandLine<O extends Options>(
+  options: O,
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): ParsedCommandLine<O> {
+  const spec: NonNullable<Parameters<typeof parseArgs>[0]>['options'] = {
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const o of Object.values(options)) {
+    spec[o.flag] = {
+      type: o.kind === 'switch' ? 'boolean' : 'string',
+      ...(o.kind === 'repeated' ? { multiple: true } : {}),
+      ...(o.short === undefined ? {} : { short: o.short }),
+    };
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: spec, allowPositionals: true, strict: true });
+  } catch (error) {
+    // node:util's first sentence already names the flag ("Unknown option '--prot'").
+    const message = (error as Error).message.split('. To specify')[0] ?? '';
+    throw new ConfigError([{ source: '', message }]);
+  }
+  const values = parsed.values as Record<string, Raw>;
+  const help = values.help === true;
+  const issues: ConfigIssue[] = [];
+  const config: Record<string, unknown> = {};
+  for (const [key, o] of Object.entries(options)) {
+    const fromFlag = values[o.flag];
+    const fromEnv = o.env === undefined ? undefined : env[o.env];
+    const useEnv = fromFlag === undefined && fromEnv !== undefined && fromEnv !== '';
+    const raw = useEnv ? fromEnv : fromFlag;
+    const result = o.schema.safeParse(raw);
+    if (result.success) {
+      config[key] = result.data;
+    } else if (!help) {
+      const source = useEnv ? `${o.env} (environment)` : `--${o.flag}`;
+      const shown = typeof raw === 'string' ? ` "${raw}"` : '';
+      for (const issue of result.error.issues) {
+        issues.push({
+          source,
+          message: `${raw === undefined ? '' : `invalid value${shown}: `}${issue.message}`,
+        });
+      }
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return { config: Object.freeze(config) as ConfigOf<O>, positionals: parsed.positionals, help };
+}
+
+/** The option lines of --help: flag, env var, default, doc. */
+export function describeOptions(options: Options): string[] {
+  const rows = Object.values(options).map((o) => {
+    const flag = `${o.short === undefined ? '    ' : `-${o.short}, `}--${o.flag}${o.placeholder === '' ? '' : ` ${o.placeholder}`}`;
+    const extras = [
+      o.env === undefined ? '' : `env ${o.env}`,
+      o.defaultText === undefined ? '' : `default ${o.defaultText}`,
+      o.kind === 'repeated' ? 'repeatable' : '',
+    ].filter((e) => e !== '');
+    return { flag, doc: `${o.doc}${extras.length > 0 ? ` (${extras.join('; ')})` : ''}` };
+  });
+  rows.push({ flag: '-h, --help', doc: 'Show this help.' });
+  const width = Math.max(...rows.map((r) => r.flag.length)) + 2;
+  return rows.map((r) => `  ${r.flag.padEnd(width)}${r.doc}`);
+}

@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { configurationReference } from '../../cli/reference.js';
+import { olmqBin, repoRoot } from '../harness/repo.js';
+
+const exec = promisify(execFile);
+
+/** Runs the built olmq CLI and returns its exit code and output. */
+async function olmq(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [olmqBin, ...args], {
+      env: { ...process.env, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+t.test('cli - --help lists every command and exits 0', async (t) => {
+  const { code, stdout } = await olmq(['--help']);
+  t.equal(code, 0);
+  for (const word of [
+    'up',
+    'devcluster',
+    'watcher',
+    'run',
+    'resolve',
+    'registry serve',
+    'version',
+  ]) {
+    t.match(stdout, new RegExp(`\\n  ${word} `), `lists ${word}`);
+  }
+});
+
+t.test('cli - every command has --help with its options and env vars', async (t) => {
+  const { code, stdout } = await olmq(['run', '--help']);
+  t.equal(code, 0);
+  t.match(stdout, /Usage: olmq run <function> \[options\]/);
+  t.match(stdout, /--concurrency N .*env OLMQ_CONCURRENCY; default 4/);
+  t.match(stdout, /--nats-url URL .*env NATS_URL/);
+});
+
+t.test('cli - a bad flag value exits 2 naming the flag and the reason', async (t) => {
+  const { code, stderr } = await olmq(['devcluster', '--port', 'abc']);
+  t.equal(code, 2);
+  t.match(stderr, /olmq devcluster: --port: invalid value "abc": must be a whole number/);
+});
+
+t.test('cli - a bad env var value exits 2 naming the variable', async (t) => {
+  const { code, stderr } = await olmq(['up'], { NATS_URL: 'http://localhost:4222' });
+  t.equal(code, 2);
+  t.match(
+    stderr,
+    /NATS_URL \(environment\): invalid value "http:\/\/localhost:4222": must use nats:\/\//,
+  );
+});
+
+t.test('cli - an unknown command or function exits 2', async (t) => {
+  t.equal((await olmq(['frobnicate'])).code, 2);
+  const { code, stderr } = await olmq(['run', 'nope']);
+  t.equal(code, 2);
+  t.match(
+    stderr,
+    /unknown <function> "nope" \(one of: catalog, resolve, plan, install, rbac, copy-csv\)/,
+  );
+});
+
+t.test('cli - commands whose issue has not landed say so and exit 3', async (t) => {
+  const { code, stderr } = await olmq(['watcher']);
+  t.equal(code, 3);
+  t.match(stderr, /olmq watcher is not available in this build yet: it arrives with issue #4/);
+});
+
+t.test('cli - version prints the package version', async (t) => {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const { code, stdout } = await olmq(['version']);
+  t.equal(code, 0);
+  t.match(stdout, `olmq ${manifest.version}`);
+});
+
+t.test('cli - docs/configuration.md is generated from the current options', (t) => {
+  const onDisk = readFileSync(join(repoRoot, 'docs', 'configuration.md'), 'utf8');
+  t.equal(
+    onDisk,
+    configurationReference(),
+    'run `npm run gen:docs` after changing cli/commands.ts',
+  );
+  t.end();
+});
