@@ -1,0 +1,400 @@
+// The function host: runs one olmq function (declared as data) against the backbone.
+//
+// How work flows (see ../bus/backbone.ts for the assets):
+// 1. Trigger: for each kind the function watches, a durable consumer on the object mirror's
+//    change feed maps each change to work keys (an object, a namespace, an OperatorGroup...)
+//    and publishes one work item per key to OLMQ_WORK. The stream keeps one pending item per
+//    key, so a burst of changes coalesces into one item.
+// 2. Work: replicas share one durable pull consumer per function. Before working a key a
+//    replica creates its lease in olmq_leases (create fails while another replica holds it;
+//    the item is then redelivered shortly). The lease is renewed while working and expires
+//    with its TTL if the replica dies.
+// 3. Reconcile: load a snapshot, decide (pure), apply the writes. A StaleDecisionError
+//    (write conflict) means "re-read and decide again", immediately. Success acks the item,
+//    or holds it back for `requeueAfterMs` when the decision asks to look again later.
+// 4. Failure: the key's consecutive failures are counted in olmq_attempts; the item is
+//    redelivered after exponential backoff with jitter, and after `maxAttempts` failures (or
+//    at once for errors that say retrying cannot help) it goes to OLMQ_DEAD with the error.
+// Everything is level-triggered: an item names a key, never a change, so redelivery,
+// duplicates and reordering are harmless.
+import { hostname } from 'node:os';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { Logger } from 'pino';
+import { assets, type Backbone } from '../bus/backbone.js';
+import {
+  deadLetterSubject,
+  encodeToken,
+  parseObjectKey,
+  parseWorkSubject,
+  workSubject,
+  type ObjectRef,
+  type WorkKey,
+} from '../bus/subjects.js';
+import type { FunctionMetrics } from './metrics.js';
+
+/** One change of a mirrored object, as a trigger sees it. */
+export interface ObjectChange {
+  ref: ObjectRef;
+  /** The object as mirrored (parsed JSON), or undefined when it was deleted. */
+  object: unknown;
+}
+
+/** Which changes start work for a function, and which keys they concern. */
+export interface Trigger {
+  /** Kind whose changes start work, e.g. "Subscription". */
+  kind: string;
+  /** The work keys a change maps to; none to ignore it. */
+  workKeys(change: ObjectChange): readonly WorkKey[];
+}
+
+/** What a reconcile is about, and its means to stop early. */
+export interface WorkContext {
+  cluster: string;
+  key: WorkKey;
+  /** Consecutive failures of this key before this attempt. */
+  failures: number;
+  log: Logger;
+  /** Aborted when the host stops or the lease was lost; writes are still safe, but pointless. */
+  signal: AbortSignal;
+}
+
+/** A decision: the writes to make, and whether to look again later. */
+export interface Decision<Writes> {
+  writes: Writes;
+  /** Look at this key again after this many ms even if nothing changes (e.g. waiting for a Deployment). */
+  requeueAfterMs?: number;
+}
+
+/** An olmq function, declared as data: triggers, and load → decide → apply. */
+export interface FunctionDefinition<Snapshot, Writes> {
+  /** Function name, e.g. "install"; also names its consumers. */
+  name: string;
+  triggers: readonly Trigger[];
+  /** Reads what the decision needs (the mirror, or the API when it must be fresh). */
+  load(work: WorkContext): Promise<Snapshot>;
+  /** Pure: decides from the snapshot alone. */
+  decide(snapshot: Snapshot): Decision<Writes>;
+  /** Performs the writes; throws StaleDecisionError when the world changed under the decision. */
+  apply(writes: Writes, work: WorkContext): Promise<void>;
+}
+
+/** A write found the world changed since the snapshot (409 Conflict): re-read and decide again. */
+export class StaleDecisionError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StaleDecisionError';
+  }
+}
+
+/** Errors may say retrying cannot help (bad input that only a person can fix). */
+export function isRetryable(error: unknown): boolean {
+  return !(error instanceof Error && 'retryable' in error && error.retryable === false);
+}
+
+/** Tunables of the function host. */
+export interface FunctionHostOptions {
+  /** Work items reconciled at once by this replica. */
+  concurrency: number;
+  /** Consecutive failures after which a work item is dead-lettered. */
+  maxAttempts: number;
+  /** Backoff after the first failure; doubles per failure up to maxBackoffMs, with jitter. */
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  /** How often a conflicting write re-reads and re-decides before it counts as a failure. */
+  staleRetries: number;
+  /** Delay before retrying a key another replica is working on. */
+  contentionDelayMs: number;
+  /** How long an unacknowledged item waits before redelivery (a replica died mid-work). */
+  ackWaitMs: number;
+  /** Unique name of this replica, recorded as lease holder. */
+  replicaId: string;
+  /** Random source in [0, 1) for jitter; injected for tests. */
+  random: () => number;
+}
+
+/** Defaults of FunctionHostOptions. */
+export const defaultFunctionHostOptions: FunctionHostOptions = {
+  concurrency: 4,
+  maxAttempts: 10,
+  baseBackoffMs: 200,
+  maxBackoffMs: 5 * 60_000,
+  staleRetries: 5,
+  contentionDelayMs: 250,
+  ackWaitMs: 30_000,
+  replicaId: `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+  random: Math.random,
+};
+
+/** Backoff before retry number `failures` (1 = first failure): full jitter over the upper half. */
+export function backoffDelayMs(failures: number, options: FunctionHostOptions): number {
+  const ceiling = Math.min(
+    options.maxBackoffMs,
+    options.baseBackoffMs * 2 ** Math.max(0, failures - 1),
+  );
+  return Math.round(ceiling / 2 + (ceiling / 2) * options.random());
+}
+
+interface AttemptRecord {
+  failures: number;
+  lastError: string;
+}
+
+/** Runs one function's triggers and workers until stopped. */
+export class FunctionHost<Snapshot, Writes> {
+  private readonly options: FunctionHostOptions;
+  private readonly streams: ConsumerMessages[] = [];
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
+  private loops: Promise<void>[] = [];
+  private freeSlots: number;
+  private slotWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly backbone: Backbone,
+    private readonly definition: FunctionDefinition<Snapshot, Writes>,
+    private readonly log: Logger,
+    private readonly metrics: FunctionMetrics,
+    options: Partial<FunctionHostOptions> = {},
+  ) {
+    this.options = { ...defaultFunctionHostOptions, ...options };
+    this.freeSlots = this.options.concurrency;
+  }
+
+  /** Durable name of the work consumer shared by all replicas of this function. */
+  get workConsumer(): string {
+    return `${this.definition.name}-work`;
+  }
+
+  /** Creates the consumers (idempotent) and starts consuming. */
+  async start(): Promise<void> {
+    const { jsm, js } = this.backbone;
+    const fn = encodeToken(this.definition.name);
+    await jsm.consumers.add(assets.workStream, {
+      durable_name: this.workConsumer,
+      filter_subject: `olmq.work.${fn}.>`,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: this.options.ackWaitMs * 1_000_000,
+      max_deliver: -1,
+      max_ack_pending: 10_000,
+    });
+    for (const trigger of this.definition.triggers) {
+      const durable = `${this.definition.name}-trigger-${trigger.kind}`;
+      await jsm.consumers.add(`KV_${assets.objects}`, {
+        durable_name: durable,
+        filter_subject: `$KV.${assets.objects}.*.${encodeToken(trigger.kind)}.*.*`,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: this.options.ackWaitMs * 1_000_000,
+        max_deliver: -1,
+      });
+      const messages = await (
+        await js.consumers.get(`KV_${assets.objects}`, durable)
+      ).consume({
+        max_messages: 256,
+      });
+      this.streams.push(messages);
+      this.loops.push(this.triggerLoop(trigger, messages));
+    }
+    const work = await (
+      await js.consumers.get(assets.workStream, this.workConsumer)
+    ).consume({
+      max_messages: this.options.concurrency,
+    });
+    this.streams.push(work);
+    this.loops.push(this.workLoop(work));
+  }
+
+  /**
+   * Stops pulling, lets in-flight reconciles finish for up to `graceMs`, then aborts the rest;
+   * unfinished items are redelivered to another replica.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    for (const messages of this.streams) messages.stop();
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.allSettled([...this.inflight]), grace]);
+    clearTimeout(timer);
+    this.stopping.abort();
+    await Promise.allSettled([...this.inflight, ...this.loops]);
+  }
+
+  private async triggerLoop(trigger: Trigger, messages: ConsumerMessages): Promise<void> {
+    const prefix = `$KV.${assets.objects}.`;
+    for await (const m of messages) {
+      if (this.stopping.signal.aborted) {
+        m.nak();
+        continue;
+      }
+      try {
+        const ref = parseObjectKey(m.subject.slice(prefix.length));
+        const operation = m.headers?.get('KV-Operation') ?? '';
+        const object = operation === 'DEL' || operation === 'PURGE' ? undefined : m.json<unknown>();
+        const keys = trigger.workKeys({ ref, object });
+        await Promise.all(
+          keys.map((key, i) =>
+            this.backbone.js.publish(
+              workSubject(this.definition.name, ref.cluster, key),
+              undefined,
+              {
+                msgID: `${m.subject}@${m.seq}#${i}`,
+              },
+            ),
+          ),
+        );
+        m.ack();
+      } catch (error) {
+        this.log.error({ err: error, subject: m.subject }, 'trigger failed; will retry');
+        m.nak(this.options.baseBackoffMs);
+      }
+    }
+  }
+
+  private async workLoop(messages: ConsumerMessages): Promise<void> {
+    for await (const m of messages) {
+      if (this.stopping.signal.aborted) {
+        m.nak();
+        continue;
+      }
+      await this.acquireSlot();
+      const task = this.reconcileItem(m).finally(() => {
+        this.inflight.delete(task);
+        this.releaseSlot();
+      });
+      this.inflight.add(task);
+    }
+  }
+
+  private acquireSlot(): Promise<void> {
+    if (this.freeSlots > 0) {
+      this.freeSlots--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  private releaseSlot(): void {
+    const next = this.slotWaiters.shift();
+    if (next) next();
+    else this.freeSlots++;
+  }
+
+  private async reconcileItem(m: JsMsg): Promise<void> {
+    const { cluster, key } = parseWorkSubject(m.subject);
+    const leaseKey = m.subject.slice('olmq.work.'.length);
+    const labels = { cluster, function: this.definition.name };
+    const { leases, attempts } = this.backbone;
+
+    let leaseRevision: number;
+    try {
+      leaseRevision = await leases.create(leaseKey, this.options.replicaId);
+    } catch {
+      this.metrics.leaseContended.inc(labels);
+      m.nak(this.options.contentionDelayMs);
+      return;
+    }
+
+    const abort = new AbortController();
+    const onStop = (): void => abort.abort();
+    this.stopping.signal.addEventListener('abort', onStop);
+    const renewal = setInterval(
+      () => {
+        m.working();
+        leases.update(leaseKey, this.options.replicaId, leaseRevision).then(
+          (revision) => (leaseRevision = revision),
+          () => abort.abort(), // another replica took over after our lease expired
+        );
+      },
+      Math.max(100, Math.floor(this.backbone.options.leaseTtlMs / 3)),
+    );
+
+    const record = await readAttempts(attempts, leaseKey);
+    const log = this.log.child({ cluster, key: key.join('/') });
+    const context: WorkContext = {
+      cluster,
+      key,
+      failures: record.failures,
+      log,
+      signal: abort.signal,
+    };
+    const stopTimer = this.metrics.reconcileDuration.startTimer(labels);
+    try {
+      const decision = await this.decideAndApply(context, labels);
+      if (record.failures > 0) await attempts.delete(leaseKey);
+      if (decision.requeueAfterMs === undefined) m.ack();
+      else m.nak(decision.requeueAfterMs);
+      this.metrics.processed.inc({ ...labels, outcome: 'success' });
+    } catch (error) {
+      await this.fail(m, context, leaseKey, record, error);
+    } finally {
+      stopTimer();
+      clearInterval(renewal);
+      this.stopping.signal.removeEventListener('abort', onStop);
+      await leases.delete(leaseKey, { previousSeq: leaseRevision }).catch(() => undefined);
+    }
+  }
+
+  private async decideAndApply(
+    context: WorkContext,
+    labels: { cluster: string; function: string },
+  ): Promise<Decision<Writes>> {
+    for (let round = 0; ; round++) {
+      const decision = this.definition.decide(await this.definition.load(context));
+      try {
+        await this.definition.apply(decision.writes, context);
+        return decision;
+      } catch (error) {
+        if (!(error instanceof StaleDecisionError) || round >= this.options.staleRetries)
+          throw error;
+        this.metrics.writeConflicts.inc(labels);
+        context.log.debug({ err: error }, 'write conflict; deciding again on fresh state');
+      }
+    }
+  }
+
+  private async fail(
+    m: JsMsg,
+    context: WorkContext,
+    leaseKey: string,
+    record: AttemptRecord,
+    error: unknown,
+  ): Promise<void> {
+    const labels = { cluster: context.cluster, function: this.definition.name };
+    const failures = record.failures + 1;
+    const message = error instanceof Error ? error.message : String(error);
+    this.metrics.processed.inc({ ...labels, outcome: 'failure' });
+    if (failures >= this.options.maxAttempts || !isRetryable(error)) {
+      const entry = {
+        function: this.definition.name,
+        cluster: context.cluster,
+        key: context.key,
+        failures,
+        error: message,
+        at: new Date().toISOString(),
+      };
+      await this.backbone.js.publish(
+        deadLetterSubject(this.definition.name, context.cluster, context.key),
+        JSON.stringify(entry),
+      );
+      await this.backbone.attempts.delete(leaseKey);
+      m.term(message);
+      this.metrics.deadLettered.inc(labels);
+      context.log.error({ err: error, failures }, 'work dead-lettered after repeated failures');
+      return;
+    }
+    const delay = backoffDelayMs(failures, this.options);
+    await this.backbone.attempts.put(leaseKey, JSON.stringify({ failures, lastError: message }));
+    m.nak(delay);
+    this.metrics.retried.inc(labels);
+    context.log.warn(
+      { err: error, failures, retryInMs: delay },
+      'reconcile failed; retrying with backoff',
+    );
+  }
+}
+
+async function readAttempts(attempts: Backbone['attempts'], key: string): Promise<AttemptRecord> {
+  const entry = await attempts.get(key);
+  if (entry === null || entry.operation !== 'PUT' || entry.length === 0)
+    return { failures: 0, lastError: '' };
+  return entry.json<AttemptRecord>();
+}

@@ -1,0 +1,64 @@
+// Prometheus metrics of olmq processes. Every series carries `cluster` (and, for function
+// work, `function`) so one dashboard can show a whole fleet.
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** A process-wide registry with Node's default process metrics. */
+export function createRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** Metrics of the function host, labelled by cluster and function. */
+export interface FunctionMetrics {
+  processed: Counter<'cluster' | 'function' | 'outcome'>;
+  retried: Counter<'cluster' | 'function'>;
+  deadLettered: Counter<'cluster' | 'function'>;
+  writeConflicts: Counter<'cluster' | 'function'>;
+  leaseContended: Counter<'cluster' | 'function'>;
+  reconcileDuration: Histogram<'cluster' | 'function'>;
+}
+
+/** Registers the function host's metrics in `registry`. */
+export function createFunctionMetrics(registry: Registry): FunctionMetrics {
+  const labelNames = ['cluster', 'function'] as const;
+  return {
+    processed: new Counter({
+      name: 'olmq_work_processed_total',
+      help: 'Work items reconciled, by outcome (success, failure).',
+      labelNames: [...labelNames, 'outcome'],
+      registers: [registry],
+    }),
+    retried: new Counter({
+      name: 'olmq_work_retried_total',
+      help: 'Work items scheduled for another attempt after a failure.',
+      labelNames,
+      registers: [registry],
+    }),
+    deadLettered: new Counter({
+      name: 'olmq_work_dead_lettered_total',
+      help: 'Work items moved to the dead-letter stream after repeated failures.',
+      labelNames,
+      registers: [registry],
+    }),
+    writeConflicts: new Counter({
+      name: 'olmq_write_conflicts_total',
+      help: 'Writes refused because the object changed since the decision (re-decided).',
+      labelNames,
+      registers: [registry],
+    }),
+    leaseContended: new Counter({
+      name: 'olmq_work_lease_contended_total',
+      help: 'Work items deferred because another replica was working the same key.',
+      labelNames,
+      registers: [registry],
+    }),
+    reconcileDuration: new Histogram({
+      name: 'olmq_reconcile_duration_seconds',
+      help: 'Time to load, decide and apply one work item.',
+      labelNames,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,271 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { connect } from '@nats-io/transport-node';
+import { Registry } from 'prom-client';
+import t, { type Test } from 'tap';
+import { assets, openBackbone, type Backbone } from '../../shared/bus/backbone.js';
+import { objectKey, type ObjectRef } from '../../shared/bus/subjects.js';
+import {
+  FunctionHost,
+  StaleDecisionError,
+  type FunctionDefinition,
+  type FunctionHostOptions,
+  type WorkContext,
+} from '../../shared/runtime/function-host.js';
+import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
+import { capturingLogger } from '../harness/log.js';
+import { natsServerFor } from '../harness/nats.js';
+import { waitFor } from '../harness/wait.js';
+
+interface Snapshot {
+  value: number | undefined;
+}
+
+const widget = (name: string): ObjectRef => ({
+  cluster: 'c1',
+  kind: 'Widget',
+  namespace: 'ns1',
+  name,
+});
+
+async function backboneFor(t: Test): Promise<Backbone> {
+  const server = await natsServerFor(t);
+  const nc = await connect({ servers: server.url });
+  t.teardown(() => nc.close());
+  return openBackbone(nc, { leaseTtlMs: 2_000 });
+}
+
+async function putWidget(backbone: Backbone, name: string, value: number): Promise<void> {
+  await backbone.objects.put(objectKey(widget(name)), JSON.stringify({ spec: { value } }));
+}
+
+/** A test function: mirrors each Widget's spec.value into `applied`, via overridable apply. */
+function widgetFunction(
+  backbone: Backbone,
+  apply: (snapshot: Snapshot, work: WorkContext) => Promise<void>,
+  decide: (snapshot: Snapshot) => { writes: Snapshot; requeueAfterMs?: number } = (s) => ({
+    writes: s,
+  }),
+): FunctionDefinition<Snapshot, Snapshot> & { loads: number } {
+  const definition = {
+    name: 'widgets',
+    loads: 0,
+    triggers: [
+      { kind: 'Widget', workKeys: (c: { ref: ObjectRef }) => [[c.ref.namespace, c.ref.name]] },
+    ],
+    async load(work: WorkContext): Promise<Snapshot> {
+      definition.loads++;
+      const [namespace = '', name = ''] = work.key;
+      const entry = await backbone.objects.get(
+        objectKey({ cluster: work.cluster, kind: 'Widget', namespace, name }),
+      );
+      if (entry === null || entry.operation !== 'PUT') return { value: undefined };
+      return { value: entry.json<{ spec: { value: number } }>().spec.value };
+    },
+    decide,
+    apply,
+  };
+  return definition;
+}
+
+async function startHost(
+  t: Test,
+  backbone: Backbone,
+  definition: FunctionDefinition<Snapshot, Snapshot>,
+  options: Partial<FunctionHostOptions> = {},
+) {
+  const registry = new Registry();
+  const { log, lines } = capturingLogger();
+  const host = new FunctionHost(backbone, definition, log, createFunctionMetrics(registry), {
+    baseBackoffMs: 10,
+    contentionDelayMs: 20,
+    random: () => 0.5,
+    ...options,
+  });
+  await host.start();
+  t.teardown(() => host.stop(1_000));
+  const counter = async (name: string): Promise<number> => {
+    const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+    return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+  };
+  return { host, lines, counter };
+}
+
+t.test(
+  'function host - a burst of 1,000 updates to one object coalesces; the last state wins',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const applied: (number | undefined)[] = [];
+    const definition = widgetFunction(backbone, async (s) => {
+      await delay(5); // an API write takes a few ms
+      applied.push(s.value);
+    });
+    await startHost(t, backbone, definition);
+    for (let value = 1; value <= 1000; value++) await putWidget(backbone, 'w1', value);
+    await waitFor('the last value to be applied', () => applied.at(-1) === 1000, 20_000);
+    t.ok(definition.loads < 200, `1,000 updates caused ${definition.loads} reconciles`);
+    t.equal(applied.at(-1), 1000, 'the last state wins');
+  },
+);
+
+t.test(
+  'function host - a failing reconcile is retried with backoff and then succeeds',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    let calls = 0;
+    const applied: number[] = [];
+    const { counter } = await startHost(
+      t,
+      backbone,
+      widgetFunction(backbone, (s) => {
+        if (++calls <= 2) return Promise.reject(new Error(`transient failure ${calls}`));
+        applied.push(s.value ?? -1);
+        return Promise.resolve();
+      }),
+    );
+    await putWidget(backbone, 'w1', 7);
+    await waitFor('the third attempt to succeed', () => applied.length === 1);
+    t.equal(await counter('olmq_work_retried_total'), 2);
+    t.equal(await counter('olmq_work_dead_lettered_total'), 0);
+    await waitFor('the failure count to be cleared after the success', async () => {
+      const entry = await backbone.attempts.get('widgets.c1.ns1.w1');
+      return entry === null || entry.operation !== 'PUT';
+    });
+  },
+);
+
+t.test(
+  'function host - after maxAttempts failures work is dead-lettered with the key and last error',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const { counter, lines } = await startHost(
+      t,
+      backbone,
+      widgetFunction(backbone, () => Promise.reject(new Error('the API said no'))),
+      { maxAttempts: 3 },
+    );
+    await putWidget(backbone, 'broken', 1);
+    await waitFor(
+      'a dead letter',
+      async () => (await backbone.jsm.streams.info(assets.deadStream)).state.messages === 1,
+    );
+    const dead = await backbone.jsm.streams.getMessage(assets.deadStream, { seq: 1 });
+    t.equal(dead?.subject, 'olmq.dead.widgets.c1.ns1.broken');
+    t.match(dead?.json(), {
+      key: ['ns1', 'broken'],
+      failures: 3,
+      error: 'the API said no',
+      cluster: 'c1',
+    });
+    t.equal(await counter('olmq_work_dead_lettered_total'), 1);
+    t.equal(await counter('olmq_work_retried_total'), 2);
+    const logged = lines.find((l) => l.msg === 'work dead-lettered after repeated failures');
+    t.match(logged, {
+      key: 'ns1/broken',
+      cluster: 'c1',
+      failures: 3,
+      err: { message: 'the API said no' },
+    });
+  },
+);
+
+t.test(
+  'function host - an error that says retrying cannot help is dead-lettered at once',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const { counter } = await startHost(
+      t,
+      backbone,
+      widgetFunction(backbone, () =>
+        Promise.reject(Object.assign(new Error('invalid CSV'), { retryable: false })),
+      ),
+    );
+    await putWidget(backbone, 'bad', 1);
+    await waitFor(
+      'a dead letter',
+      async () => (await counter('olmq_work_dead_lettered_total')) === 1,
+    );
+    t.equal(await counter('olmq_work_retried_total'), 0);
+  },
+);
+
+t.test(
+  'function host - a write conflict re-reads and decides again without counting a failure',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    let conflicts = 0;
+    const applied: number[] = [];
+    const definition = widgetFunction(backbone, (s) => {
+      if (conflicts++ === 0) return Promise.reject(new StaleDecisionError('409 Conflict'));
+      applied.push(s.value ?? -1);
+      return Promise.resolve();
+    });
+    const { counter } = await startHost(t, backbone, definition);
+    await putWidget(backbone, 'w1', 3);
+    await waitFor('the write to land', () => applied.length === 1);
+    t.equal(definition.loads, 2, 'loaded again after the conflict');
+    t.equal(await counter('olmq_write_conflicts_total'), 1);
+    t.equal(await counter('olmq_work_retried_total'), 0);
+  },
+);
+
+t.test('function host - a decision can ask to look again later without any change', async (t) => {
+  const backbone = await backboneFor(t);
+  let looks = 0;
+  const definition = widgetFunction(
+    backbone,
+    () => Promise.resolve(),
+    (s) => (++looks < 3 ? { writes: s, requeueAfterMs: 20 } : { writes: s }),
+  );
+  await startHost(t, backbone, definition);
+  await putWidget(backbone, 'w1', 1);
+  await waitFor('three looks', () => looks === 3);
+  t.equal(looks, 3);
+});
+
+t.test('function host - two replicas never work the same key at once', async (t) => {
+  const backbone = await backboneFor(t);
+  const active = new Map<string, number>();
+  let maxActive = 0;
+  const latest = new Map<string, number>();
+  const apply = async (s: Snapshot, work: WorkContext): Promise<void> => {
+    const key = work.key.join('/');
+    const now = (active.get(key) ?? 0) + 1;
+    active.set(key, now);
+    maxActive = Math.max(maxActive, now);
+    await delay(3);
+    latest.set(key, s.value ?? -1);
+    active.set(key, (active.get(key) ?? 1) - 1);
+  };
+  await startHost(t, backbone, widgetFunction(backbone, apply), { replicaId: 'replica-a' });
+  await startHost(t, backbone, widgetFunction(backbone, apply), { replicaId: 'replica-b' });
+  const names = ['a', 'b', 'c'];
+  for (let value = 1; value <= 100; value++) {
+    await Promise.all(names.map((name) => putWidget(backbone, name, value)));
+  }
+  await waitFor(
+    'every key to reach its last value',
+    () => names.every((n) => latest.get(`ns1/${n}`) === 100),
+    20_000,
+  );
+  t.equal(maxActive, 1, 'at most one reconcile per key at any time');
+});
+
+t.test('function host - stop lets an in-flight reconcile finish and acknowledges it', async (t) => {
+  const backbone = await backboneFor(t);
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  let release: () => void = () => undefined;
+  const definition = widgetFunction(backbone, () => {
+    markStarted();
+    return new Promise<void>((resolve) => (release = resolve));
+  });
+  const { host } = await startHost(t, backbone, definition);
+  await putWidget(backbone, 'w1', 1);
+  await started;
+  const stopped = host.stop(5_000);
+  release();
+  await stopped;
+  const info = await backbone.jsm.consumers.info(assets.workStream, host.workConsumer);
+  t.equal(info.num_ack_pending, 0, 'nothing left unacknowledged');
+  t.equal(info.num_pending, 0, 'nothing left to deliver');
+});
