@@ -51,4 +51,6 @@ failed += broken.length;
 for (const line of broken) process.stderr.write(`[summary] broken test file: ${line}\n`);
 // npm test failed before or outside the tests (set-up, lint, build): that is a failure too.
 if (exitCode !== 0 && failed === 0) failed = 1;
-process.stdout.write(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`);
+process.stdout.write(
+  `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`,
+);
