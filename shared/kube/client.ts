@@ -1,0 +1,412 @@
+// A lean client of one cluster's API for the objects olmq reads and writes: keep-alive HTTPS
+// with the kubeconfig's credentials, a token-bucket rate limit (a good API citizen), resource
+// discovery cached per group-version, typed errors, and request metrics by verb and code.
+import { Agent, request, type AgentOptions, type RequestOptions } from 'node:https';
+import { request as plainRequest, Agent as PlainAgent } from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Counter } from 'prom-client';
+import { KubeApiError, isNotFound, kubeApiError } from './errors.js';
+
+/** The fields of any Kubernetes object olmq relies on. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name?: string;
+    generateName?: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      uid: string;
+      controller?: boolean;
+      blockOwnerDeletion?: boolean;
+    }[];
+    finalizers?: string[];
+    deletionTimestamp?: string;
+    creationTimestamp?: string;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** Names one object (or, without name, a collection). */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string | undefined;
+  name?: string | undefined;
+}
+
+/** A served resource, as discovery describes it. */
+export interface ResourceInfo {
+  /** Plural resource name in URLs, e.g. "clusterserviceversions". */
+  plural: string;
+  namespaced: boolean;
+}
+
+/** Options of a KubeClient. */
+export interface KubeClientOptions {
+  /** Sustained requests per second. */
+  qps: number;
+  /** Requests allowed in a burst above qps. */
+  burst: number;
+  /** User-Agent, e.g. "olmq-install/0.1.0". */
+  userAgent: string;
+  /** Counter labelled cluster, verb, code for every request. */
+  requests?: Counter<'cluster' | 'verb' | 'code'>;
+  /** Act as this user (Impersonate-User), e.g. system:serviceaccount:ns:sa for scoped installs. */
+  impersonate?: string;
+}
+
+/** Default KubeClientOptions. */
+export const defaultKubeClientOptions: KubeClientOptions = {
+  qps: 200,
+  burst: 400,
+  userAgent: 'olmq',
+};
+
+/** How a PATCH body is to be read. */
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+const patchContentTypes: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+/** A list answer. */
+export interface ObjectList<T> {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+// Spends tokens at `qps` with room for `burst`; callers wait for a token.
+class TokenBucket {
+  private tokens: number;
+  private last = Date.now();
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+  ) {
+    this.tokens = burst;
+  }
+  async take(): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
+      this.last = now;
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return;
+      }
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.ceil(((1 - this.tokens) / this.qps) * 1000)),
+      );
+    }
+  }
+}
+
+/** The API of one cluster. */
+export class KubeClient {
+  private readonly server: URL;
+  private readonly agent: Agent | PlainAgent;
+  private readonly bucket: TokenBucket;
+  private readonly discovery = new Map<string, Promise<Map<string, ResourceInfo>>>();
+
+  private constructor(
+    readonly cluster: string,
+    private readonly base: RequestOptions,
+    private readonly options: KubeClientOptions,
+  ) {
+    this.server = new URL(
+      `${base.protocol ?? 'https:'}//${base.hostname ?? 'localhost'}:${base.port ?? 443}`,
+    );
+    this.agent =
+      this.server.protocol === 'https:'
+        ? new Agent({ keepAlive: true, maxSockets: 64, ...tlsOf(base) })
+        : new PlainAgent({ keepAlive: true, maxSockets: 64 });
+    this.bucket = new TokenBucket(options.qps, options.burst);
+  }
+
+  /** A client of the current context's cluster of `kubeConfig`. */
+  static async fromKubeConfig(
+    cluster: string,
+    kubeConfig: KubeConfig,
+    options: Partial<KubeClientOptions> = {},
+  ): Promise<KubeClient> {
+    const current = kubeConfig.getCurrentCluster();
+    if (current === null)
+      throw new Error(`kubeconfig for cluster "${cluster}" has no current cluster`);
+    const url = new URL(current.server);
+    const base: RequestOptions = {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+      headers: {},
+    };
+    await kubeConfig.applyToHTTPSOptions(base);
+    return new KubeClient(cluster, base, { ...defaultKubeClientOptions, ...options });
+  }
+
+  /** The same cluster, acting as `user` (Impersonate-User). */
+  impersonating(user: string): KubeClient {
+    return new KubeClient(this.cluster, this.base, { ...this.options, impersonate: user });
+  }
+
+  /** Closes idle connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  /** Where objects of apiVersion/kind live, from discovery (cached; refreshed once on a miss). */
+  async resource(apiVersion: string, kind: string): Promise<ResourceInfo> {
+    const lookup = async (refresh: boolean): Promise<ResourceInfo | undefined> => {
+      if (refresh) this.discovery.delete(apiVersion);
+      let entry = this.discovery.get(apiVersion);
+      if (entry === undefined) {
+        entry = this.discover(apiVersion);
+        this.discovery.set(apiVersion, entry);
+        entry.catch(() => this.discovery.delete(apiVersion));
+      }
+      return (await entry).get(kind);
+    };
+    const found = (await lookup(false)) ?? (await lookup(true));
+    if (found === undefined) {
+      throw new KubeApiError(
+        this.cluster,
+        404,
+        'NotFound',
+        `the server doesn't have a resource type for kind "${kind}" in ${apiVersion}`,
+        { kind },
+      );
+    }
+    return found;
+  }
+
+  private async discover(apiVersion: string): Promise<Map<string, ResourceInfo>> {
+    const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    const byKind = new Map<string, ResourceInfo>();
+    let list: { resources?: { name: string; kind: string; namespaced: boolean }[] };
+    try {
+      list = (await this.request('GET', path, 'discover')) as typeof list;
+    } catch (error) {
+      if (isNotFound(error)) return byKind;
+      throw error;
+    }
+    for (const r of list.resources ?? []) {
+      if (!r.name.includes('/')) byKind.set(r.kind, { plural: r.name, namespaced: r.namespaced });
+    }
+    return byKind;
+  }
+
+  /** The URL path of an object or collection. */
+  async pathOf(ref: ObjectRef, subresource?: string): Promise<string> {
+    const info = await this.resource(ref.apiVersion, ref.kind);
+    const root = ref.apiVersion.includes('/')
+      ? `/apis/${ref.apiVersion}`
+      : `/api/${ref.apiVersion}`;
+    const ns =
+      info.namespaced && ref.namespace ? `/namespaces/${encodeURIComponent(ref.namespace)}` : '';
+    const name = ref.name === undefined ? '' : `/${encodeURIComponent(ref.name)}`;
+    return `${root}${ns}/${info.plural}${name}${subresource === undefined ? '' : `/${subresource}`}`;
+  }
+
+  /** Reads an object; undefined when it does not exist. */
+  async get<T extends KubeObject = KubeObject>(ref: ObjectRef): Promise<T | undefined> {
+    try {
+      return (await this.request('GET', await this.pathOf(ref), 'get')) as T;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Lists objects of a kind (in one namespace, or all). */
+  async list<T extends KubeObject = KubeObject>(
+    ref: ObjectRef,
+    query: {
+      labelSelector?: string;
+      fieldSelector?: string;
+      limit?: number;
+      continue?: string;
+    } = {},
+  ): Promise<ObjectList<T>> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.size === 0 ? '' : `?${params.toString()}`;
+    const body = (await this.request(
+      'GET',
+      `${await this.pathOf({ ...ref, name: undefined })}${qs}`,
+      'list',
+    )) as {
+      items: T[];
+      metadata: { resourceVersion: string; continue?: string };
+    };
+    const kind = ref.kind;
+    const items = body.items.map((item) => ({ ...item, apiVersion: ref.apiVersion, kind }));
+    return {
+      items,
+      resourceVersion: body.metadata.resourceVersion,
+      ...(body.metadata.continue ? { continue: body.metadata.continue } : {}),
+    };
+  }
+
+  /** Creates an object. */
+  async create<T extends KubeObject>(object: T, query: { fieldManager?: string } = {}): Promise<T> {
+    const path = await this.pathOf({
+      ...object,
+      namespace: object.metadata.namespace,
+      name: undefined,
+    });
+    return (await this.request('POST', withQuery(path, query), 'create', object)) as T;
+  }
+
+  /** Replaces an object; conditional on metadata.resourceVersion when set (409 if stale). */
+  async update<T extends KubeObject>(object: T, query: { fieldManager?: string } = {}): Promise<T> {
+    const path = await this.pathOf(refOf(object));
+    return (await this.request('PUT', withQuery(path, query), 'update', object)) as T;
+  }
+
+  /** Replaces an object's status; conditional on metadata.resourceVersion when set. */
+  async updateStatus<T extends KubeObject>(
+    object: T,
+    query: { fieldManager?: string } = {},
+  ): Promise<T> {
+    const path = await this.pathOf(refOf(object), 'status');
+    return (await this.request('PUT', withQuery(path, query), 'update', object)) as T;
+  }
+
+  /** Patches an object (apply = server-side apply with fieldManager, required). */
+  async patch<T extends KubeObject = KubeObject>(
+    ref: ObjectRef,
+    type: PatchType,
+    body: unknown,
+    query: { fieldManager?: string; force?: boolean; subresource?: string } = {},
+  ): Promise<T> {
+    const { subresource, ...rest } = query;
+    const path = await this.pathOf(ref, subresource);
+    const payload = type === 'apply' ? JSON.stringify(body) : body; // JSON is valid YAML
+    return (await this.request(
+      'PATCH',
+      withQuery(path, rest),
+      'patch',
+      payload,
+      patchContentTypes[type],
+    )) as T;
+  }
+
+  /** Deletes an object; false when it was already gone. */
+  async delete(
+    ref: ObjectRef,
+    options: {
+      propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+      preconditions?: { uid?: string; resourceVersion?: string };
+    } = {},
+  ): Promise<boolean> {
+    try {
+      await this.request('DELETE', await this.pathOf(ref), 'delete', {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        ...options,
+      });
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /** One request with JSON in and out; throws KubeApiError on an error answer. */
+  async request(
+    method: string,
+    path: string,
+    verb: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ): Promise<unknown> {
+    await this.bucket.take();
+    const payload =
+      body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const headers: Record<string, string | number> = {
+      ...(this.base.headers as Record<string, string>),
+      accept: 'application/json',
+      'user-agent': this.options.userAgent,
+    };
+    if (payload !== undefined) {
+      headers['content-type'] = contentType;
+      headers['content-length'] = Buffer.byteLength(payload);
+    }
+    if (this.options.impersonate !== undefined)
+      headers['impersonate-user'] = this.options.impersonate;
+    const send = this.server.protocol === 'https:' ? request : plainRequest;
+    const { code, text } = await new Promise<{ code: number; text: string }>((resolve, reject) => {
+      const req = send(
+        {
+          ...this.base,
+          agent: this.agent,
+          method,
+          path,
+          headers,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({ code: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    }).catch((error: Error) => {
+      this.options.requests?.inc({ cluster: this.cluster, verb, code: 'error' });
+      throw new KubeApiError(
+        this.cluster,
+        0,
+        'ServiceUnavailable',
+        `${method} ${path}: ${error.message}`,
+        {},
+        { cause: error },
+      );
+    });
+    this.options.requests?.inc({ cluster: this.cluster, verb, code: String(code) });
+    if (code >= 400) throw kubeApiError(this.cluster, code, text);
+    return text === '' ? undefined : JSON.parse(text);
+  }
+}
+
+function tlsOf(base: RequestOptions): AgentOptions {
+  const { ca, cert, key, rejectUnauthorized, servername } = base;
+  return {
+    ...(ca === undefined ? {} : { ca }),
+    ...(cert === undefined ? {} : { cert }),
+    ...(key === undefined ? {} : { key }),
+    ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }),
+    ...(servername === undefined ? {} : { servername }),
+  };
+}
+
+function refOf(object: KubeObject): ObjectRef {
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace,
+    name: object.metadata.name,
+  };
+}
+
+function withQuery(path: string, query: Record<string, string | boolean | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  return params.size === 0 ? path : `${path}?${params.toString()}`;
+}

@@ -1,0 +1,129 @@
+// Typed errors of the Kubernetes API, built once from a Status object (reason, code, details)
+// so no raw response body travels further. Each says whether retrying can help.
+
+/** Status reasons olmq acts on (metav1.StatusReason). */
+export const statusReasons = [
+  'NotFound',
+  'AlreadyExists',
+  'Conflict',
+  'Invalid',
+  'Forbidden',
+  'Unauthorized',
+  'Gone',
+  'Expired',
+  'BadRequest',
+  'MethodNotAllowed',
+  'NotAcceptable',
+  'UnsupportedMediaType',
+  'RequestEntityTooLarge',
+  'TooManyRequests',
+  'ServerTimeout',
+  'Timeout',
+  'InternalError',
+  'ServiceUnavailable',
+  'Unknown',
+] as const;
+
+/** One of statusReasons. */
+export type StatusReason = (typeof statusReasons)[number];
+
+/** One cause of an Invalid (422) answer. */
+export interface StatusCause {
+  type?: string;
+  field?: string;
+  message?: string;
+}
+
+/** An error answer of the Kubernetes API. */
+export class KubeApiError extends Error {
+  /** HTTP status code. */
+  readonly code: number;
+  readonly reason: StatusReason;
+  /** Which object the answer concerns, and (for Invalid) each bad field. */
+  readonly details: { name?: string; group?: string; kind?: string; causes?: StatusCause[] };
+  /** The cluster the request went to. */
+  readonly cluster: string;
+
+  constructor(
+    cluster: string,
+    code: number,
+    reason: StatusReason,
+    message: string,
+    details: KubeApiError['details'] = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'KubeApiError';
+    this.cluster = cluster;
+    this.code = code;
+    this.reason = reason;
+    this.details = details;
+  }
+
+  /** Whether the same request may succeed later (throttling, timeouts, server trouble). */
+  get retryable(): boolean {
+    return (
+      this.code === 429 ||
+      this.code >= 500 ||
+      this.reason === 'Conflict' ||
+      this.reason === 'Forbidden'
+    );
+  }
+}
+
+const reasonByCode: Record<number, StatusReason> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+/** Builds the typed error of an HTTP error answer (a Status body when the server sent one). */
+export function kubeApiError(cluster: string, code: number, body: string): KubeApiError {
+  let status: { reason?: unknown; message?: unknown; details?: unknown } = {};
+  try {
+    status = JSON.parse(body) as typeof status;
+  } catch {
+    // Not a Status (a proxy's HTML page, say): keep the start of it as the message.
+  }
+  const reason =
+    typeof status.reason === 'string' &&
+    (statusReasons as readonly string[]).includes(status.reason)
+      ? (status.reason as StatusReason)
+      : (reasonByCode[code] ?? 'Unknown');
+  const message =
+    typeof status.message === 'string' && status.message !== ''
+      ? status.message
+      : `HTTP ${code}${body === '' ? '' : `: ${body.slice(0, 200)}`}`;
+  const details =
+    typeof status.details === 'object' && status.details !== null
+      ? (status.details as KubeApiError['details'])
+      : {};
+  return new KubeApiError(cluster, code, reason, message, details);
+}
+
+/** True for a 404 NotFound answer. */
+export function isNotFound(error: unknown): error is KubeApiError {
+  return error instanceof KubeApiError && error.code === 404;
+}
+
+/** True for a 409 answer caused by a stale resourceVersion. */
+export function isConflict(error: unknown): error is KubeApiError {
+  return error instanceof KubeApiError && error.code === 409 && error.reason === 'Conflict';
+}
+
+/** True for a 409 AlreadyExists answer to a create. */
+export function isAlreadyExists(error: unknown): error is KubeApiError {
+  return error instanceof KubeApiError && error.reason === 'AlreadyExists';
+}
