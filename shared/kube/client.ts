@@ -29,8 +29,6 @@ export interface KubeObject {
       blockOwnerDeletion?: boolean;
     }[];
     finalizers?: string[];
-    deletionTimestamp?: string;
-    creationTimestamp?: string;
     [key: string]: unknown;
   };
   [key: string]: unknown;
