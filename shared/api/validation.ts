@@ -62,7 +62,7 @@ export function parseObject<S extends z.ZodType>(
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issues = result.error.issues
-    .map((issue) => toFieldIssue(issue, input))
+    .map((issue) => toFieldIssue(issue, input, schema))
     .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   throw new ObjectValidationError(what, issues, { cause: result.error });
 }
@@ -76,18 +76,52 @@ export function statusCauses(error: ObjectValidationError): StatusCause[] {
   }));
 }
 
-/** Formats a path the way Kubernetes field.Path does: `spec.installModes[0].type`, `metadata.labels[olm.managed]`. */
-export function formatFieldPath(path: readonly PropertyKey[]): string {
+/**
+ * Formats a path the way Kubernetes field.Path does: struct fields joined by dots, list indexes
+ * and map keys in brackets (`spec.installModes[0].type`, `metadata.labels[olm.managed]`). With
+ * the schema, map keys are told from fields exactly; without it, keys that are not identifiers
+ * are taken for map keys.
+ */
+export function formatFieldPath(path: readonly PropertyKey[], schema?: z.core.$ZodType): string {
   let out = '';
+  let current = schema === undefined ? undefined : bare(schema);
   for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else {
-      const key = String(segment);
-      if (/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(key)) out += out === '' ? key : `.${key}`;
-      else out += `[${key}]`;
+    const def = current?._zod.def as unknown as PathDef | undefined;
+    if (typeof segment === 'number') {
+      out += `[${segment}]`;
+      current = def?.type === 'array' && def.element !== undefined ? bare(def.element) : undefined;
+      continue;
     }
+    const key = String(segment);
+    const mapKey =
+      def === undefined ? !/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(key) : def.type === 'record';
+    if (mapKey) out += `[${key}]`;
+    else out += out === '' ? key : `.${key}`;
+    const next = def?.type === 'record' ? def.valueType : def?.shape?.[key];
+    current = next === undefined ? undefined : bare(next);
   }
   return out === '' ? '<root>' : out;
+}
+
+interface PathDef {
+  type: string;
+  innerType?: z.core.$ZodType;
+  element?: z.core.$ZodType;
+  shape?: Record<string, z.core.$ZodType>;
+  valueType?: z.core.$ZodType;
+}
+
+/** The schema under optional/default wrappers. */
+function bare(schema: z.core.$ZodType): z.core.$ZodType {
+  let current = schema;
+  for (;;) {
+    const def = current._zod.def as unknown as PathDef;
+    if ((def.type === 'optional' || def.type === 'default') && def.innerType !== undefined) {
+      current = def.innerType;
+    } else {
+      return current;
+    }
+  }
 }
 
 /** Returns a copy of a JSON value with null object members removed (arrays keep their length). */
@@ -126,8 +160,8 @@ function shortValue(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-function toFieldIssue(issue: z.core.$ZodIssue, input: unknown): FieldIssue {
-  const field = formatFieldPath(issue.path);
+function toFieldIssue(issue: z.core.$ZodIssue, input: unknown, schema: z.ZodType): FieldIssue {
+  const field = formatFieldPath(issue.path, schema);
   const at = valueAt(input, issue.path);
   switch (issue.code) {
     case 'invalid_type':
