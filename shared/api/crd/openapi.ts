@@ -119,7 +119,7 @@ function walkBare(schema: AnySchema, path: string): OpenAPISchema {
     case 'string':
       return stringNode(schema, def.format as string | undefined);
     case 'number':
-      return numberNode(schema, def.format as string | undefined);
+      return numberNode(schema, def.format as string | undefined, path);
     case 'boolean':
       return { type: 'boolean' };
     case 'enum':
@@ -160,7 +160,7 @@ function stringNode(schema: AnySchema, format: string | undefined): OpenAPISchem
   return out;
 }
 
-function numberNode(schema: AnySchema, format: string | undefined): OpenAPISchema {
+function numberNode(schema: AnySchema, format: string | undefined, path: string): OpenAPISchema {
   const checks = checksOf(schema);
   const formats = [format, ...checks.map((check) => check.format)];
   const integer = formats.some((f) => f !== undefined && INTEGER_FORMATS.has(f));
@@ -170,11 +170,11 @@ function numberNode(schema: AnySchema, format: string | undefined): OpenAPISchem
   for (const check of checks) {
     // Exclusive bounds do not occur in our schemas; treat them as errors rather than guess.
     if (check.check === 'greater_than' && check.value !== undefined) {
-      if (check.inclusive !== true) throw new UnsupportedSchemaError('', 'exclusive minimum');
+      if (check.inclusive !== true) throw new UnsupportedSchemaError(path, 'exclusive minimum');
       out.minimum = check.value;
     }
     if (check.check === 'less_than' && check.value !== undefined) {
-      if (check.inclusive !== true) throw new UnsupportedSchemaError('', 'exclusive maximum');
+      if (check.inclusive !== true) throw new UnsupportedSchemaError(path, 'exclusive maximum');
       out.maximum = check.value;
     }
   }
