@@ -164,23 +164,6 @@ export const webhookDescriptionSchema = z.object({
 /** A webhook description. */
 export type WebhookDescription = z.infer<typeof webhookDescriptionSchema>;
 
-/** A CRD conversion webhook (`spec.conversionwebhookdefinitions[]`). */
-export const conversionWebhookDescriptionSchema = z.object({
-  generateName: z.string(),
-  deploymentName: z.string(),
-  url: z.string().optional(),
-  containerPort: z.int32().min(1).max(65535).default(443),
-  targetPort: intOrString().optional(),
-  webhookPath: z.string().optional(),
-  conversionCRDs: z
-    .array(z.string())
-    .min(1)
-    .describe('A list of CRD names that are converted by this webhook server.'),
-  conversionReviewVersions: z.array(z.string()).min(1),
-});
-/** A conversion webhook description. */
-export type ConversionWebhookDescription = z.infer<typeof conversionWebhookDescriptionSchema>;
-
 /** A person or team maintaining the operator. */
 export const maintainerSchema = z.object({
   name: z.string().optional(),
@@ -206,8 +189,11 @@ export const clusterServiceVersionSpecSchema = z.object({
   release: z
     .string()
     .max(20)
+    .regex(/^[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*$/)
     .optional()
-    .describe('Packaging release of the operator version, in semver prerelease format.'),
+    .describe(
+      'Packaging release of the operator version: dot-separated alphanumeric identifiers, at most 20 characters.',
+    ),
   maturity: z.string().optional(),
   customresourcedefinitions: z
     .object({
@@ -233,7 +219,6 @@ export const clusterServiceVersionSpecSchema = z.object({
   provider: appLinkSchema.optional().describe('The publishing entity behind the operator.'),
   links: z.array(appLinkSchema).optional(),
   icon: z.array(iconSchema).optional(),
-  conversionwebhookdefinitions: z.array(conversionWebhookDescriptionSchema).optional(),
   installModes: z
     .array(installModeSchema)
     .optional()

@@ -128,8 +128,10 @@ export type LabelSelector = z.infer<typeof labelSelectorSchema>;
 export const conditionSchema = z.object({
   type: z
     .string()
-    .min(1)
     .max(316)
+    .regex(
+      /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/,
+    )
     .describe('type of condition in CamelCase or in foo.example.com/CamelCase.'),
   status: conditionStatusSchema,
   observedGeneration: z
@@ -144,6 +146,7 @@ export const conditionSchema = z.object({
     .string()
     .min(1)
     .max(1024)
+    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
     .describe("a programmatic identifier for the condition's last transition."),
   message: z
     .string()

@@ -341,3 +341,14 @@ void t.test('csv schema - accepts an install mode type upstream accepts but does
   t.equal(parseCsv(csv).spec.installModes?.[0]?.type, 'OwnNamespacejl');
   t.end();
 });
+
+void t.test('csv schema - rejects a release that is not a semver prerelease', (t) => {
+  const csv = sampleCsv();
+  (csv.spec as Record<string, unknown>).release = 'build 7';
+  const error = validationError(() => parseCsv(csv));
+  t.same(
+    error.issues.map((issue) => issue.field),
+    ['spec.release'],
+  );
+  t.end();
+});

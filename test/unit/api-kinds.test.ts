@@ -455,3 +455,24 @@ void t.test('validation - status causes carry type, field and message', (t) => {
   }
   t.end();
 });
+
+void t.test('operatorcondition schema - rejects a condition reason with spaces', (t) => {
+  const object = {
+    metadata: { name: 'x' },
+    spec: {
+      overrides: [
+        {
+          type: 'Upgradeable',
+          status: 'True',
+          reason: 'not ok',
+          message: '',
+          lastTransitionTime: now,
+        },
+      ],
+    },
+  };
+  t.same(rejected(operatorConditionSchema, object), [
+    ['spec.overrides[0].reason', 'FieldValueInvalid'],
+  ]);
+  t.end();
+});

@@ -154,7 +154,8 @@ function stringNode(schema: AnySchema, format: string | undefined): OpenAPISchem
       check.format === 'regex' &&
       check.pattern !== undefined
     ) {
-      out.pattern = check.pattern.source;
+      // JavaScript escapes "/" in a RegExp source; Kubernetes patterns are RE2 and need no escape.
+      out.pattern = check.pattern.source.replaceAll('\\/', '/');
     }
   }
   return out;
