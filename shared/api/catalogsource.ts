@@ -7,7 +7,7 @@ import {
   codeValues,
 } from './codes.js';
 import {
-  conditionSchema,
+  conditionListSchema,
   iconSchema,
   intOrString,
   kubeTime,
@@ -103,7 +103,7 @@ export const catalogSourceStatusSchema = z.object({
       lastConnect: kubeTime().optional(),
     })
     .optional(),
-  conditions: z.array(conditionSchema).optional(),
+  conditions: conditionListSchema.optional(),
 });
 /** CatalogSource `status`. */
 export type CatalogSourceStatus = z.infer<typeof catalogSourceStatusSchema>;

@@ -156,6 +156,20 @@ export const conditionSchema = z.object({
 /** metav1.Condition. */
 export type Condition = z.infer<typeof conditionSchema>;
 
+/**
+ * A status condition list: at most one condition per type, so server-side apply merges entries
+ * by type (`x-kubernetes-list-type: map`, keyed by `type`).
+ */
+export const conditionListSchema = z
+  .array(conditionSchema)
+  .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
+
+/** A list of unique strings (`x-kubernetes-list-type: set`). */
+export function stringSet(description?: string): z.ZodArray<z.ZodString> {
+  const schema = z.array(z.string()).meta({ 'x-kubernetes-list-type': 'set' });
+  return description === undefined ? schema : schema.describe(description);
+}
+
 /** metav1.GroupVersionKind. */
 export const groupVersionKindSchema = z.object({
   group: z.string(),

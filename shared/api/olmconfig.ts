@@ -1,6 +1,6 @@
 // OLMConfig (operators.coreos.com/v1, cluster-scoped singleton named "cluster"): OLM feature switches.
 import { z } from 'zod';
-import { conditionSchema, objectMetaSchema } from './meta.js';
+import { conditionListSchema, objectMetaSchema } from './meta.js';
 
 /** Name of the only OLMConfig OLM reads. */
 export const OLM_CONFIG_NAME = 'cluster';
@@ -31,7 +31,7 @@ export const olmConfigSchema = z
     kind: z.string().optional(),
     metadata: objectMetaSchema,
     spec: olmConfigSpecSchema.optional(),
-    status: z.object({ conditions: z.array(conditionSchema).optional() }).optional(),
+    status: z.object({ conditions: conditionListSchema.optional() }).optional(),
   })
   .describe('OLMConfig is a resource responsible for configuring OLM.');
 /** An OLMConfig. */

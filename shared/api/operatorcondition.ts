@@ -1,7 +1,7 @@
 // OperatorCondition (operators.coreos.com/v2, also served as v1): conditions an operator reports
 // to OLM (e.g. Upgradeable), with administrator overrides.
 import { z } from 'zod';
-import { conditionSchema, objectMetaSchema } from './meta.js';
+import { conditionListSchema, conditionSchema, objectMetaSchema } from './meta.js';
 
 const conditionTargets = {
   serviceAccounts: z.array(z.string()).optional(),
@@ -18,7 +18,7 @@ export const operatorConditionSchema = z
     spec: z
       .object({ ...conditionTargets, conditions: z.array(conditionSchema).optional() })
       .optional(),
-    status: z.object({ conditions: z.array(conditionSchema).optional() }).optional(),
+    status: z.object({ conditions: conditionListSchema.optional() }).optional(),
   })
   .describe(
     'OperatorCondition is a Custom Resource of type `OperatorCondition` which is used to convey information to OLM about the state of an operator.',
@@ -33,7 +33,7 @@ export const operatorConditionV1Schema = z
     kind: z.string().optional(),
     metadata: objectMetaSchema,
     spec: z.object(conditionTargets).optional(),
-    status: z.object({ conditions: z.array(conditionSchema).optional() }).optional(),
+    status: z.object({ conditions: conditionListSchema.optional() }).optional(),
   })
   .describe(
     'OperatorCondition is a Custom Resource of type `OperatorCondition` which is used to convey information to OLM about the state of an operator.',

@@ -3,21 +3,21 @@
 import { z } from 'zod';
 import { UpgradeStrategyName, codeValues } from './codes.js';
 import {
-  conditionSchema,
+  conditionListSchema,
   kubeTime,
   labelSelectorSchema,
   objectMetaSchema,
   objectReferenceSchema,
+  stringSet,
 } from './meta.js';
 
 const targetSelection = {
   selector: labelSelectorSchema
     .optional()
     .describe("Selector selects the OperatorGroup's target namespaces."),
-  targetNamespaces: z
-    .array(z.string())
-    .optional()
-    .describe('An explicit set of namespaces to target. If it is set, Selector is ignored.'),
+  targetNamespaces: stringSet(
+    'An explicit set of namespaces to target. If it is set, Selector is ignored.',
+  ).optional(),
   serviceAccountName: z
     .string()
     .optional()
@@ -43,13 +43,10 @@ export type OperatorGroupSpec = z.infer<typeof operatorGroupSpecSchema>;
 
 /** OperatorGroup v1 `status`. */
 export const operatorGroupStatusSchema = z.object({
-  namespaces: z
-    .array(z.string())
-    .optional()
-    .describe('The set of target namespaces ("" means all).'),
+  namespaces: stringSet('The set of target namespaces ("" means all).').optional(),
   serviceAccountRef: objectReferenceSchema.optional(),
   lastUpdated: kubeTime('The last time the status was updated.'),
-  conditions: z.array(conditionSchema).optional(),
+  conditions: conditionListSchema.optional(),
 });
 /** OperatorGroup v1 `status`. */
 export type OperatorGroupStatus = z.infer<typeof operatorGroupStatusSchema>;
@@ -76,7 +73,7 @@ export const operatorGroupV1alpha2Schema = z
     spec: z.object(targetSelection).optional(),
     status: z
       .object({
-        namespaces: z.array(z.string()).optional(),
+        namespaces: stringSet().optional(),
         lastUpdated: kubeTime(),
       })
       .optional(),

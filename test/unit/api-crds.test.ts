@@ -253,6 +253,12 @@ for (const want of expected) {
         if (node['x-kubernetes-preserve-unknown-fields'] === true && node.type !== 'object') {
           problems.push(`${path}: preserve-unknown-fields on a non-object`);
         }
+        if (node['x-kubernetes-list-type'] === 'map') {
+          for (const key of node['x-kubernetes-list-map-keys'] ?? []) {
+            if (!(node.items?.required ?? []).includes(key))
+              problems.push(`${path}: list map key ${key} is not required`);
+          }
+        }
         for (const required of node.required ?? []) {
           if (node.properties?.[required] === undefined)
             problems.push(`${path}: required ${required} is not a property`);
@@ -358,5 +364,25 @@ void t.test('crd generator - carries descriptions and defaults of wrapped fields
       size: { description: 'How many.', type: 'integer', format: 'int32', default: 3 },
     },
   });
+  t.end();
+});
+
+void t.test('crds - condition lists merge by type and namespace lists are sets', (t) => {
+  const catalog = readCrd('catalogsources').spec.versions[0]?.schema.openAPIV3Schema;
+  const conditions = nodeAt(catalog ?? {}, '.status.conditions');
+  t.equal(conditions?.['x-kubernetes-list-type'], 'map');
+  t.same(conditions?.['x-kubernetes-list-map-keys'], ['type']);
+  const group = readCrd('operatorgroups').spec.versions[0]?.schema.openAPIV3Schema;
+  t.equal(nodeAt(group ?? {}, '.spec.targetNamespaces')?.['x-kubernetes-list-type'], 'set');
+  t.equal(nodeAt(group ?? {}, '.status.namespaces')?.['x-kubernetes-list-type'], 'set');
+  t.end();
+});
+
+void t.test('crd generator - refuses list extensions on something that is not a list', (t) => {
+  const schema = z.object({ name: z.string().meta({ 'x-kubernetes-list-type': 'set' }) });
+  t.equal(
+    unsupportedPath(() => toOpenAPISchema(schema)),
+    'name',
+  );
   t.end();
 });

@@ -2,7 +2,7 @@
 // A small walker over zod v4 definitions: it knows exactly the constructs shared/api uses and
 // refuses anything else, so a schema that cannot be expressed structurally fails generation
 // instead of producing a CRD the API server would reject.
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** A JSON value, as CRD defaults hold them. */
 export type JsonValue =
@@ -29,6 +29,8 @@ export interface OpenAPISchema {
   anyOf?: OpenAPISchema[];
   'x-kubernetes-preserve-unknown-fields'?: true;
   'x-kubernetes-int-or-string'?: true;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
 }
 
 /** A zod construct the walker cannot express as a structural schema, with where it was met. */
@@ -72,26 +74,49 @@ function checksOf(schema: AnySchema): CheckDef[] {
   return checks.map((check) => check._zod.def as unknown as CheckDef);
 }
 
-/** Strips optional/default wrappers, collecting description and default on the way. */
-function unwrap(schema: AnySchema): {
+interface Unwrapped {
   inner: AnySchema;
   description?: string;
   default?: JsonValue;
-} {
+  extensions: Pick<OpenAPISchema, 'x-kubernetes-list-type' | 'x-kubernetes-list-map-keys'>;
+}
+
+/** Copies list extensions from a schema's zod metadata; the outermost wrapper that sets one wins. */
+function addExtensions(schema: AnySchema, into: Unwrapped['extensions']): void {
+  const meta = z.globalRegistry.get(schema) as Record<string, unknown> | undefined;
+  if (meta === undefined) return;
+  const listType = meta['x-kubernetes-list-type'];
+  if (
+    into['x-kubernetes-list-type'] === undefined &&
+    (listType === 'atomic' || listType === 'set' || listType === 'map')
+  ) {
+    into['x-kubernetes-list-type'] = listType;
+  }
+  const keys = meta['x-kubernetes-list-map-keys'];
+  if (into['x-kubernetes-list-map-keys'] === undefined && Array.isArray(keys)) {
+    into['x-kubernetes-list-map-keys'] = keys.map(String);
+  }
+}
+
+/** Strips optional/default wrappers, collecting description, default and list extensions. */
+function unwrap(schema: AnySchema): Unwrapped {
   let current = schema;
   let description = descriptionOf(schema);
   let defaultValue: JsonValue | undefined;
+  const extensions: Unwrapped['extensions'] = {};
+  addExtensions(schema, extensions);
   for (;;) {
     const def = current._zod.def as { type: string; innerType?: AnySchema; defaultValue?: unknown };
     if ((def.type === 'optional' || def.type === 'default') && def.innerType !== undefined) {
       if (def.type === 'default') defaultValue = def.defaultValue as JsonValue;
       current = def.innerType;
       description ??= descriptionOf(current);
+      addExtensions(current, extensions);
       continue;
     }
     break;
   }
-  const out: { inner: AnySchema; description?: string; default?: JsonValue } = { inner: current };
+  const out: Unwrapped = { inner: current, extensions };
   if (description !== undefined) out.description = description;
   if (defaultValue !== undefined) out.default = defaultValue;
   return out;
@@ -103,13 +128,17 @@ function isRequired(schema: AnySchema): boolean {
 }
 
 function walk(schema: AnySchema, path: string): OpenAPISchema {
-  const { inner, description, default: defaultValue } = unwrap(schema);
+  const { inner, description, default: defaultValue, extensions } = unwrap(schema);
   const node = walkBare(inner, path);
+  if (Object.keys(extensions).length > 0 && node.type !== 'array') {
+    throw new UnsupportedSchemaError(path, 'list extensions on something that is not a list');
+  }
   // Key order is fixed here (type first) so the YAML reads like controller-gen's output.
   const out: OpenAPISchema = {};
   if (description !== undefined) out.description = description;
   Object.assign(out, node);
   if (defaultValue !== undefined) out.default = defaultValue;
+  Object.assign(out, extensions);
   return out;
 }
 
