@@ -1,5 +1,6 @@
 import t from 'tap';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -11,6 +12,7 @@ import {
   type OpenAPISchema,
 } from '../../shared/api/crd/openapi.js';
 import { renderCrdFiles } from '../../shared/api/crd/render.js';
+import { writeCrds } from '../../shared/api/crd/write.js';
 
 // Tests run from dist/test/unit/; the repository root is three levels up.
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -385,4 +387,15 @@ void t.test('crd generator - refuses list extensions on something that is not a 
     'name',
   );
   t.end();
+});
+
+void t.test('crd writer - writes every CRD and removes stale generated files only', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'olmq-crds-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'operators.coreos.com_gone.yaml'), 'stale');
+  writeFileSync(join(dir, 'kustomization.yaml'), 'kept');
+  const written = await writeCrds(dir);
+  t.same(readdirSync(dir).sort(), [...written, 'kustomization.yaml'].sort());
+  for (const file of renderCrdFiles())
+    t.equal(readFileSync(join(dir, file.fileName), 'utf8'), file.text);
 });

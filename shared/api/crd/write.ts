@@ -1,6 +1,7 @@
 // `npm run gen:crds`: writes crds/*.yaml from the schemas. Usage: node dist/shared/api/crd/write.js <dir>
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { renderCrdFiles } from './render.js';
 
 /** Writes every generated CRD into `dir` and removes stale generated files; returns the names written. */
@@ -21,12 +22,21 @@ export async function writeCrds(dir: string): Promise<string[]> {
   return files.map((file) => file.fileName);
 }
 
-const target = process.argv[2];
-if (target === undefined) {
-  process.stderr.write('usage: node dist/shared/api/crd/write.js <output dir>\n');
-  process.exitCode = 2;
-} else {
+/** Command-line entry: `node dist/shared/api/crd/write.js <dir>`; exit code 2 on bad usage. */
+async function main(argv: readonly string[]): Promise<void> {
+  const target = argv[2];
+  if (target === undefined) {
+    process.stderr.write('usage: node dist/shared/api/crd/write.js <output dir>\n');
+    process.exitCode = 2;
+    return;
+  }
   const dir = resolve(target);
   const written = await writeCrds(dir);
   process.stdout.write(`wrote ${String(written.length)} CRDs to ${dir}\n`);
+}
+
+// Run only when executed directly, so importing writeCrds has no side effects.
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(resolve(entry)).href) {
+  await main(process.argv);
 }
