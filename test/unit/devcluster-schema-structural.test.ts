@@ -6,12 +6,12 @@ const P = 'spec.validation.openAPIV3Schema';
 const issues = (schema: JsonObject): string[] => structuralIssues(schema, P).map(formatCause);
 const root = (properties: JsonObject): JsonObject => ({ type: 'object', properties });
 
-t.test('structural - a typed schema is structural', (t) => {
+void t.test('structural - a typed schema is structural', (t) => {
   t.same(issues(root({ spec: { type: 'object', properties: { a: { type: 'string' } } } })), []);
   t.end();
 });
 
-t.test('structural - fields need a type', (t) => {
+void t.test('structural - fields need a type', (t) => {
   t.same(structuralIssues(root({ spec: { properties: { a: { type: 'string' } } } }), P), [
     {
       type: 'FieldValueRequired',
@@ -22,7 +22,7 @@ t.test('structural - fields need a type', (t) => {
   t.end();
 });
 
-t.test('structural - the root and array items need a type', (t) => {
+void t.test('structural - the root and array items need a type', (t) => {
   t.same(issues({ properties: { l: { type: 'array', items: {} } } }), [
     `${P}.properties[l].items.type: Required value: must not be empty for specified array items`,
     `${P}.type: Required value: must not be empty at the root`,
@@ -30,21 +30,21 @@ t.test('structural - the root and array items need a type', (t) => {
   t.end();
 });
 
-t.test('structural - the root must be an object', (t) => {
+void t.test('structural - the root must be an object', (t) => {
   t.same(issues({ type: 'string' }), [
     `${P}.type: Invalid value: "string": must be object at the root`,
   ]);
   t.end();
 });
 
-t.test('structural - arrays need items', (t) => {
+void t.test('structural - arrays need items', (t) => {
   t.same(issues(root({ l: { type: 'array' } })), [
     `${P}.properties[l].items: Required value: must be specified`,
   ]);
   t.end();
 });
 
-t.test('structural - int-or-string and preserve-unknown-fields may omit the type', (t) => {
+void t.test('structural - int-or-string and preserve-unknown-fields may omit the type', (t) => {
   t.same(
     issues(
       root({
@@ -57,7 +57,7 @@ t.test('structural - int-or-string and preserve-unknown-fields may omit the type
   t.end();
 });
 
-t.test('structural - the int-or-string anyOf pattern is allowed', (t) => {
+void t.test('structural - the int-or-string anyOf pattern is allowed', (t) => {
   const port = {
     'x-kubernetes-int-or-string': true,
     anyOf: [{ type: 'integer' }, { type: 'string' }],
@@ -66,7 +66,7 @@ t.test('structural - the int-or-string anyOf pattern is allowed', (t) => {
   t.end();
 });
 
-t.test(
+void t.test(
   'structural - value validations may not carry type, default, description or nullable',
   (t) => {
     const v = {
@@ -92,7 +92,7 @@ t.test(
   },
 );
 
-t.test('structural - properties in value validations must exist in the structure', (t) => {
+void t.test('structural - properties in value validations must exist in the structure', (t) => {
   const schema = {
     type: 'object',
     properties: { a: { type: 'string' } },
@@ -104,7 +104,7 @@ t.test('structural - properties in value validations must exist in the structure
   t.end();
 });
 
-t.test('structural - metadata in a nested context is forbidden', (t) => {
+void t.test('structural - metadata in a nested context is forbidden', (t) => {
   const schema = {
     type: 'object',
     properties: { metadata: { type: 'object' } },
@@ -116,7 +116,7 @@ t.test('structural - metadata in a nested context is forbidden', (t) => {
   t.end();
 });
 
-t.test('structural - root metadata may only restrict name and generateName', (t) => {
+void t.test('structural - root metadata may only restrict name and generateName', (t) => {
   t.same(
     issues(
       root({
@@ -137,7 +137,7 @@ t.test('structural - root metadata may only restrict name and generateName', (t)
   t.end();
 });
 
-t.test(
+void t.test(
   'structural - additionalProperties is forbidden at the root and exclusive with properties',
   (t) => {
     t.same(issues({ type: 'object', additionalProperties: { type: 'string' } }), [
@@ -161,7 +161,7 @@ t.test(
   },
 );
 
-t.test(
+void t.test(
   'structural - embedded resources must be objects with properties or preserved fields',
   (t) => {
     t.same(
@@ -185,7 +185,7 @@ t.test(
   },
 );
 
-t.test('structural - unsupported keywords are forbidden', (t) => {
+void t.test('structural - unsupported keywords are forbidden', (t) => {
   t.same(
     issues(
       root({
@@ -202,21 +202,21 @@ t.test('structural - unsupported keywords are forbidden', (t) => {
   t.end();
 });
 
-t.test('structural - unknown types are not supported', (t) => {
+void t.test('structural - unknown types are not supported', (t) => {
   t.same(issues(root({ a: { type: 'float' } })), [
     `${P}.properties[a].type: Unsupported value: "float": supported values: "array", "boolean", "integer", "number", "object", "string"`,
   ]);
   t.end();
 });
 
-t.test('structural - preserve-unknown-fields false is invalid', (t) => {
+void t.test('structural - preserve-unknown-fields false is invalid', (t) => {
   t.same(issues(root({ a: { type: 'object', 'x-kubernetes-preserve-unknown-fields': false } })), [
     `${P}.properties[a].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined`,
   ]);
   t.end();
 });
 
-t.test('structural - list-type map needs keys naming scalar item properties', (t) => {
+void t.test('structural - list-type map needs keys naming scalar item properties', (t) => {
   const l = {
     type: 'array',
     'x-kubernetes-list-type': 'map',
@@ -231,7 +231,7 @@ t.test('structural - list-type map needs keys naming scalar item properties', (t
   t.end();
 });
 
-t.test('structural - list-type needs an array and a known value', (t) => {
+void t.test('structural - list-type needs an array and a known value', (t) => {
   t.same(issues(root({ a: { type: 'object', 'x-kubernetes-list-type': 'set' } })), [
     `${P}.properties[a].type: Invalid value: "object": must be array if x-kubernetes-list-type is specified`,
   ]);
@@ -246,7 +246,7 @@ t.test('structural - list-type needs an array and a known value', (t) => {
   t.end();
 });
 
-t.test('structural - defaults must validate against their schema', (t) => {
+void t.test('structural - defaults must validate against their schema', (t) => {
   t.same(issues(root({ n: { type: 'integer', default: 'three' } })), [
     `${P}.properties[n].default: Invalid value: "string":  in body must be of type integer: "string"`,
   ]);
@@ -261,7 +261,7 @@ t.test('structural - defaults must validate against their schema', (t) => {
   t.end();
 });
 
-t.test('structural - defaults must already be pruned', (t) => {
+void t.test('structural - defaults must already be pruned', (t) => {
   t.same(
     issues(
       root({
@@ -275,7 +275,7 @@ t.test('structural - defaults must already be pruned', (t) => {
   t.end();
 });
 
-t.test('structural - a non-schema is reported as required', (t) => {
+void t.test('structural - a non-schema is reported as required', (t) => {
   t.same(issues(null as unknown as JsonObject), [`${P}: Required value: schemas are required`]);
   t.end();
 });

@@ -9,7 +9,7 @@ const schema = (spec: JsonObject): JsonObject => ({
 const lines = (object: JsonObject, s: JsonObject): string[] =>
   validateAgainstSchema(object, s).map(formatCause);
 
-t.test('validation - a conforming object has no causes', (t) => {
+void t.test('validation - a conforming object has no causes', (t) => {
   const s = schema({ replicas: { type: 'integer' }, name: { type: 'string' } });
   t.same(
     validateAgainstSchema({ apiVersion: 'x/v1', kind: 'X', spec: { replicas: 2, name: 'a' } }, s),
@@ -18,7 +18,7 @@ t.test('validation - a conforming object has no causes', (t) => {
   t.end();
 });
 
-t.test('validation - wrong type is reported with the type name as value', (t) => {
+void t.test('validation - wrong type is reported with the type name as value', (t) => {
   const s = schema({ replicas: { type: 'integer' } });
   t.same(validateAgainstSchema({ spec: { replicas: 'three' } }, s), [
     {
@@ -30,7 +30,7 @@ t.test('validation - wrong type is reported with the type name as value', (t) =>
   t.end();
 });
 
-t.test('validation - a fractional number is not an integer', (t) => {
+void t.test('validation - a fractional number is not an integer', (t) => {
   const s = schema({ replicas: { type: 'integer' } });
   t.same(lines({ spec: { replicas: 1.5 } }, s), [
     'spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number"',
@@ -38,12 +38,12 @@ t.test('validation - a fractional number is not an integer', (t) => {
   t.end();
 });
 
-t.test('validation - an integer is a valid number', (t) => {
+void t.test('validation - an integer is a valid number', (t) => {
   t.same(lines({ spec: { ratio: 2 } }, schema({ ratio: { type: 'number' } })), []);
   t.end();
 });
 
-t.test('validation - objects, arrays and booleans are type-checked', (t) => {
+void t.test('validation - objects, arrays and booleans are type-checked', (t) => {
   const s = schema({
     a: { type: 'object' },
     b: { type: 'array', items: { type: 'string' } },
@@ -57,7 +57,7 @@ t.test('validation - objects, arrays and booleans are type-checked', (t) => {
   t.end();
 });
 
-t.test('validation - null is rejected unless nullable', (t) => {
+void t.test('validation - null is rejected unless nullable', (t) => {
   const s = schema({ a: { type: 'string' }, b: { type: 'string', nullable: true } });
   t.same(lines({ spec: { a: null, b: null } }, s), [
     'spec.a: Invalid value: "null": spec.a in body must be of type string: "null"',
@@ -65,7 +65,7 @@ t.test('validation - null is rejected unless nullable', (t) => {
   t.end();
 });
 
-t.test('validation - missing required fields', (t) => {
+void t.test('validation - missing required fields', (t) => {
   const s: JsonObject = {
     type: 'object',
     required: ['spec'],
@@ -80,7 +80,7 @@ t.test('validation - missing required fields', (t) => {
   t.end();
 });
 
-t.test('validation - enum lists the supported values', (t) => {
+void t.test('validation - enum lists the supported values', (t) => {
   const s = schema({
     mode: { type: 'string', enum: ['a', 'b'] },
     level: { type: 'integer', enum: [1, 2] },
@@ -100,7 +100,7 @@ t.test('validation - enum lists the supported values', (t) => {
   t.end();
 });
 
-t.test('validation - pattern uses the ECMAScript dialect of the Go regex', (t) => {
+void t.test('validation - pattern uses the ECMAScript dialect of the Go regex', (t) => {
   const s = schema({
     name: { type: 'string', pattern: '^[a-z]+$' },
     day: { type: 'string', pattern: '^(?i)mon$' },
@@ -111,7 +111,7 @@ t.test('validation - pattern uses the ECMAScript dialect of the Go regex', (t) =
   t.end();
 });
 
-t.test('validation - minimum and maximum, inclusive and exclusive', (t) => {
+void t.test('validation - minimum and maximum, inclusive and exclusive', (t) => {
   const s = schema({
     a: { type: 'integer', minimum: 1 },
     b: { type: 'integer', maximum: 10 },
@@ -127,7 +127,7 @@ t.test('validation - minimum and maximum, inclusive and exclusive', (t) => {
   t.end();
 });
 
-t.test('validation - multipleOf', (t) => {
+void t.test('validation - multipleOf', (t) => {
   const s = schema({
     a: { type: 'integer', multipleOf: 5 },
     b: { type: 'number', multipleOf: 0.1 },
@@ -138,7 +138,7 @@ t.test('validation - multipleOf', (t) => {
   t.end();
 });
 
-t.test('validation - string length counts characters, maxLength is Too long', (t) => {
+void t.test('validation - string length counts characters, maxLength is Too long', (t) => {
   const s = schema({ a: { type: 'string', minLength: 3 }, b: { type: 'string', maxLength: 2 } });
   t.same(validateAgainstSchema({ spec: { a: 'éé', b: 'abc' } }, s), [
     {
@@ -152,7 +152,7 @@ t.test('validation - string length counts characters, maxLength is Too long', (t
   t.end();
 });
 
-t.test('validation - minItems, maxItems and uniqueItems', (t) => {
+void t.test('validation - minItems, maxItems and uniqueItems', (t) => {
   const s = schema({
     a: { type: 'array', items: { type: 'string' }, minItems: 1 },
     b: { type: 'array', items: { type: 'string' }, maxItems: 1 },
@@ -178,7 +178,7 @@ t.test('validation - minItems, maxItems and uniqueItems', (t) => {
   t.end();
 });
 
-t.test('validation - minProperties and maxProperties', (t) => {
+void t.test('validation - minProperties and maxProperties', (t) => {
   const s = schema({
     a: { type: 'object', minProperties: 2, additionalProperties: { type: 'string' } },
     b: { type: 'object', maxProperties: 1, additionalProperties: { type: 'string' } },
@@ -190,7 +190,7 @@ t.test('validation - minProperties and maxProperties', (t) => {
   t.end();
 });
 
-t.test('validation - list items are addressed with [i]', (t) => {
+void t.test('validation - list items are addressed with [i]', (t) => {
   const s = schema({
     ports: {
       type: 'array',
@@ -204,7 +204,7 @@ t.test('validation - list items are addressed with [i]', (t) => {
   t.end();
 });
 
-t.test('validation - additionalProperties schema applies to every other key', (t) => {
+void t.test('validation - additionalProperties schema applies to every other key', (t) => {
   const s = schema({ labels: { type: 'object', additionalProperties: { type: 'string' } } });
   t.same(lines({ spec: { labels: { a: 'x', b: 2 } } }, s), [
     'spec.labels.b: Invalid value: "integer": spec.labels.b in body must be of type string: "integer"',
@@ -212,7 +212,7 @@ t.test('validation - additionalProperties schema applies to every other key', (t
   t.end();
 });
 
-t.test('validation - additionalProperties false forbids other keys', (t) => {
+void t.test('validation - additionalProperties false forbids other keys', (t) => {
   const s = schema({ opts: { type: 'object', additionalProperties: false } });
   t.same(lines({ spec: { opts: { x: 1 } } }, s), [
     'spec.opts: Invalid value: "x": spec.opts.x in body is a forbidden property',
@@ -220,7 +220,7 @@ t.test('validation - additionalProperties false forbids other keys', (t) => {
   t.end();
 });
 
-t.test('validation - int-or-string accepts both and names both types', (t) => {
+void t.test('validation - int-or-string accepts both and names both types', (t) => {
   const s = schema({ port: { 'x-kubernetes-int-or-string': true } });
   t.same(lines({ spec: { port: 80 } }, s), []);
   t.same(lines({ spec: { port: 'http' } }, s), []);
@@ -230,7 +230,7 @@ t.test('validation - int-or-string accepts both and names both types', (t) => {
   t.end();
 });
 
-t.test('validation - anyOf failure names the value and keeps the closest branch errors', (t) => {
+void t.test('validation - anyOf failure names the value and keeps the closest branch errors', (t) => {
   const s = schema({
     v: { type: 'integer', anyOf: [{ minimum: 10 }, { maximum: 1 }, { minimum: 5, maximum: 6 }] },
   });
@@ -242,7 +242,7 @@ t.test('validation - anyOf failure names the value and keeps the closest branch 
   t.end();
 });
 
-t.test('validation - oneOf requires exactly one match', (t) => {
+void t.test('validation - oneOf requires exactly one match', (t) => {
   const s = schema({ v: { type: 'object', oneOf: [{ required: ['a'] }, { required: ['b'] }] } });
   t.same(lines({ spec: { v: { a: 1 } } }, s), []);
   t.same(lines({ spec: { v: { a: 1, b: 2 } } }, s), [
@@ -255,7 +255,7 @@ t.test('validation - oneOf requires exactly one match', (t) => {
   t.end();
 });
 
-t.test('validation - allOf reports every failing branch', (t) => {
+void t.test('validation - allOf reports every failing branch', (t) => {
   const s = schema({ v: { type: 'string', allOf: [{ minLength: 2 }, { pattern: '^a' }] } });
   t.same(lines({ spec: { v: 'b' } }, s), [
     'spec.v: Invalid value: "b": spec.v in body should be at least 2 chars long',
@@ -265,7 +265,7 @@ t.test('validation - allOf reports every failing branch', (t) => {
   t.end();
 });
 
-t.test('validation - not rejects values matching its schema', (t) => {
+void t.test('validation - not rejects values matching its schema', (t) => {
   const s = schema({ v: { type: 'string', not: { enum: ['forbidden'] } } });
   t.same(lines({ spec: { v: 'forbidden' } }, s), [
     '<nil>: Invalid value: "": "spec.v" must not validate the schema (not)',
@@ -274,7 +274,7 @@ t.test('validation - not rejects values matching its schema', (t) => {
   t.end();
 });
 
-t.test('validation - formats kube checks on strings', (t) => {
+void t.test('validation - formats kube checks on strings', (t) => {
   const s = schema({
     when: { type: 'string', format: 'date-time' },
     day: { type: 'string', format: 'date' },
@@ -306,12 +306,12 @@ t.test('validation - formats kube checks on strings', (t) => {
   t.end();
 });
 
-t.test('validation - integer formats are not range-checked', (t) => {
+void t.test('validation - integer formats are not range-checked', (t) => {
   t.same(lines({ spec: { n: 2 ** 40 } }, schema({ n: { type: 'integer', format: 'int32' } })), []);
   t.end();
 });
 
-t.test('validation - x-kubernetes-list-type set rejects duplicates once each', (t) => {
+void t.test('validation - x-kubernetes-list-type set rejects duplicates once each', (t) => {
   const s = schema({
     tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
   });
@@ -321,7 +321,7 @@ t.test('validation - x-kubernetes-list-type set rejects duplicates once each', (
   t.end();
 });
 
-t.test('validation - x-kubernetes-list-type map rejects duplicate keys', (t) => {
+void t.test('validation - x-kubernetes-list-type map rejects duplicate keys', (t) => {
   const s = schema({
     ports: {
       type: 'array',
@@ -348,7 +348,7 @@ t.test('validation - x-kubernetes-list-type map rejects duplicate keys', (t) => 
   t.end();
 });
 
-t.test('validation - embedded resources need apiVersion and kind', (t) => {
+void t.test('validation - embedded resources need apiVersion and kind', (t) => {
   const s = schema({
     template: {
       type: 'object',
@@ -364,7 +364,7 @@ t.test('validation - embedded resources need apiVersion and kind', (t) => {
   t.end();
 });
 
-t.test('validation - x-kubernetes-validations are neither evaluated nor failing', (t) => {
+void t.test('validation - x-kubernetes-validations are neither evaluated nor failing', (t) => {
   const s = schema({
     a: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self == "never"' }] },
   });
@@ -372,7 +372,7 @@ t.test('validation - x-kubernetes-validations are neither evaluated nor failing'
   t.end();
 });
 
-t.test('validation - values in messages are printed as Go prints them', (t) => {
+void t.test('validation - values in messages are printed as Go prints them', (t) => {
   const s = schema({ big: { type: 'number', maximum: 1 }, tiny: { type: 'number', minimum: 1 } });
   t.same(lines({ spec: { big: 1e21, tiny: 0.00001 } }, s), [
     'spec.big: Invalid value: 1e+21: spec.big in body should be less than or equal to 1',
