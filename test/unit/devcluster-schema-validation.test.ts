@@ -230,17 +230,20 @@ void t.test('validation - int-or-string accepts both and names both types', (t) 
   t.end();
 });
 
-void t.test('validation - anyOf failure names the value and keeps the closest branch errors', (t) => {
-  const s = schema({
-    v: { type: 'integer', anyOf: [{ minimum: 10 }, { maximum: 1 }, { minimum: 5, maximum: 6 }] },
-  });
-  t.same(lines({ spec: { v: 7 } }, s), [
-    '<nil>: Invalid value: "": "spec.v" must validate at least one schema (anyOf)',
-    'spec.v: Invalid value: 7: spec.v in body should be greater than or equal to 10',
-  ]);
-  t.same(lines({ spec: { v: 11 } }, s), []);
-  t.end();
-});
+void t.test(
+  'validation - anyOf failure names the value and keeps the closest branch errors',
+  (t) => {
+    const s = schema({
+      v: { type: 'integer', anyOf: [{ minimum: 10 }, { maximum: 1 }, { minimum: 5, maximum: 6 }] },
+    });
+    t.same(lines({ spec: { v: 7 } }, s), [
+      '<nil>: Invalid value: "": "spec.v" must validate at least one schema (anyOf)',
+      'spec.v: Invalid value: 7: spec.v in body should be greater than or equal to 10',
+    ]);
+    t.same(lines({ spec: { v: 11 } }, s), []);
+    t.end();
+  },
+);
 
 void t.test('validation - oneOf requires exactly one match', (t) => {
   const s = schema({ v: { type: 'object', oneOf: [{ required: ['a'] }, { required: ['b'] }] } });
