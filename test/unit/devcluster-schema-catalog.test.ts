@@ -98,19 +98,19 @@ void t.test(
         const annotations = (csv.metadata as JsonObject).annotations as JsonObject | undefined;
         const raw = annotations?.['alm-examples'];
         if (typeof raw !== 'string') continue;
-        for (const example of JSON.parse(raw) as JsonObject[]) {
-          const schema = schemaFor(crds, String(example.apiVersion), String(example.kind));
+        for (const example of JSON.parse(raw) as { apiVersion: string; kind: string }[]) {
+          const schema = schemaFor(crds, example.apiVersion, example.kind);
           if (schema === undefined) {
             withoutV1CRD++;
             continue;
           }
           checked++;
-          const pruned = prune(example, schema);
+          const pruned = prune(example as unknown as JsonObject, schema);
           const causes = validateAgainstSchema(applyDefaults(pruned.value, schema), schema);
           for (const field of pruned.unknownFields)
-            failures.push(`${bundle.name} ${String(example.kind)}: unknown field "${field}"`);
+            failures.push(`${bundle.name} ${example.kind}: unknown field "${field}"`);
           for (const cause of causes)
-            failures.push(`${bundle.name} ${String(example.kind)}: ${formatCause(cause)}`);
+            failures.push(`${bundle.name} ${example.kind}: ${formatCause(cause)}`);
         }
       }
     }
