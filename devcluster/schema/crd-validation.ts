@@ -5,7 +5,16 @@
 import type { JsonObject, JsonValue } from '../json.js';
 import { isJsonObject } from '../json.js';
 import type { FieldCause } from './index.js';
-import { childPath, forbidden, indexPath, invalid, notSupported, required } from './cause.js';
+import {
+  childPath,
+  forbidden,
+  goStringSlice,
+  indexPath,
+  invalid,
+  invalidTyped,
+  notSupported,
+  required,
+} from './cause.js';
 import { jsonEqual } from './compiled.js';
 import { dns1035LabelErrors, dns1123SubdomainErrors } from './dns-names.js';
 import { schemaIssues } from './schema-issues.js';
@@ -71,6 +80,26 @@ function sameField(a: JsonValue | undefined, b: JsonValue | undefined): boolean 
   const y = norm(b);
   if (x === undefined || y === undefined) return x === y;
   return jsonEqual(x, y);
+}
+
+/**
+ * kube prints whole Go structs as bad values here (every schema included); we print only what
+ * the error is about, so a megabyte CRD does not end up in an error message.
+ */
+function versionSummary(versions: JsonObject[]): JsonValue {
+  return versions.map((v) => ({
+    name: v.name ?? null,
+    served: v.served ?? null,
+    storage: v.storage ?? null,
+  }));
+}
+
+/** The root keywords that break the status-subresource rule, with their values. */
+function disallowedRootKeywords(schema: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(schema))
+    if (!allowedAtRootWithStatus.includes(key)) out[key] = value;
+  return out;
 }
 
 function validateSimpleJSONPath(value: string, path: string): FieldCause[] {
@@ -208,7 +237,7 @@ function validateRootWithStatus(schema: JsonObject, path: string, out: FieldCaus
     out.push(
       invalid(
         path,
-        schema,
+        disallowedRootKeywords(schema),
         `only ${allowedAtRootGoNames} fields are allowed at the root of the schema if the status subresource is enabled`,
       ),
     );
@@ -329,9 +358,9 @@ function validateConversion(
       });
       if (!reviewVersions.some((v) => acceptedConversionReviewVersions.includes(v))) {
         out.push(
-          invalid(
+          invalidTyped(
             versionsPath,
-            reviewVersions,
+            goStringSlice(reviewVersions),
             `must include at least one of ${acceptedConversionReviewVersions.join(', ')}`,
           ),
         );
@@ -457,12 +486,19 @@ export function crdIssues(crd: JsonObject): FieldCause[] {
       });
     }
   });
-  if (!unique) out.push(invalid('spec.versions', versions, 'must contain unique version names'));
+  if (!unique)
+    out.push(
+      invalid('spec.versions', versionSummary(versions), 'must contain unique version names'),
+    );
   if (versions.length === 0)
     out.push(required('spec.versions', 'must have exactly one version marked as storage version'));
   else if (storageCount !== 1)
     out.push(
-      invalid('spec.versions', versions, 'must have exactly one version marked as storage version'),
+      invalid(
+        'spec.versions',
+        versionSummary(versions),
+        'must have exactly one version marked as storage version',
+      ),
     );
 
   // v1 defaults singular to the lower-cased kind and listKind to kind+"List" before validating.

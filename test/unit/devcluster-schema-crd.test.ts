@@ -234,7 +234,7 @@ void t.test('crd - webhook conversion needs a client config and review versions'
     ),
     [
       `spec.conversion.webhookClientConfig.url: Invalid value: "http://x/": 'https' is the only allowed URL scheme`,
-      'spec.conversion.conversionReviewVersions: Invalid value: []interface {}{"v3"}: must include at least one of v1, v1beta1',
+      'spec.conversion.conversionReviewVersions: Invalid value: []string{"v3"}: must include at least one of v1, v1beta1',
     ],
   );
   t.end();

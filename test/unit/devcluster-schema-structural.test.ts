@@ -226,7 +226,7 @@ void t.test('structural - list-type map needs keys naming scalar item properties
     `${P}.properties[l].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map`,
   ]);
   t.same(issues(root({ l: { ...l, 'x-kubernetes-list-map-keys': ['m'] } })), [
-    `${P}.properties[l].x-kubernetes-list-map-keys: Invalid value: []interface {}{"m"}: entries must all be names of item properties`,
+    `${P}.properties[l].x-kubernetes-list-map-keys: Invalid value: []string{"m"}: entries must all be names of item properties`,
   ]);
   t.end();
 });
