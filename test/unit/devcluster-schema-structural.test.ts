@@ -279,3 +279,17 @@ void t.test('structural - a non-schema is reported as required', (t) => {
   t.same(issues(null as unknown as JsonObject), [`${P}: Required value: schemas are required`]);
   t.end();
 });
+
+void t.test('structural - patterns must compile as Go RE2 patterns', (t) => {
+  t.same(issues(root({ a: { type: 'string', pattern: '^(?i)[a-z]+(?P<n>x)\\z' } })), []);
+  t.same(
+    issues(
+      root({ a: { type: 'string', pattern: '^(?=a)b' }, b: { type: 'string', pattern: 'a(' } }),
+    ),
+    [
+      `${P}.properties[a].pattern: Invalid value: "^(?=a)b": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: \`(?=\``,
+      `${P}.properties[b].pattern: Invalid value: "a(": must be a valid regular expression, but isn't: error parsing regexp: invalid pattern: \`a(\``,
+    ],
+  );
+  t.end();
+});

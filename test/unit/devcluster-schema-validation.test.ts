@@ -383,3 +383,21 @@ void t.test('validation - values in messages are printed as Go prints them', (t)
   ]);
   t.end();
 });
+
+void t.test('validation - date-time needs a time with seconds and a zone, on a real date', (t) => {
+  const s = schema({
+    when: { type: 'string', format: 'date-time' },
+    day: { type: 'string', format: 'date' },
+  });
+  t.same(lines({ spec: { when: '2024-01-02T03:04:05.5+01:00', day: '2024-02-29' } }, s), []);
+  t.same(
+    ['2024-01-02', '2024-01-02T03:04Z', '2024-02-30T00:00:00Z'].map(
+      (when) => lines({ spec: { when } }, s).length,
+    ),
+    [1, 1, 1],
+  );
+  t.same(lines({ spec: { day: '2023-02-29' } }, s), [
+    'spec.day: Invalid value: "2023-02-29": spec.day in body must be of type date: "2023-02-29"',
+  ]);
+  t.end();
+});
