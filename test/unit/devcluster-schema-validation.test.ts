@@ -401,3 +401,10 @@ void t.test('validation - date-time needs a time with seconds and a zone, on a r
   ]);
   t.end();
 });
+
+void t.test('validation - a schema is compiled once and reused by identity', async (t) => {
+  const { compileSchema } = await import('../../devcluster/schema/compiled.js');
+  const s = schema({ a: { type: 'string', pattern: '^x' } });
+  t.equal(compileSchema(s), compileSchema(s));
+  t.not(compileSchema(s), compileSchema(structuredClone(s)), 'a different object compiles anew');
+});
