@@ -176,9 +176,6 @@ export function compileSchema(schema: JsonObject): SchemaNode {
   return node;
 }
 
-/** A node that declares nothing: what pruning sees below `additionalProperties: true`. */
-export const EMPTY_NODE: SchemaNode = compileSchema({});
-
 /** Deep equality of JSON values (object key order ignored). */
 export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
   if (a === b) return true;
