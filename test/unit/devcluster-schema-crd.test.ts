@@ -246,3 +246,45 @@ void t.test('crd - preserveUnknownFields true is rejected in v1', (t) => {
   ]);
   t.end();
 });
+
+void t.test('crd - webhook settings are forbidden without the Webhook strategy', (t) => {
+  const webhook = {
+    clientConfig: { url: 'https://conv.example.com/' },
+    conversionReviewVersions: ['v1'],
+  };
+  t.same(lines(crd({ conversion: { strategy: 'None', webhook } })), [
+    'spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not set to Webhook',
+    'spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy is not set to Webhook',
+  ]);
+  t.end();
+});
+
+void t.test('crd - kind may have mixed case but must otherwise be a DNS label', (t) => {
+  t.same(
+    lines(
+      crd({
+        names: { plural: 'widgets', kind: 'My_Widget', singular: 'widget', listKind: 'WidgetList' },
+      }),
+    ),
+    [
+      `spec.names.kind: Invalid value: "My_Widget": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
+    ],
+  );
+  t.end();
+});
+
+void t.test('crd - a deprecation warning needs a deprecated version', (t) => {
+  const versions = [
+    {
+      name: 'v1',
+      served: true,
+      storage: true,
+      deprecationWarning: 'old',
+      schema: { openAPIV3Schema: schema },
+    },
+  ];
+  t.same(lines(crd({ versions })), [
+    'spec.versions[0].deprecationWarning: Invalid value: "old": can only be set for deprecated versions',
+  ]);
+  t.end();
+});

@@ -110,3 +110,12 @@ void t.test('pruning - the input is untouched and clean subtrees are shared', (t
   t.equal(prune(untouched, schema).value, untouched);
   t.end();
 });
+
+void t.test('pruning - a root that preserves unknown fields keeps everything', (t) => {
+  const open: JsonObject = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const input = { apiVersion: 'x/v1', kind: 'X', spec: { anything: [1, { a: 2 }] } };
+  const out = prune(input, open);
+  t.equal(out.value, input);
+  t.same(out.unknownFields, []);
+  t.end();
+});
