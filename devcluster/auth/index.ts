@@ -59,7 +59,10 @@ export interface ClusterCertificates {
 
 /** What `authenticate` needs from the request and the cluster. */
 export interface AuthenticationInput {
-  /** Peer certificate of the TLS connection, if any (node's tls.PeerCertificate subject fields). */
+  /**
+   * Peer certificate of the TLS connection, only when the TLS layer verified it against the
+   * cluster CA (`socket.authorized`): subject CN, and O as a list (node gives a string for one O).
+   */
   clientCertificate?: { commonName: string; organizations: string[] } | undefined;
   authorizationHeader?: string | undefined;
   /**
