@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
+import { KubeConfig, VersionApi } from '@kubernetes/client-node';
 import t from 'tap';
 import type { ClusterCertificates } from '../../devcluster/auth/index.js';
 import { createClusterCertificates } from '../../devcluster/auth/index.js';
@@ -34,7 +35,9 @@ async function startServer(
       const peer = socket.getPeerCertificate();
       const subject = socket.authorized ? { CN: peer.subject.CN, O: peer.subject.O } : null;
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ major: '1', minor: '33', gitVersion: 'v1.33.0', subject }));
+      // The build-metadata suffix tells typed clients (which drop unknown fields) who connected.
+      const gitVersion = subject === null ? 'v1.33.0' : `v1.33.0+${subject.CN}`;
+      res.end(JSON.stringify({ major: '1', minor: '33', gitVersion, subject }));
     },
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -92,6 +95,34 @@ void t.test('cluster certificates', async (t) => {
         ca: certs.caCertPem,
       });
       t.equal(JSON.parse(body).subject, null, 'no client certificate, no subject');
+    },
+  );
+
+  await t.test(
+    'cluster certificates - @kubernetes/client-node connects with the admin certificate',
+    async (t) => {
+      const kubeConfig = new KubeConfig();
+      const base64 = (pem: string) => Buffer.from(pem).toString('base64');
+      kubeConfig.loadFromOptions({
+        clusters: [
+          {
+            name: 'dev',
+            server: `https://localhost:${server.port}`,
+            caData: base64(certs.caCertPem),
+          },
+        ],
+        users: [
+          {
+            name: 'admin',
+            certData: base64(certs.adminCertPem),
+            keyData: base64(certs.adminKeyPem),
+          },
+        ],
+        contexts: [{ name: 'dev', cluster: 'dev', user: 'admin' }],
+        currentContext: 'dev',
+      });
+      const version = await kubeConfig.makeApiClient(VersionApi).getCode();
+      t.equal(version.gitVersion, 'v1.33.0+admin');
     },
   );
 
