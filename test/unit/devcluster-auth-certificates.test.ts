@@ -36,7 +36,7 @@ async function startServer(
       const subject = socket.authorized ? { CN: peer.subject.CN, O: peer.subject.O } : null;
       res.setHeader('content-type', 'application/json');
       // The build-metadata suffix tells typed clients (which drop unknown fields) who connected.
-      const gitVersion = subject === null ? 'v1.33.0' : `v1.33.0+${subject.CN}`;
+      const gitVersion = subject === null ? 'v1.33.0' : `v1.33.0+${String(subject.CN)}`;
       res.end(JSON.stringify({ major: '1', minor: '33', gitVersion, subject }));
     },
   );
