@@ -3,6 +3,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import t from 'tap';
 import {
   createServiceAccountSigningKey,
+  InvalidSigningKeyError,
   issueServiceAccountToken,
   serviceAccountIssuer,
   UnsupportedSigningKeyError,
@@ -209,3 +210,13 @@ void t.test('service account token - unsupported key types are a typed error', (
   );
   t.end();
 });
+
+void t.test(
+  'service account token - an unreadable signing key is a typed error keeping the cause',
+  (t) => {
+    const error = t.throws(() => issueServiceAccountToken('not a pem', account, 600, issuedAt));
+    t.type(error, InvalidSigningKeyError);
+    t.ok(error instanceof Error && error.cause !== undefined, 'cause kept');
+    t.end();
+  },
+);
