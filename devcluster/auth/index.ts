@@ -1,6 +1,12 @@
 // Public surface of the auth room: who is calling (certificates, tokens, impersonation) and
 // what they may do (RBAC, as kube-apiserver's RBAC authorizer decides it).
-// CONTRACT (owned by the auth helper; bodies are filled in on its branch).
+// The types below are the contract; the functions live in the files named by the exports.
+//
+// Per request the API layer calls `authenticate` (401/403/500 answers come ready-made), then
+// `authorize` with the effective user; on a denial it answers `forbiddenStatus(attributes,
+// decision)`. The RBAC objects are read through an `RbacSource` at every call, so changes apply
+// at once; ClusterRoles with an aggregationRule get their rules from `aggregatedRules` (the
+// aggregation controller's job, to run on every ClusterRole change).
 import type { JsonObject } from '../json.js';
 
 /** An authenticated identity (user.Info). */
@@ -27,10 +33,16 @@ export interface RequestAttributes {
   path: string;
 }
 
+/** An authorization decision (authorizer.Decision with its reason). */
 export interface Decision {
   allowed: boolean;
   /** Why, in RBAC's words (which binding allowed it), or "" when denied. */
   reason: string;
+  /**
+   * When denied: RBAC's resolution errors (e.g. `RBAC: clusterrole.rbac.authorization.k8s.io "x"
+   * not found`), which kube appends to the Forbidden message; absent when there were none.
+   */
+  evaluationError?: string;
 }
 
 /** Read access to the RBAC objects as currently stored (plain Kubernetes JSON). */
@@ -40,35 +52,6 @@ export interface RbacSource {
   clusterRoles(): readonly JsonObject[];
   clusterRoleBindings(): readonly JsonObject[];
 }
-
-/** RBAC decision; members of system:masters are always allowed. */
-export declare function authorize(attributes: RequestAttributes, rbac: RbacSource): Decision;
-
-/**
- * The Forbidden message kube-apiserver writes, e.g. `User "system:serviceaccount:ns:sa" cannot
- * create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope`.
- */
-export declare function forbiddenMessage(attributes: RequestAttributes): string;
-
-/** SelfSubjectRulesReview status for a user in a namespace. */
-export declare function rulesReview(
-  user: UserInfo,
-  namespace: string,
-  rbac: RbacSource,
-): {
-  resourceRules: JsonObject[];
-  nonResourceRules: JsonObject[];
-  incomplete: boolean;
-  evaluationError?: string;
-};
-
-/** The rules each ClusterRole with an aggregationRule should hold (name → rules), as the aggregation controller computes them. */
-export declare function aggregatedRules(
-  clusterRoles: readonly JsonObject[],
-): Map<string, JsonObject[]>;
-
-/** Default RBAC objects of a fresh cluster (cluster-admin, admin/edit/view, system:* roles and bindings). */
-export declare function bootstrapRbac(): JsonObject[];
 
 /** PEM material for the server and its admin client. */
 export interface ClusterCertificates {
@@ -80,28 +63,23 @@ export interface ClusterCertificates {
   adminKeyPem: string;
 }
 
-/** A fresh CA, a serving certificate for `hosts` (DNS names and IPs) and an admin client certificate (CN=admin, O=system:masters). */
-export declare function createClusterCertificates(
-  hosts: readonly string[],
-): Promise<ClusterCertificates>;
-
-/** Issues a ServiceAccount token (TokenRequest), verifiable by `authenticate`. */
-export declare function issueServiceAccountToken(
-  signingKeyPem: string,
-  serviceAccount: { namespace: string; name: string; uid: string },
-  expirationSeconds: number,
-  now: Date,
-): { token: string; expirationTimestamp: string };
-
 /** What `authenticate` needs from the request and the cluster. */
 export interface AuthenticationInput {
-  /** Peer certificate of the TLS connection, if any (node's tls.PeerCertificate subject fields). */
+  /**
+   * Peer certificate of the TLS connection, only when the TLS layer verified it against the
+   * cluster CA (`socket.authorized`): subject CN, and O as a list (node gives a string for one O).
+   */
   clientCertificate?: { commonName: string; organizations: string[] } | undefined;
   authorizationHeader?: string | undefined;
-  /** Impersonate-User, Impersonate-Group (repeated), Impersonate-Uid, Impersonate-Extra-* headers. */
+  /**
+   * Impersonate-User, Impersonate-Group (repeated), Impersonate-Uid, Impersonate-Extra-* headers
+   * (any letter case). Pass node's `req.headersDistinct`: with `req.headers`, repeated values arrive
+   * joined by ", " and are split back on it.
+   */
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** What `authenticate` needs from the cluster: keys, tokens, ServiceAccounts, RBAC and the clock. */
 export interface AuthenticationContext {
   signingKeyPem: string;
   /** Static bearer tokens (admin kubeconfig may use one). */
@@ -115,10 +93,22 @@ export interface AuthenticationContext {
 /** Outcome of authentication + impersonation: the effective user, or an HTTP error to answer with. */
 export type AuthenticationResult =
   | { ok: true; user: UserInfo; impersonatedBy?: UserInfo }
-  | { ok: false; code: 401 | 403; reason: 'Unauthorized' | 'Forbidden'; message: string };
+  | { ok: false; code: 401 | 403; reason: 'Unauthorized' | 'Forbidden'; message: string }
+  /** Impersonation headers without Impersonate-User: kube answers 500 too. */
+  | { ok: false; code: 500; reason: 'InternalError'; message: string };
 
-/** Authenticates a request (client cert, static or ServiceAccount bearer token; anonymous is refused) and applies impersonation headers after authorizing the `impersonate` verb. */
-export declare function authenticate(
-  input: AuthenticationInput,
-  context: AuthenticationContext,
-): AuthenticationResult;
+export { authenticate } from './authentication.js';
+export { aggregatedRules } from './aggregation.js';
+export { bootstrapRbac } from './bootstrap-policy.js';
+export { createClusterCertificates } from './certificates.js';
+export { forbiddenMessage, forbiddenStatus, forbiddenStatusMessage } from './forbidden.js';
+export { authorize, rulesReview } from './rbac-authorizer.js';
+export {
+  createServiceAccountSigningKey,
+  InvalidSigningKeyError,
+  issueServiceAccountToken,
+  serviceAccountIssuer,
+  UnsupportedSigningKeyError,
+  verifyServiceAccountToken,
+} from './service-account-token.js';
+export type { TokenRejection, TokenVerification } from './service-account-token.js';
