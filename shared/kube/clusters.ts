@@ -1,0 +1,92 @@
+// Which clusters a process serves, from kubeconfig files. One pool of function replicas can
+// serve a fleet: every context of a kubeconfig file, or every file of a directory, is a
+// cluster, named by its context (file: by its name without extension).
+import { readdirSync, statSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+
+/** One cluster and how to reach it. */
+export interface ClusterAccess {
+  /** The cluster id carried by every message and metric. */
+  id: string;
+  /** A kubeconfig whose current context is this cluster. */
+  kubeConfig: KubeConfig;
+}
+
+/** A kubeconfig cannot be used; says which file and why. */
+export class KubeconfigError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'KubeconfigError';
+  }
+}
+
+function load(file: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  try {
+    kubeConfig.loadFromFile(file);
+  } catch (error) {
+    throw new KubeconfigError(`cannot read kubeconfig ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return kubeConfig;
+}
+
+function withContext(file: string, context: string): KubeConfig {
+  const kubeConfig = load(file);
+  if (!kubeConfig.getContexts().some((c) => c.name === context)) {
+    const known =
+      kubeConfig
+        .getContexts()
+        .map((c) => c.name)
+        .join(', ') || 'none';
+    throw new KubeconfigError(
+      `kubeconfig ${file} has no context "${context}" (contexts: ${known})`,
+    );
+  }
+  kubeConfig.setCurrentContext(context);
+  return kubeConfig;
+}
+
+/**
+ * The clusters to serve. `path` is a kubeconfig file (every context, or only `context`) or a
+ * directory of kubeconfig files (each file's current context, named after the file); absent,
+ * the in-cluster service account (named `clusterId`, default "in-cluster").
+ */
+export function loadClusters(options: {
+  path?: string | undefined;
+  context?: string | undefined;
+  clusterId?: string | undefined;
+}): ClusterAccess[] {
+  const { path, context, clusterId } = options;
+  if (path === undefined) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromCluster();
+    return [{ id: clusterId ?? 'in-cluster', kubeConfig }];
+  }
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch (error) {
+    throw new KubeconfigError(`kubeconfig ${path} does not exist`, { cause: error });
+  }
+  if (isDirectory) {
+    const files = readdirSync(path)
+      .filter((f) => !f.startsWith('.') && statSync(join(path, f)).isFile())
+      .sort();
+    if (files.length === 0)
+      throw new KubeconfigError(`kubeconfig directory ${path} holds no files`);
+    return files.map((f) => ({ id: basename(f, extname(f)), kubeConfig: load(join(path, f)) }));
+  }
+  if (context !== undefined)
+    return [{ id: clusterId ?? context, kubeConfig: withContext(path, context) }];
+  const contexts = load(path).getContexts();
+  if (contexts.length === 0) throw new KubeconfigError(`kubeconfig ${path} has no contexts`);
+  if (clusterId !== undefined && contexts.length > 1) {
+    throw new KubeconfigError(
+      `--cluster names one cluster, but kubeconfig ${path} has ${contexts.length} contexts; pass --context too`,
+    );
+  }
+  return contexts.map((c) => ({ id: clusterId ?? c.name, kubeConfig: withContext(path, c.name) }));
+}

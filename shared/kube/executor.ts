@@ -1,0 +1,145 @@
+// The executor: performs a function's intended writes, leader-safe and idempotent.
+// - update/updateStatus carry the resourceVersion they were decided on; 409 Conflict becomes
+//   StaleDecisionError ("re-read and decide again"), never a retry of the same body.
+// - create uses a deterministic name; AlreadyExists is success once the existing object is
+//   shown to be ours (same owner), so a repeated create after a crash is harmless.
+// - apply is server-side apply with the function's field manager.
+// - delete of an object already gone is success; preconditions guard against deleting a
+//   newer incarnation.
+import { StaleDecisionError } from '../runtime/function-host.js';
+import type { KubeClient, KubeObject, ObjectRef, PatchType } from './client.js';
+import { isAlreadyExists, isConflict } from './errors.js';
+
+/** One intended write. */
+export type Write =
+  | { op: 'create'; object: KubeObject }
+  | { op: 'update'; object: KubeObject }
+  | { op: 'updateStatus'; object: KubeObject }
+  | { op: 'apply'; object: KubeObject; force?: boolean }
+  | {
+      op: 'patch';
+      ref: ObjectRef;
+      type: Exclude<PatchType, 'apply'>;
+      patch: unknown;
+      subresource?: string;
+    }
+  | {
+      op: 'delete';
+      ref: ObjectRef;
+      preconditions?: { uid?: string; resourceVersion?: string };
+      propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+    };
+
+/** A create found an object of that name that belongs to someone else. */
+export class OwnershipConflictError extends Error {
+  /** A person must resolve this (rename or remove the other object); retrying cannot help. */
+  readonly retryable = false;
+  constructor(
+    readonly ref: ObjectRef,
+    readonly reason: string,
+  ) {
+    super(
+      `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name ?? ''} exists and is not ours: ${reason}`,
+    );
+    this.name = 'OwnershipConflictError';
+  }
+}
+
+/**
+ * Whether `existing` belongs to the same owner as `intended`: the same controller owner
+ * reference, or the same olm.owner/olm.owner.namespace/olm.owner.kind labels. Objects without
+ * any owner marking are ours only if `intended` has none either.
+ */
+export function sameOwner(intended: KubeObject, existing: KubeObject): string | undefined {
+  const ownerLabels = ['olm.owner', 'olm.owner.namespace', 'olm.owner.kind'];
+  const wantLabels = ownerLabels.map((l) => intended.metadata.labels?.[l]);
+  const haveLabels = ownerLabels.map((l) => existing.metadata.labels?.[l]);
+  const wantRefs = (intended.metadata.ownerReferences ?? []).map((r) => r.uid);
+  const haveRefs = new Set((existing.metadata.ownerReferences ?? []).map((r) => r.uid));
+  if (wantLabels.some((v) => v !== undefined) && wantLabels.some((v, i) => v !== haveLabels[i])) {
+    return `owner labels ${JSON.stringify(haveLabels)} differ from ${JSON.stringify(wantLabels)}`;
+  }
+  if (wantRefs.length > 0 && !wantRefs.some((uid) => haveRefs.has(uid))) {
+    return `owner references ${JSON.stringify([...haveRefs])} do not include ${JSON.stringify(wantRefs)}`;
+  }
+  return undefined;
+}
+
+function refOf(object: KubeObject): ObjectRef {
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace,
+    name: object.metadata.name,
+  };
+}
+
+/** Performs `writes` in order through `client`, as field manager `fieldManager`. */
+export async function executeWrites(
+  client: KubeClient,
+  writes: readonly Write[],
+  fieldManager: string,
+): Promise<void> {
+  for (const write of writes) {
+    try {
+      await executeOne(client, write, fieldManager);
+    } catch (error) {
+      if (isConflict(error)) {
+        throw new StaleDecisionError(`${write.op} of ${describe(write)}: ${error.message}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+function describe(write: Write): string {
+  const ref = 'object' in write ? refOf(write.object) : write.ref;
+  return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name ?? ''}`;
+}
+
+async function executeOne(client: KubeClient, write: Write, fieldManager: string): Promise<void> {
+  switch (write.op) {
+    case 'create':
+      try {
+        await client.create(write.object, { fieldManager });
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+        const existing = await client.get(refOf(write.object));
+        if (existing === undefined)
+          throw new StaleDecisionError(`create of ${describe(write)}: it vanished`, {
+            cause: error,
+          });
+        const problem = sameOwner(write.object, existing);
+        if (problem !== undefined) throw new OwnershipConflictError(refOf(write.object), problem);
+      }
+      return;
+    case 'update':
+      await client.update(write.object, { fieldManager });
+      return;
+    case 'updateStatus':
+      await client.updateStatus(write.object, { fieldManager });
+      return;
+    case 'apply':
+      await client.patch(refOf(write.object), 'apply', write.object, {
+        fieldManager,
+        force: write.force ?? false,
+      });
+      return;
+    case 'patch':
+      await client.patch(write.ref, write.type, write.patch, {
+        fieldManager,
+        ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
+      });
+      return;
+    case 'delete':
+      await client.delete(write.ref, {
+        ...(write.preconditions === undefined ? {} : { preconditions: write.preconditions }),
+        ...(write.propagationPolicy === undefined
+          ? {}
+          : { propagationPolicy: write.propagationPolicy }),
+      });
+      return;
+  }
+}
