@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import { webcrypto } from 'node:crypto';
 // Must precede @peculiar/x509: its dependency tsyringe checks for the Reflect metadata API on load.
-import './reflect-metadata-shim.js';
+import 'reflect-metadata'; // @peculiar/x509's dependency injection needs the Reflect metadata API
 import * as x509 from '@peculiar/x509';
 import type { ClusterCertificates } from './index.js';
 
