@@ -27,7 +27,10 @@ export interface MergeRules {
   lists: ReadonlyMap<string, ListRule>;
   /** Maps replaced and owned whole by server-side apply (structType / x-kubernetes-map-type atomic), e.g. "spec.selector". */
   atomicMaps?: ReadonlySet<string>;
-  /** Structs every object of the kind has even when empty (Go non-pointer structs): an Update never records them as added. */
+  /**
+   * Fields every object of the kind has even when empty (Go non-pointer structs, lists without
+   * omitempty), e.g. "spec": an Update never records them as added (no "." entry), as on a real cluster.
+   */
   structs?: ReadonlySet<string>;
 }
 

@@ -104,6 +104,7 @@ function podSpecAtomicMaps(spec: string): string[] {
 interface KindRules {
   lists: RuleTable;
   atomicMaps?: string[];
+  /** Fields a Go object of the kind always serializes (non-pointer structs, lists without omitempty). */
   structs?: string[];
 }
 
@@ -134,7 +135,7 @@ const BUILTIN: Record<string, KindRules> = {
   '/Pod': {
     lists: { ...podSpecLists('spec'), 'status.conditions': byType() },
     atomicMaps: podSpecAtomicMaps('spec'),
-    structs: ['spec', 'status'],
+    structs: ['spec', 'status', 'spec.containers'],
   },
   'apps/Deployment': workloadRules(true),
   'apps/ReplicaSet': workloadRules(true),

@@ -55,7 +55,8 @@ function mergeMap(
     }
     const retained = new Set(retainKeys);
     for (const key of Object.keys(patch)) {
-      if (!key.startsWith('$') && !retained.has(key)) {
+      // Nulls delete, so kubectl may send them for keys the retain list drops.
+      if (!key.startsWith('$') && patch[key] !== null && !retained.has(key)) {
         throw new PatchError("patch content doesn't match retainKeys list", 'Invalid');
       }
     }
