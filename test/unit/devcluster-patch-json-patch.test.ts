@@ -99,13 +99,13 @@ const rfcExamples: { name: string; doc: JsonValue; patch: JsonValue; expected: J
 ];
 
 for (const c of rfcExamples) {
-  t.test(`json patch - ${c.name}`, (t) => {
+  void t.test(`json patch - ${c.name}`, (t) => {
     t.same(applyJsonPatch(c.doc, c.patch), c.expected);
     t.end();
   });
 }
 
-t.test('json patch - the target is left untouched', (t) => {
+void t.test('json patch - the target is left untouched', (t) => {
   const doc = { foo: ['bar'] };
   applyJsonPatch(doc, [{ op: 'add', path: '/foo/0', value: 'x' }]);
   t.same(doc, { foo: ['bar'] });
@@ -161,7 +161,7 @@ const failures: { name: string; doc: JsonValue; patch: JsonValue; detail: string
 ];
 
 for (const c of failures) {
-  t.test(`json patch - ${c.name}`, (t) => {
+  void t.test(`json patch - ${c.name}`, (t) => {
     try {
       applyJsonPatch(c.doc, c.patch);
       t.fail('patch applied');
@@ -176,7 +176,7 @@ for (const c of failures) {
   });
 }
 
-t.test('json patch - a patch that is not a list is a bad request', (t) => {
+void t.test('json patch - a patch that is not a list is a bad request', (t) => {
   t.throws(() => applyJsonPatch({}, { op: 'add' }), {
     name: 'PatchError',
     reason: 'BadRequest',

@@ -26,13 +26,13 @@ const rows: [JsonValue, JsonValue, JsonValue][] = [
 ];
 
 rows.forEach(([target, patch, expected], i) => {
-  t.test(`merge patch - RFC 7386 example ${i + 1}: ${JSON.stringify(patch)}`, (t) => {
+  void t.test(`merge patch - RFC 7386 example ${i + 1}: ${JSON.stringify(patch)}`, (t) => {
     t.same(applyMergePatch(target, patch), expected);
     t.end();
   });
 });
 
-t.test('merge patch - the target is left untouched', (t) => {
+void t.test('merge patch - the target is left untouched', (t) => {
   const target = { a: { b: 1 } };
   applyMergePatch(target, { a: { b: null, c: 2 } });
   t.same(target, { a: { b: 1 } });

@@ -1,5 +1,6 @@
 import t from 'tap';
 import type { JsonObject } from '../../devcluster/json.js';
+import type { PatchError } from '../../devcluster/patch/index.js';
 import {
   PatchError,
   applyStrategicMergePatch,
@@ -173,13 +174,13 @@ const cases: Case[] = [
 ];
 
 for (const c of cases) {
-  t.test(`strategic merge patch - ${c.name}`, (t) => {
+  void t.test(`strategic merge patch - ${c.name}`, (t) => {
     t.strictSame(applyStrategicMergePatch(c.target, c.patch, podRules), c.expected);
     t.end();
   });
 }
 
-t.test('strategic merge patch - the target is left untouched', (t) => {
+void t.test('strategic merge patch - the target is left untouched', (t) => {
   const target = { metadata: { labels: { a: '1' } } };
   applyStrategicMergePatch(target, { metadata: { labels: { a: null } } }, podRules);
   t.strictSame(target, { metadata: { labels: { a: '1' } } });
@@ -215,7 +216,7 @@ const errors: { name: string; patch: JsonObject; reason: PatchError['reason']; m
   ];
 
 for (const c of errors) {
-  t.test(`strategic merge patch - ${c.name}`, (t) => {
+  void t.test(`strategic merge patch - ${c.name}`, (t) => {
     t.throws(() => applyStrategicMergePatch({ spec: {} }, c.patch, podRules), {
       name: 'PatchError',
       reason: c.reason,
@@ -297,7 +298,7 @@ const kubectlPatch: JsonObject = {
   },
 };
 
-t.test(
+void t.test(
   'strategic merge patch - kubectl three-way patch updates the changed container fields',
   (t) => {
     const out = applyStrategicMergePatch(storedDeployment(), kubectlPatch, deploymentRules) as {
@@ -310,7 +311,7 @@ t.test(
   },
 );
 
-t.test(
+void t.test(
   'strategic merge patch - kubectl three-way patch orders containers as the manifest does',
   (t) => {
     const out = applyStrategicMergePatch(storedDeployment(), kubectlPatch, deploymentRules) as {
@@ -324,7 +325,7 @@ t.test(
   },
 );
 
-t.test(
+void t.test(
   'strategic merge patch - kubectl three-way patch merges env, ports and volume mounts by key',
   (t) => {
     const out = applyStrategicMergePatch(storedDeployment(), kubectlPatch, deploymentRules) as {
@@ -344,7 +345,7 @@ t.test(
   },
 );
 
-t.test('strategic merge patch - kubectl three-way patch swaps volumes by name', (t) => {
+void t.test('strategic merge patch - kubectl three-way patch swaps volumes by name', (t) => {
   const out = applyStrategicMergePatch(storedDeployment(), kubectlPatch, deploymentRules) as {
     spec: { template: { spec: { volumes: JsonObject[] } } };
   };
@@ -355,7 +356,7 @@ t.test('strategic merge patch - kubectl three-way patch swaps volumes by name', 
   t.end();
 });
 
-t.test('strategic merge patch - kubectl scale patch changes replicas only', (t) => {
+void t.test('strategic merge patch - kubectl scale patch changes replicas only', (t) => {
   const before = storedDeployment();
   const out = applyStrategicMergePatch(before, { spec: { replicas: 3 } }, deploymentRules);
   t.strictSame(out, { ...before, spec: { ...(before.spec as JsonObject), replicas: 3 } });
