@@ -1,11 +1,7 @@
 import t from 'tap';
 import type { JsonObject } from '../../devcluster/json.js';
 import type { PatchError } from '../../devcluster/patch/index.js';
-import {
-  PatchError,
-  applyStrategicMergePatch,
-  builtinMergeRules,
-} from '../../devcluster/patch/index.js';
+import { applyStrategicMergePatch, builtinMergeRules } from '../../devcluster/patch/index.js';
 
 const deploymentRules = builtinMergeRules('apps', 'Deployment');
 const podRules = builtinMergeRules('', 'Pod');
