@@ -126,6 +126,7 @@ function workloadRules(selectorAtomic: boolean): KindRules {
       'spec.template',
       'spec.template.metadata',
       'spec.template.spec',
+      'spec.template.spec.containers',
       'spec.strategy',
     ],
   };
