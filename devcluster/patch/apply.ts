@@ -161,6 +161,48 @@ function withManagedFields(object: JsonObject, entries: readonly ManagerEntry[])
   return out;
 }
 
+/**
+ * An applied configuration without its null fields: kube-apiserver decodes them to unset Go
+ * fields, so `creationTimestamp: null` from `kubectl create --dry-run -o yaml` sets nothing.
+ */
+function withoutNullFields<T extends JsonValue>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => withoutNullFields(item)) as T;
+  if (!isJsonObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value))
+    if (child !== null) out[key] = withoutNullFields(child);
+  return out as T;
+}
+
+// Metadata the API server maintains; an apply never changes it on a stored object.
+const SYSTEM_METADATA = [
+  'uid',
+  'resourceVersion',
+  'creationTimestamp',
+  'generation',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'selfLink',
+];
+
+function keepSystemMetadata(merged: JsonObject, live: JsonObject): JsonObject {
+  const liveMetadata = metadataOf(live);
+  const metadata: JsonObject = { ...metadataOf(merged) };
+  let changed = false;
+  for (const field of SYSTEM_METADATA) {
+    const kept = liveMetadata[field];
+    if (
+      jsonEqual(metadata[field], kept) ||
+      (kept === undefined && Object.keys(liveMetadata).length === 0)
+    )
+      continue;
+    if (kept === undefined) delete metadata[field];
+    else metadata[field] = kept;
+    changed = true;
+  }
+  return changed ? { ...merged, metadata } : merged;
+}
+
 function entryFor(
   options: Omit<ApplyOptions, 'force'>,
   operation: Operation,
@@ -199,7 +241,7 @@ export function serverSideApply(
     throw new PatchError('metadata.managedFields must be nil', 'BadRequest');
   }
   const { rules, resetFields } = options;
-  const config = ownedView(applied, resetFields);
+  const config = withoutNullFields(ownedView(applied, resetFields));
   const liveView = ownedView(live ?? {}, undefined);
   const entries = decodeEntries(metadataOf(live).managedFields);
   const self = identity({ ...options, operation: 'Apply' });
@@ -207,7 +249,7 @@ export function serverSideApply(
   const others = entries.filter((e) => identity(e) !== self);
   const appliedFields = ownable(fieldSetOf(config, rules, true), resetFields);
 
-  const merged = mergeApplied(liveView, config, rules);
+  const merged = keepSystemMetadata(mergeApplied(liveView, config, rules), liveView);
   const changes = compareObjects(liveView, merged, rules);
   const changed = changes.modified.union(changes.added);
   const conflicts: ApplyConflict[] = [];

@@ -551,3 +551,26 @@ void t.test('managed fields - an empty managedFields list in the update clears o
   t.equal(at(cleared, 'metadata', 'managedFields'), undefined);
   t.end();
 });
+
+void t.test('server-side apply - null fields in the manifest set nothing', (t) => {
+  const stored = serverSideApply(undefined, deployment(), options('kubectl', T1));
+  (stored.metadata as JsonObject).creationTimestamp = T1;
+  const manifest = deployment();
+  (manifest.metadata as JsonObject).creationTimestamp = null;
+  (manifest.spec as JsonObject).paused = null;
+  const again = serverSideApply(stored, manifest, options('kubectl', T2));
+  t.strictSame(again, stored);
+  t.end();
+});
+
+void t.test('server-side apply - system metadata of the stored object is kept', (t) => {
+  const stored = serverSideApply(undefined, deployment(), options('kubectl', T1));
+  (stored.metadata as JsonObject).uid = 'u-1';
+  const manifest = deployment();
+  (manifest.metadata as JsonObject).uid = 'u-2';
+  (manifest.metadata as JsonObject).generation = 7;
+  const again = serverSideApply(stored, manifest, options('kubectl', T2));
+  t.equal(at(again, 'metadata', 'uid'), 'u-1');
+  t.equal(at(again, 'metadata', 'generation'), undefined);
+  t.end();
+});
