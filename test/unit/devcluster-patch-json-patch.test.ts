@@ -82,6 +82,12 @@ const rfcExamples: { name: string; doc: JsonValue; patch: JsonValue; expected: J
     expected: { foo: ['bar', ['abc', 'def']] },
   },
   {
+    name: 'testing a missing key against null passes',
+    doc: { spec: {} },
+    patch: [{ op: 'test', path: '/spec/paused', value: null }],
+    expected: { spec: {} },
+  },
+  {
     name: 'copy duplicates a value without aliasing it',
     doc: { a: { b: 1 } },
     patch: [
@@ -151,6 +157,12 @@ const failures: { name: string; doc: JsonValue; patch: JsonValue; detail: string
     patch: [{ op: 'add', path: '/foo/5', value: 2 }],
     detail:
       "error in add for path: '/foo/5': Unable to access invalid index: 5: invalid index referenced",
+  },
+  {
+    name: 'testing a missing key against a value fails',
+    doc: { spec: {} },
+    patch: [{ op: 'test', path: '/spec/paused', value: true }],
+    detail: 'testing value /spec/paused failed: test failed',
   },
   {
     name: 'an unknown op is rejected',

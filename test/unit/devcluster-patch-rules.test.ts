@@ -65,6 +65,11 @@ const builtin: { kind: [string, string]; path: string; expected: ListRule }[] = 
     path: 'spec.template.spec.containers',
     expected: { type: 'map', keys: ['name'] },
   },
+  {
+    kind: ['batch', 'CronJob'],
+    path: 'spec.jobTemplate.spec.template.spec.containers',
+    expected: { type: 'map', keys: ['name'] },
+  },
   { kind: ['', 'Pod'], path: 'spec.containers[].env', expected: { type: 'map', keys: ['name'] } },
   { kind: ['', 'Pod'], path: 'status.conditions', expected: { type: 'map', keys: ['type'] } },
   { kind: ['', 'Pod'], path: 'metadata.finalizers', expected: { type: 'set' } },

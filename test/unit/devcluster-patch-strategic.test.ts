@@ -122,6 +122,23 @@ const cases: Case[] = [
     expected: { spec: { strategy: { type: 'Recreate' } } },
   },
   {
+    name: '$retainKeys in a list item switches a volume source',
+    target: { spec: { volumes: [{ name: 'v', emptyDir: {} }] } },
+    patch: {
+      spec: {
+        volumes: [
+          {
+            $retainKeys: ['configMap', 'name'],
+            name: 'v',
+            configMap: { name: 'cm' },
+            emptyDir: null,
+          },
+        ],
+      },
+    },
+    expected: { spec: { volumes: [{ name: 'v', configMap: { name: 'cm' } }] } },
+  },
+  {
     name: '$setElementOrder orders merged items',
     target: { spec: { containers: [{ name: 'a' }, { name: 'b' }] } },
     patch: {
