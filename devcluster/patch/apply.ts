@@ -299,15 +299,13 @@ export function recordUpdate(
   options: Omit<ApplyOptions, 'force'>,
 ): JsonObject {
   const { rules, resetFields } = options;
-  const stored = metadataOf(before).managedFields;
+  // As kube-apiserver: `managedFields: [{}]` resets ownership, other managedFields a writer
+  // sends replace the stored ones, and a write without (or with empty) managedFields keeps them.
   const sent = metadataOf(after).managedFields;
-  // A writer that sends managedFields different from the stored ones replaces them; an empty
-  // list clears field ownership altogether.
-  const base = sent !== undefined && !jsonEqual(sent, stored) ? sent : stored;
-  if (Array.isArray(sent) && sent.length === 0 && !jsonEqual(sent, stored)) {
-    return withManagedFields(after, []);
-  }
-  const entries = decodeEntries(base);
+  const reset = Array.isArray(sent) && sent.length === 1 && jsonEqual(sent[0], {});
+  const sentEntries = reset ? [] : decodeEntries(sent);
+  const entries =
+    reset || sentEntries.length > 0 ? sentEntries : decodeEntries(metadataOf(before).managedFields);
   const changes = compareObjects(
     ownedView(before ?? {}, resetFields),
     ownedView(after, resetFields),

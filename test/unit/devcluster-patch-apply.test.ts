@@ -541,14 +541,22 @@ void t.test('managed fields - removed fields leave every owner', (t) => {
   t.end();
 });
 
-void t.test('managed fields - an empty managedFields list in the update clears ownership', (t) => {
+void t.test('managed fields - managedFields [{}] in the update clears ownership', (t) => {
   const created = serverSideApply(undefined, deployment({ replicas: 2 }), options('kubectl', T1));
   const cleared = recordUpdate(
     created,
-    { ...created, metadata: { ...(created.metadata as JsonObject), managedFields: [] } },
+    { ...created, metadata: { ...(created.metadata as JsonObject), managedFields: [{}] } },
     options('ctl', T2),
   );
   t.equal(at(cleared, 'metadata', 'managedFields'), undefined);
+  t.end();
+});
+
+void t.test('managed fields - an update without managedFields keeps the stored ones', (t) => {
+  const created = serverSideApply(undefined, deployment({ replicas: 2 }), options('kubectl', T1));
+  const { managedFields: _dropped, ...metadata } = created.metadata as JsonObject;
+  const updated = recordUpdate(created, { ...created, metadata }, options('ctl', T2));
+  t.strictSame(at(updated, 'metadata', 'managedFields'), at(created, 'metadata', 'managedFields'));
   t.end();
 });
 
