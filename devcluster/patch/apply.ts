@@ -161,6 +161,23 @@ function withManagedFields(object: JsonObject, entries: readonly ManagerEntry[])
   return out;
 }
 
+// The applier's field set; malformed lists are reported the way kube-apiserver words them.
+function typedFieldSet(config: JsonObject, rules: MergeRules): FieldSet {
+  try {
+    return fieldSetOf(config, rules, true);
+  } catch (err) {
+    if (!(err instanceof PatchError)) throw err;
+    const apiVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+    const kind = typeof config.kind === 'string' ? config.kind : '';
+    throw new PatchError(
+      `failed to create typed patch object (${group ?? ''}/${version ?? ''}, Kind=${kind}): ${err.message}`,
+      err.reason,
+      { cause: err },
+    );
+  }
+}
+
 /**
  * An applied configuration without its null fields: kube-apiserver decodes them to unset Go
  * fields, so `creationTimestamp: null` from `kubectl create --dry-run -o yaml` sets nothing.
@@ -247,7 +264,7 @@ export function serverSideApply(
   const self = identity({ ...options, operation: 'Apply' });
   const previous = entries.find((e) => identity(e) === self);
   const others = entries.filter((e) => identity(e) !== self);
-  const appliedFields = ownable(fieldSetOf(config, rules, true), resetFields);
+  const appliedFields = ownable(typedFieldSet(config, rules), resetFields);
 
   const merged = keepSystemMetadata(mergeApplied(liveView, config, rules), liveView);
   const changes = compareObjects(liveView, merged, rules);

@@ -1,7 +1,21 @@
 import t from 'tap';
 import type { JsonObject } from '../../devcluster/json.js';
-import type { PatchError } from '../../devcluster/patch/index.js';
-import { applyStrategicMergePatch, builtinMergeRules } from '../../devcluster/patch/index.js';
+import {
+  PatchError,
+  applyStrategicMergePatch,
+  builtinMergeRules,
+} from '../../devcluster/patch/index.js';
+
+// The reason and exact message of the PatchError `fn` throws.
+function patchErrorOf(fn: () => unknown): { reason: string; message: string } | undefined {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof PatchError) return { reason: err.reason, message: err.message };
+    throw err;
+  }
+  return undefined;
+}
 
 const deploymentRules = builtinMergeRules('apps', 'Deployment');
 const podRules = builtinMergeRules('', 'Pod');
@@ -230,11 +244,10 @@ const errors: { name: string; patch: JsonObject; reason: PatchError['reason']; m
 
 for (const c of errors) {
   void t.test(`strategic merge patch - ${c.name}`, (t) => {
-    t.throws(() => applyStrategicMergePatch({ spec: {} }, c.patch, podRules), {
-      name: 'PatchError',
-      reason: c.reason,
-      message: c.message,
-    });
+    t.strictSame(
+      patchErrorOf(() => applyStrategicMergePatch({ spec: {} }, c.patch, podRules)),
+      { reason: c.reason, message: c.message },
+    );
     t.end();
   });
 }
