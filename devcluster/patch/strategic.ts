@@ -63,6 +63,13 @@ function mergeMap(
     for (const key of Object.keys(original)) if (!retained.has(key)) delete original[key];
   }
 
+  // $setElementOrder places server-only items by their position in the stored list.
+  const stored = new Map<string, JsonValue[]>();
+  for (const key of Object.keys(patch)) {
+    const value = key.startsWith(SET_ORDER) ? original[key.slice(SET_ORDER.length)] : undefined;
+    if (Array.isArray(value)) stored.set(key.slice(SET_ORDER.length), [...value]);
+  }
+
   for (const [key, value] of Object.entries(patch)) {
     if (!key.startsWith(DELETE_FROM_PRIMITIVE)) continue;
     const field = key.slice(DELETE_FROM_PRIMITIVE.length);
@@ -96,8 +103,10 @@ function mergeMap(
     const field = key.slice(SET_ORDER.length);
     if (!Array.isArray(order)) throw badRequest('invalid patch format of setElementOrder list');
     const current = original[field];
-    if (Array.isArray(current))
-      original[field] = reorder(current, order, patchListRule(rules, fieldRulePath(path, field)));
+    if (Array.isArray(current)) {
+      const rule = patchListRule(rules, fieldRulePath(path, field));
+      original[field] = reorder(current, order, rule, stored.get(field) ?? []);
+    }
   }
   return original;
 }
@@ -185,42 +194,52 @@ function mergeList(
 }
 
 /**
- * Applies $setElementOrder: items named in `order` take that order; items the order does not
- * name (server-only items) keep their place relative to the ordered items around them.
+ * Applies $setElementOrder: items named in `order` take that order; items it does not name
+ * (server-only items) are slotted in before the first ordered item that came after them in
+ * the stored list. Ordered items the server never had are not compared, so they go first.
  */
-function reorder(list: JsonValue[], order: JsonValue[], rule: ListRule): JsonValue[] {
+function reorder(
+  list: JsonValue[],
+  order: JsonValue[],
+  rule: ListRule,
+  server: readonly JsonValue[],
+): JsonValue[] {
   const keyOf = (item: JsonValue): JsonValue | undefined => {
     if (rule.type !== 'map') return item;
     const mergeKey = rule.keys[0] ?? 'name';
     return isJsonObject(item) ? item[mergeKey] : undefined;
   };
-  const orderKeys = order.map(keyOf);
-  const rank = (item: JsonValue): number => {
+  const indexIn = (items: readonly JsonValue[], item: JsonValue): number => {
     const key = keyOf(item);
-    return key === undefined
-      ? -1
-      : orderKeys.findIndex((k) => k !== undefined && jsonEqual(k, key));
+    return key === undefined ? -1 : items.findIndex((other) => jsonEqual(keyOf(other), key));
   };
-  const positions = new Map(list.map((item, i) => [item, i]));
-  const ordered = list.filter((item) => rank(item) >= 0).sort((a, b) => rank(a) - rank(b));
-  const serverOnly = list.filter((item) => rank(item) < 0);
-  const out = [...ordered];
-  let from = 0;
-  for (const item of serverOnly) {
-    const position = positions.get(item) ?? 0;
-    let at = from;
-    while (at < out.length) {
-      const candidate = out[at];
-      if (
-        candidate !== undefined &&
-        ordered.includes(candidate) &&
-        (positions.get(candidate) ?? -1) > position
-      )
-        break;
-      at++;
+  const ordered = list
+    .filter((item) => indexIn(order, item) >= 0)
+    .sort((a, b) => indexIn(order, a) - indexIn(order, b));
+  const serverOnly = list.filter((item) => indexIn(order, item) < 0);
+  const out: JsonValue[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < ordered.length) {
+    const left = serverOnly[i];
+    const right = ordered[j];
+    if (left === undefined) {
+      if (right !== undefined) out.push(right);
+      j++;
+    } else if (right === undefined) {
+      out.push(left);
+      i++;
+    } else {
+      const l = indexIn(server, left);
+      const r = indexIn(server, right);
+      if (l >= 0 && r >= 0 && l < r) {
+        out.push(left);
+        i++;
+      } else {
+        out.push(right);
+        j++;
+      }
     }
-    out.splice(at, 0, item);
-    from = at + 1;
   }
   return out;
 }

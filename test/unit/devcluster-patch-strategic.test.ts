@@ -181,6 +181,17 @@ const cases: Case[] = [
     expected: { spec: { containers: [{ name: 'injected' }, { name: 'b' }, { name: 'a' }] } },
   },
   {
+    name: '$setElementOrder puts a new item ahead of server-only items it is not compared with',
+    target: { spec: { containers: [{ name: 'x' }, { name: 'a' }] } },
+    patch: {
+      spec: {
+        '$setElementOrder/containers': [{ name: 'n' }, { name: 'a' }],
+        containers: [{ name: 'n' }],
+      },
+    },
+    expected: { spec: { containers: [{ name: 'n' }, { name: 'x' }, { name: 'a' }] } },
+  },
+  {
     name: '$setElementOrder orders a primitive set',
     target: { metadata: { finalizers: ['a', 'b'] } },
     patch: { metadata: { '$setElementOrder/finalizers': ['c', 'b', 'a'], finalizers: ['c'] } },
