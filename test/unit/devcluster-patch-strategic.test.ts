@@ -94,16 +94,24 @@ const cases: Case[] = [
     expected: { spec: { containers: [{ name: 'c', image: 'c:1' }] } },
   },
   {
+    name: 'deletions apply before a whole-list replace and directive items are dropped',
+    target: { spec: { containers: [{ name: 'a' }, { name: 'b' }] } },
+    patch: {
+      spec: { containers: [{ name: 'c' }, { name: 'a', $patch: 'delete' }, { $patch: 'replace' }] },
+    },
+    expected: { spec: { containers: [{ name: 'c' }] } },
+  },
+  {
     name: '$patch: replace in a map replaces the map',
     target: { spec: { nodeSelector: { a: '1', b: '2' } } },
     patch: { spec: { nodeSelector: { $patch: 'replace', c: '3' } } },
     expected: { spec: { nodeSelector: { c: '3' } } },
   },
   {
-    name: '$patch: delete in a map deletes the map',
+    name: '$patch: delete in a map empties the map',
     target: { spec: { nodeSelector: { a: '1' }, hostname: 'h' } },
     patch: { spec: { nodeSelector: { $patch: 'delete' } } },
-    expected: { spec: { hostname: 'h' } },
+    expected: { spec: { nodeSelector: {}, hostname: 'h' } },
   },
   {
     name: 'primitive lists with merge strategy merge as a set',
@@ -231,13 +239,19 @@ const errors: { name: string; patch: JsonObject; reason: PatchError['reason']; m
       name: 'an item without the merge key is a bad request',
       patch: { spec: { containers: [{ image: 'x' }] } },
       reason: 'BadRequest',
-      message: 'map: {"image":"x"} does not contain declared merge key: name',
+      message: 'map: map[image:x] does not contain declared merge key: name',
     },
     {
       name: 'an unknown $patch directive is a bad request',
       patch: { spec: { $patch: 'frobnicate' } },
       reason: 'BadRequest',
-      message: 'Unknown patch type: "frobnicate" in map: {"$patch":"frobnicate"}',
+      message: 'unknown patch type: frobnicate in map: map[$patch:frobnicate]',
+    },
+    {
+      name: 'a list item asking to merge the list is a bad request',
+      patch: { spec: { containers: [{ $patch: 'merge' }] } },
+      reason: 'BadRequest',
+      message: 'merging lists cannot yet be specified in the patch',
     },
     {
       name: 'fields outside $retainKeys are invalid',
