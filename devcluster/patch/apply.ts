@@ -10,9 +10,13 @@ import { compareObjects, fieldSetOf, mergeApplied, removeFields } from './fields
 import type { MergeRules } from './index.js';
 import { cloneJson, compareStrings, jsonEqual } from './values.js';
 
+/** Who writes and how: the field manager, its merge rules and what to record. */
 export interface ApplyOptions {
+  /** Field manager (the fieldManager query parameter, or the client's default). */
   manager: string;
+  /** Take fields from other managers instead of failing with a conflict (force=true). */
   force: boolean;
+  /** Merge rules of the object's kind. */
   rules: MergeRules;
   /** apiVersion recorded in managedFields entries. */
   apiVersion: string;
@@ -57,6 +61,7 @@ const UNOWNED: readonly string[][] = [
   ['f:metadata', 'f:deletionGracePeriodSeconds'],
 ];
 
+// The part of a field set managers can own: without UNOWNED and reset fields.
 function ownable(set: FieldSet, resetFields: readonly string[] | undefined): FieldSet {
   const unowned = new FieldSet();
   for (const path of UNOWNED) unowned.insert(path);
