@@ -95,7 +95,7 @@ function podSpecLists(spec: string): RuleTable {
 }
 
 function podSpecAtomicMaps(spec: string): string[] {
-  const maps = [itemRulePath(`${spec}.imagePullSecrets`)];
+  const maps = [itemRulePath(`${spec}.imagePullSecrets`), `${spec}.nodeSelector`];
   for (const kind of ['containers', 'initContainers', 'ephemeralContainers']) {
     maps.push(...containerAtomicMaps(itemRulePath(`${spec}.${kind}`)));
   }
@@ -158,6 +158,7 @@ const BUILTIN: Record<string, KindRules> = {
       'spec.ipFamilies': atomic(),
       'status.conditions': byType(),
     },
+    atomicMaps: ['spec.selector'],
     structs: ['spec', 'status'],
   },
   '/ServiceAccount': {

@@ -120,10 +120,21 @@ for (const c of builtin) {
   });
 }
 
-void t.test('merge rules - a Deployment selector is an atomic map', (t) => {
-  t.ok(builtinMergeRules('apps', 'Deployment').atomicMaps?.has('spec.selector'));
-  t.end();
-});
+const atomicMaps: [string, string, string][] = [
+  ['apps', 'Deployment', 'spec.selector'],
+  ['apps', 'Deployment', 'spec.template.spec.nodeSelector'],
+  ['apps', 'Deployment', 'spec.template.spec.imagePullSecrets[]'],
+  ['apps', 'Deployment', 'spec.template.spec.containers[].env[].valueFrom.secretKeyRef'],
+  ['', 'Service', 'spec.selector'],
+  ['', 'Pod', 'metadata.ownerReferences[]'],
+];
+
+for (const [group, kind, path] of atomicMaps) {
+  void t.test(`merge rules - ${group || 'core'}/${kind} ${path} is an atomic map`, (t) => {
+    t.ok(builtinMergeRules(group, kind).atomicMaps?.has(path));
+    t.end();
+  });
+}
 
 void t.test('merge rules - an unknown kind still has the metadata lists', (t) => {
   const rules = builtinMergeRules('example.com', 'Thing');
