@@ -593,3 +593,53 @@ void t.test('server-side apply - system metadata of the stored object is kept', 
   t.equal(at(again, 'metadata', 'generation'), undefined);
   t.end();
 });
+
+void t.test('server-side apply - a conflict names the owner subresource', (t) => {
+  const created = serverSideApply(undefined, deployment(), options('kubectl', T1));
+  const status = (replicas: number): JsonObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    status: { replicas },
+  });
+  const owned = serverSideApply(
+    created,
+    status(1),
+    options('controller', T2, { subresource: 'status' }),
+  );
+  const err = conflictOf(() =>
+    serverSideApply(owned, status(2), options('other', T3, { subresource: 'status' })),
+  );
+  t.equal(
+    err.message,
+    'Apply failed with 1 conflict: conflict with "controller" with subresource "status": .status.replicas',
+  );
+  t.end();
+});
+
+void t.test('managed fields - creating a custom resource marks its new spec with "."', (t) => {
+  const crRules = mergeRulesFromSchema({
+    type: 'object',
+    properties: { spec: { type: 'object' } },
+  });
+  const created = recordUpdate(
+    undefined,
+    { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } },
+    { manager: 'kubectl-create', rules: crRules, apiVersion: 'example.com/v1', now: T1 },
+  );
+  t.strictSame(at(entryOf(created, 'kubectl-create') ?? {}, 'fieldsV1'), {
+    'f:spec': { '.': {}, 'f:size': {} },
+  });
+  t.end();
+});
+
+void t.test('managed fields - reset fields are not recorded by an update', (t) => {
+  const created = recordUpdate(undefined, deployment(), options('ctl', T1));
+  const withStatus = recordUpdate(
+    created,
+    { ...created, status: { replicas: 1 } },
+    options('ctl', T2, { resetFields: ['status'] }),
+  );
+  t.strictSame(withStatus, { ...created, status: { replicas: 1 } });
+  t.end();
+});
