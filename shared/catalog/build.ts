@@ -25,6 +25,8 @@ import {
 import type { CatalogObject } from './fbc-text.js';
 import {
   CatalogIndex,
+  channelEdges,
+  derivedPropertyTypes,
   skipRangeOptions,
   type CatalogApi,
   type CatalogBundle,
@@ -33,7 +35,6 @@ import {
   type CatalogDependency,
   type CatalogPackage,
   type CatalogProperty,
-  type UpgradeEdge,
 } from './model.js';
 import { CatalogWarningCode as W, type CatalogWarning } from './problems.js';
 
@@ -55,6 +56,7 @@ interface DraftBundle {
   readonly parsed: semver.SemVer | null;
   readonly image: string;
   readonly properties: CatalogProperty[];
+  readonly derived: CatalogProperty[];
   readonly content: BundleContent;
   readonly csv: CsvSummary | null;
   readonly channels: string[];
@@ -328,6 +330,8 @@ function addBundle(
   const objects: string[] = [];
   let csvMetadata: unknown = undefined;
   const packageProps: z.infer<typeof PackagePropertySchema>[] = [];
+  // Properties the index turns into fields (providedApis, requiredApis, dependencies).
+  const derived: CatalogProperty[] = [];
   for (const property of b.properties ?? []) {
     const schema =
       property.type === 'olm.gvk' || property.type === 'olm.gvk.required'
@@ -357,8 +361,12 @@ function addBundle(
     } else {
       if (property.type === 'olm.package') {
         packageProps.push(property.value as z.infer<typeof PackagePropertySchema>);
+      } else if (derivedPropertyTypes.has(property.type)) {
+        derived.push({ type: property.type, value: property.value });
       }
-      properties.push({ type: property.type, value: property.value });
+      if (!derivedPropertyTypes.has(property.type)) {
+        properties.push({ type: property.type, value: property.value });
+      }
     }
   }
 
@@ -428,6 +436,7 @@ function addBundle(
     parsed: parsedVersion,
     image,
     properties,
+    derived,
     content: { objects, csvMetadata, relatedImages },
     csv,
     channels: [],
@@ -764,16 +773,7 @@ function finishChannel(
     }
   }
 
-  const edges: UpgradeEdge[] = [];
-  const seenEdges = new Set<string>();
-  const addEdge = (from: string, to: string, via: UpgradeEdge['via']): void => {
-    const k = `${from}\u0000${to}`;
-    if (from === to || seenEdges.has(k)) return;
-    seenEdges.add(k);
-    edges.push({ from, to, via });
-  };
-  for (const e of draft.entries) if (e.replaces !== null) addEdge(e.replaces, e.name, 'replaces');
-  for (const e of draft.entries) for (const s of e.skips) addEdge(s, e.name, 'skips');
+  const rangeFroms = new Map<string, readonly string[]>();
   for (const e of draft.entries) {
     if (e.skipRange === null) continue;
     let matches = rangeMatches.get(e.skipRange);
@@ -788,18 +788,19 @@ function finishChannel(
         );
       }
     }
-    for (const from of matches ?? []) addEdge(from, e.name, 'skipRange');
+    if (matches !== null && matches.length > 0) rangeFroms.set(e.name, matches);
   }
 
   const rest = draft.entries
     .filter((e) => !onChain.has(e.name))
     .sort((a, b) => compareVersionsDesc(pkg.bundles.get(a.name), pkg.bundles.get(b.name)));
+  const entries = [...chain, ...rest];
   return {
     package: pkg.name,
     name: draft.name,
     head: head?.name ?? null,
-    entries: [...chain, ...rest],
-    edges,
+    entries,
+    edges: channelEdges(entries, rangeFroms),
     deprecation: draft.deprecation,
   };
 }
@@ -833,7 +834,7 @@ function finishBundle(pkg: DraftPackage, draft: DraftBundle): CatalogBundle {
   const plurals = new Map((csv?.ownedApis ?? []).map((a) => [apiKey(a), a.plural]));
   const required = new Map<string, CatalogApi>();
   const dependencies: CatalogDependency[] = [];
-  for (const p of draft.properties) {
+  for (const p of draft.derived) {
     if (p.type === 'olm.gvk') {
       const v = p.value as { group: string; version: string; kind: string };
       const k = apiKey(v);

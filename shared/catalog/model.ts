@@ -115,7 +115,12 @@ export interface CatalogBundle {
   readonly skips: readonly string[];
   /** The channel entry's skipRange, else the CSV's olm.skipRange annotation. */
   readonly skipRange: string | null;
-  /** Properties except olm.bundle.object and olm.csv.metadata. */
+  /**
+   * Properties other than those turned into fields (olm.package → version; olm.gvk →
+   * providedApis; olm.gvk.required, olm.package.required, olm.constraint → requiredApis and
+   * dependencies) and the manifests (olm.bundle.object, olm.csv.metadata → bundle content).
+   * allBundleProperties() gives the full list back.
+   */
   readonly properties: readonly CatalogProperty[];
   /** APIs the bundle provides (olm.gvk, plus owned CRDs/API services of its CSV). */
   readonly providedApis: readonly CatalogApi[];
@@ -161,16 +166,73 @@ export interface UpgradeCandidate {
   readonly via: UpgradeVia;
 }
 
+/** Property types the index keeps as bundle fields rather than in `properties`. */
+export const derivedPropertyTypes: ReadonlySet<string> = new Set([
+  'olm.package',
+  'olm.gvk',
+  'olm.gvk.required',
+  'olm.package.required',
+  'olm.constraint',
+]);
+
+/** A bundle's properties as a catalog lists them (without manifests), rebuilt from its fields. */
+export function allBundleProperties(bundle: CatalogBundle): CatalogProperty[] {
+  const out: CatalogProperty[] = [
+    { type: 'olm.package', value: { packageName: bundle.package, version: bundle.version } },
+  ];
+  for (const api of bundle.providedApis) {
+    out.push({ type: 'olm.gvk', value: { group: api.group, kind: api.kind, version: api.version } });
+  }
+  for (const d of bundle.dependencies) {
+    if (d.type === 'olm.gvk') {
+      out.push({ type: 'olm.gvk.required', value: { group: d.group, kind: d.kind, version: d.version } });
+    } else if (d.type === 'olm.package') {
+      out.push({
+        type: 'olm.package.required',
+        value: { packageName: d.packageName, versionRange: d.versionRange },
+      });
+    } else out.push({ type: 'olm.constraint', value: d.value });
+  }
+  return [...out, ...bundle.properties];
+}
+
+/**
+ * The upgrade edges of a channel, in a fixed order (replaces, then skips, then skipRange; each
+ * in entry order), one per (from, to), without self-edges. `rangeFroms` maps an entry to the
+ * package's bundles its skipRange contains.
+ */
+export function channelEdges(
+  entries: readonly CatalogChannelEntry[],
+  rangeFroms: ReadonlyMap<string, readonly string[]>,
+): UpgradeEdge[] {
+  // Entries name each bundle once and rangeFroms lists each bundle once, so duplicates can only
+  // come from one entry's own replaces/skips: checking those avoids a set of all edges.
+  const edges: UpgradeEdge[] = [];
+  for (const e of entries) {
+    if (e.replaces !== null && e.replaces !== e.name) {
+      edges.push({ from: e.replaces, to: e.name, via: 'replaces' });
+    }
+  }
+  for (const e of entries) {
+    e.skips.forEach((s, i) => {
+      if (s === e.name || s === e.replaces || e.skips.indexOf(s) !== i) return;
+      edges.push({ from: s, to: e.name, via: 'skips' });
+    });
+  }
+  for (const e of entries) {
+    for (const from of rangeFroms.get(e.name) ?? []) {
+      if (from === e.name || from === e.replaces || e.skips.includes(from)) continue;
+      edges.push({ from, to: e.name, via: 'skipRange' });
+    }
+  }
+  return edges;
+}
+
 const noBundles: readonly CatalogBundle[] = Object.freeze([]);
 const noCandidates: readonly UpgradeCandidate[] = Object.freeze([]);
 
 function key(a: string, b: string): string {
   return `${a}\u0000${b}`;
-}
-
-/** Key of a GVK in provider lookups. */
-function apiKey(group: string, version: string, kind: string): string {
-  return `${group}/${version}/${kind}`;
 }
 
 interface ChannelTables {
@@ -195,7 +257,9 @@ export class CatalogIndex {
   readonly #channels = new Map<string, ChannelTables>();
   readonly #bundles = new Map<string, CatalogBundle>();
   readonly #bundlesByName = new Map<string, CatalogBundle[]>();
-  readonly #providers = new Map<string, CatalogBundle[]>();
+  // Keyed by kind alone (few bundles share a kind): cheaper to build on every load than a
+  // key per group/version/kind, and a lookup filters the handful of candidates.
+  readonly #providersByKind = new Map<string, CatalogBundle[]>();
   readonly #replacers = new Map<
     string,
     { channel: CatalogChannel; entry: CatalogChannelEntry }[]
@@ -227,14 +291,10 @@ export class CatalogIndex {
       const named = this.#bundlesByName.get(b.name);
       if (named === undefined) this.#bundlesByName.set(b.name, [b]);
       else named.push(b);
-      const seen = new Set<string>();
       for (const api of b.providedApis) {
-        const k = apiKey(api.group, api.version, api.kind);
-        if (seen.has(k)) continue;
-        seen.add(k);
-        const list = this.#providers.get(k);
-        if (list === undefined) this.#providers.set(k, [b]);
-        else list.push(b);
+        const list = this.#providersByKind.get(api.kind);
+        if (list === undefined) this.#providersByKind.set(api.kind, [b]);
+        else if (list[list.length - 1] !== b) list.push(b);
       }
     }
   }
@@ -280,7 +340,11 @@ export class CatalogIndex {
 
   /** Bundles that provide group/version/kind, in package then name order. */
   providersOf(group: string, version: string, kind: string): readonly CatalogBundle[] {
-    return this.#providers.get(apiKey(group, version, kind)) ?? noBundles;
+    const candidates = this.#providersByKind.get(kind);
+    if (candidates === undefined) return noBundles;
+    return candidates.filter((b) =>
+      b.providedApis.some((a) => a.kind === kind && a.group === group && a.version === version),
+    );
   }
 
   /** Channel entries (any package) whose replaces names `csvName` (gRPC GetChannelEntriesThatReplace). */
