@@ -437,7 +437,7 @@ function addBundle(
     image,
     properties,
     derived,
-    content: { objects, csvMetadata, relatedImages },
+    content: { objects, csvMetadata: csvMetadata ?? null, relatedImages },
     csv,
     channels: [],
     deprecation: null,

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 export interface BundleContent {
   /** olm.bundle.object data: base64 of one Kubernetes object (JSON or YAML) each. */
   readonly objects: readonly string[];
-  /** The olm.csv.metadata value, when the bundle has one. */
+  /** The olm.csv.metadata value, or null when the bundle has none. */
   readonly csvMetadata: unknown;
   /** relatedImages of the olm.bundle object. */
   readonly relatedImages: readonly { readonly name: string; readonly image: string }[];

@@ -213,7 +213,7 @@ function scanObject(text: string, start: number): { end: number; newlines: numbe
 function parseYaml(text: string, file: string): CatalogObject[] {
   const objects: CatalogObject[] = [];
   for (const doc of parseAllDocuments(text)) {
-    const startLine = lineAt(text, doc.range[0]);
+    const startLine = lineAt(text, doc.contents?.range[0] ?? doc.range[0]);
     const problem = doc.errors[0];
     if (problem !== undefined) {
       const line = problem.linePos?.[0].line ?? startLine;

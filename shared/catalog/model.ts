@@ -181,11 +181,17 @@ export function allBundleProperties(bundle: CatalogBundle): CatalogProperty[] {
     { type: 'olm.package', value: { packageName: bundle.package, version: bundle.version } },
   ];
   for (const api of bundle.providedApis) {
-    out.push({ type: 'olm.gvk', value: { group: api.group, kind: api.kind, version: api.version } });
+    out.push({
+      type: 'olm.gvk',
+      value: { group: api.group, kind: api.kind, version: api.version },
+    });
   }
   for (const d of bundle.dependencies) {
     if (d.type === 'olm.gvk') {
-      out.push({ type: 'olm.gvk.required', value: { group: d.group, kind: d.kind, version: d.version } });
+      out.push({
+        type: 'olm.gvk.required',
+        value: { group: d.group, kind: d.kind, version: d.version },
+      });
     } else if (d.type === 'olm.package') {
       out.push({
         type: 'olm.package.required',

@@ -32,7 +32,10 @@ function bundlePositions(bundles: readonly CatalogBundle[]): Map<string, Map<str
   const out = new Map<string, Map<string, number>>();
   for (const b of bundles) {
     let names = out.get(b.package);
-    if (names === undefined) out.set(b.package, (names = new Map()));
+    if (names === undefined) {
+      names = new Map<string, number>();
+      out.set(b.package, names);
+    }
     names.set(b.name, names.size);
   }
   return out;
