@@ -8,7 +8,7 @@ import {
   decodeBundleObject,
   type BundleContent,
 } from './bundle-content.js';
-import { scanCsvJson, type CsvFieldTexts } from './csv-scan.js';
+import { scanCsvJson, type CsvFields } from './csv-scan.js';
 import { summarizeCsv, summarizeCsvMetadata, type CsvSummary } from './csv-summary.js';
 import { catalogDigest } from './digest.js';
 import {
@@ -254,8 +254,7 @@ function findCsv(
     if (!likely && anyKind.test(prefix)) continue;
     if (likely && prefix.trimStart().startsWith('{')) {
       const fields = scanCsvJson(scratch.buffer, scratch.decode(data));
-      const summary = fields === undefined ? undefined : summarizeScannedCsv(fields);
-      if (summary !== undefined) return summary;
+      if (fields !== undefined) return summarizeScannedCsv(fields);
     }
     let decoded: Readonly<Record<string, unknown>>;
     try {
@@ -274,18 +273,9 @@ function findCsv(
   return undefined;
 }
 
-function summarizeScannedCsv(fields: CsvFieldTexts): CsvSummary | undefined {
-  try {
-    const spec: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(fields.spec)) spec[key] = JSON.parse(value);
-    const annotations =
-      fields.skipRange === undefined
-        ? {}
-        : { 'olm.skipRange': JSON.parse(fields.skipRange) as unknown };
-    return summarizeCsv({ metadata: { annotations }, spec });
-  } catch {
-    return undefined;
-  }
+function summarizeScannedCsv(fields: CsvFields): CsvSummary {
+  const annotations = fields.skipRange === undefined ? {} : { 'olm.skipRange': fields.skipRange };
+  return summarizeCsv({ metadata: { annotations }, spec: fields.spec });
 }
 
 function addBundle(
@@ -635,10 +625,19 @@ function finishPackage(pkg: DraftPackage, warnings: WarningSink): FinishedPackag
     if (draft !== undefined) channels.push(finishChannel(pkg, draft, rangeMatches, warnings));
   }
 
+  // Each bundle's entries, in channel-name order (channels are already sorted).
+  const entriesOf = new Map<string, CatalogChannelEntry[]>();
+  for (const channel of channels) {
+    for (const entry of channel.entries) {
+      const list = entriesOf.get(entry.name);
+      if (list === undefined) entriesOf.set(entry.name, [entry]);
+      else list.push(entry);
+    }
+  }
   const bundles: CatalogBundle[] = [];
   for (const name of [...pkg.bundles.keys()].sort(compareText)) {
     const draft = pkg.bundles.get(name);
-    if (draft !== undefined) bundles.push(finishBundle(pkg, draft));
+    if (draft !== undefined) bundles.push(finishBundle(pkg, draft, entriesOf.get(name) ?? []));
   }
   return {
     pkg: {
@@ -823,12 +822,11 @@ function apiKey(api: { group: string; version: string; kind: string }): string {
   return `${api.group}/${api.version}/${api.kind}`;
 }
 
-function finishBundle(pkg: DraftPackage, draft: DraftBundle): CatalogBundle {
-  const entries: CatalogChannelEntry[] = [];
-  for (const channel of draft.channels.sort(compareText)) {
-    const entry = pkg.channels.get(channel)?.entries.find((e) => e.name === draft.name);
-    if (entry !== undefined) entries.push(entry);
-  }
+function finishBundle(
+  pkg: DraftPackage,
+  draft: DraftBundle,
+  entries: readonly CatalogChannelEntry[],
+): CatalogBundle {
   const csv = draft.csv;
   const provided = new Map<string, CatalogApi>();
   const plurals = new Map((csv?.ownedApis ?? []).map((a) => [apiKey(a), a.plural]));
@@ -879,7 +877,7 @@ function finishBundle(pkg: DraftPackage, draft: DraftBundle): CatalogBundle {
     version: draft.version,
     semver: draft.parsed?.version ?? null,
     image: draft.image,
-    channels: entries.length === draft.channels.length ? draft.channels : [...draft.channels],
+    channels: draft.channels.sort(compareText),
     replaces: csv?.replaces ?? entries.find((e) => e.replaces !== null)?.replaces ?? null,
     skips: [...skips].sort(compareText),
     skipRange: entrySkipRange ?? csv?.skipRange ?? null,

@@ -3,14 +3,13 @@
 // bundle of a large catalog costs more than the rest of an index build. Falls back (returns
 // undefined) on anything unexpected, and the caller then decodes the CSV fully.
 
-/** The raw JSON texts of the CSV fields the index reads; absent fields are undefined. */
-export interface CsvFieldTexts {
-  /** metadata.annotations["olm.skipRange"] (JSON text). */
-  skipRange?: string;
-  /** metadata.name (JSON text). */
-  name?: string;
-  /** Fields of spec the index reads, by name (JSON texts). */
-  readonly spec: Partial<Record<CsvSpecField, string>>;
+/** The CSV fields the index reads, decoded; absent fields are undefined. */
+export interface CsvFields {
+  /** metadata.annotations["olm.skipRange"]. */
+  skipRange?: unknown;
+  /** Fields of spec the index reads, by name. CRD and API service descriptions keep only
+   * name, group, version and kind of their owned/required entries. */
+  readonly spec: Partial<Record<CsvSpecField, unknown>>;
 }
 
 /** spec fields the index reads. */
@@ -106,6 +105,33 @@ class Scanner {
     return this.buffer.toString('utf8', start, this.i);
   }
 
+  // The value at this.i, decoded.
+  value(): unknown {
+    return JSON.parse(this.valueText());
+  }
+
+  // Calls onElement for each element of the array at this.i; onElement must consume it.
+  elements(onElement: () => void): void {
+    const b = this.bytes;
+    if (b[this.i] !== 91) throw new RangeError('expected array');
+    this.i++;
+    this.ws();
+    if (b[this.i] === 93) {
+      this.i++;
+      return;
+    }
+    for (;;) {
+      this.ws();
+      onElement();
+      this.ws();
+      const c = b[this.i];
+      this.i++;
+      if (c === 93) return;
+      if (c !== 44) throw new RangeError('expected comma');
+      if (this.i >= this.end) throw new RangeError('unexpected end');
+    }
+  }
+
   // Calls onKey for each member of the object at this.i; onKey must consume the value.
   members(onKey: (key: string) => void): void {
     const b = this.bytes;
@@ -137,13 +163,42 @@ class Scanner {
   }
 }
 
+const descriptionKeys = new Set(['name', 'group', 'version', 'kind']);
+
+// owned/required lists of CRD or API service descriptions, without their (large) descriptors.
+function scanDescriptions(s: Scanner): unknown {
+  if (s.bytes[s.i] !== 123) return s.value();
+  const out: Record<string, unknown[]> = {};
+  s.members((listKey) => {
+    if ((listKey !== 'owned' && listKey !== 'required') || s.bytes[s.i] !== 91) {
+      s.skipValue();
+      return;
+    }
+    const items: unknown[] = [];
+    s.elements(() => {
+      if (s.bytes[s.i] !== 123) {
+        items.push(s.value());
+        return;
+      }
+      const item: Record<string, unknown> = {};
+      s.members((key) => {
+        if (descriptionKeys.has(key)) item[key] = s.value();
+        else s.skipValue();
+      });
+      items.push(item);
+    });
+    out[listKey] = items;
+  });
+  return out;
+}
+
 /**
  * Extracts the fields the index needs from a CSV's JSON (the first `length` bytes of `bytes`);
  * undefined if they are not a well-formed JSON object.
  */
-export function scanCsvJson(bytes: Buffer, length = bytes.length): CsvFieldTexts | undefined {
+export function scanCsvJson(bytes: Buffer, length = bytes.length): CsvFields | undefined {
   const s = new Scanner(bytes, bytes, length);
-  const out: CsvFieldTexts = { spec: {} };
+  const out: CsvFields = { spec: {} };
   try {
     s.ws();
     s.members((key) => {
@@ -151,15 +206,16 @@ export function scanCsvJson(bytes: Buffer, length = bytes.length): CsvFieldTexts
         s.members((metaKey) => {
           if (metaKey === 'annotations' && s.bytes[s.i] === 123) {
             s.members((annotation) => {
-              if (annotation === 'olm.skipRange') out.skipRange = s.valueText();
+              if (annotation === 'olm.skipRange') out.skipRange = s.value();
               else s.skipValue();
             });
-          } else if (metaKey === 'name') out.name = s.valueText();
-          else s.skipValue();
+          } else s.skipValue();
         });
       } else if (key === 'spec') {
         s.members((specKey) => {
-          if (specFields.has(specKey)) out.spec[specKey as CsvSpecField] = s.valueText();
+          if (specKey === 'customresourcedefinitions' || specKey === 'apiservicedefinitions') {
+            out.spec[specKey] = scanDescriptions(s);
+          } else if (specFields.has(specKey)) out.spec[specKey as CsvSpecField] = s.value();
           else s.skipValue();
         });
       } else s.skipValue();

@@ -86,7 +86,10 @@ function parseJsonLines(text: string, file: string): CatalogObject[] | undefined
 }
 
 const dataKey = '"data":"';
+// The mark as JSON.parse returns it, and as it is written into JSON text (escaped: a raw
+// control character is not allowed in a JSON string).
 const placeholderMark = '\u0000olmq-lifted:';
+const placeholderJson = '\\u0000olmq-lifted:';
 
 // Parses one line, but keeps the big base64 strings of olm.bundle.object values ("data") as
 // slices of the source text: copying ~100 MB of them through JSON.parse and the young
@@ -105,7 +108,7 @@ function parseLineLiftingData(line: string): unknown {
     if (nextBackslash !== -1 && nextBackslash < start) nextBackslash = line.indexOf('\\', start);
     const escaped = nextBackslash !== -1 && nextBackslash < end;
     if (!escaped && end - start >= 256) {
-      parts.push(line.slice(copied, start), `${placeholderMark}${lifted.length}`);
+      parts.push(line.slice(copied, start), `${placeholderJson}${lifted.length}`);
       lifted.push(line.slice(start, end));
       copied = end;
     }
