@@ -4,8 +4,10 @@ import type { BundleContent, CatalogContent } from './bundle-content.js';
 import {
   CatalogIndex,
   channelEdges,
+  type CatalogApi,
   type CatalogBundle,
   type CatalogChannel,
+  type CatalogInstallMode,
   type CatalogIndexData,
   type CatalogPackage,
 } from './model.js';
@@ -19,12 +21,87 @@ const contentFormat = 'olmq.catalog-content/v1';
 // bytes a resolver must parse.
 type WireChannel = Omit<CatalogChannel, 'edges'> & { readonly rangeEdges: readonly number[] };
 
+// Bundles refer to shared tables for APIs and install-mode sets: the same GVKs and modes recur
+// across every version of a package, so on load each distinct value is one shared object.
+type WireBundle = Omit<CatalogBundle, 'providedApis' | 'requiredApis' | 'installModes'> & {
+  readonly providedApis: readonly number[];
+  readonly requiredApis: readonly number[];
+  readonly installModes: number | null;
+};
+
 interface WireIndex {
   readonly format: string;
   readonly digest: string;
   readonly packages: readonly CatalogPackage[];
   readonly channels: readonly WireChannel[];
-  readonly bundles: readonly CatalogBundle[];
+  readonly apis: readonly CatalogApi[];
+  readonly installModeSets: readonly (readonly CatalogInstallMode[])[];
+  readonly bundles: readonly WireBundle[];
+}
+
+// Assigns each distinct value (by its JSON) a position in a table.
+class Table<T> {
+  readonly values: T[] = [];
+  readonly #positions = new Map<string, number>();
+
+  add(value: T): number {
+    const key = JSON.stringify(value);
+    let position = this.#positions.get(key);
+    if (position === undefined) {
+      position = this.values.length;
+      this.values.push(value);
+      this.#positions.set(key, position);
+    }
+    return position;
+  }
+}
+
+function wireBundles(bundles: readonly CatalogBundle[]): {
+  apis: CatalogApi[];
+  installModeSets: (readonly CatalogInstallMode[])[];
+  bundles: WireBundle[];
+} {
+  const apis = new Table<CatalogApi>();
+  const modes = new Table<readonly CatalogInstallMode[]>();
+  const out = bundles.map(
+    (b): WireBundle => ({
+      ...b,
+      providedApis: b.providedApis.map((a) => apis.add(a)),
+      requiredApis: b.requiredApis.map((a) => apis.add(a)),
+      installModes: b.installModes === null ? null : modes.add(b.installModes),
+    }),
+  );
+  return { apis: apis.values, installModeSets: modes.values, bundles: out };
+}
+
+function restoreBundles(
+  bundles: readonly WireBundle[],
+  apis: readonly CatalogApi[],
+  installModeSets: readonly (readonly CatalogInstallMode[])[],
+): CatalogBundle[] {
+  for (const api of apis) Object.freeze(api);
+  for (const set of installModeSets) {
+    for (const mode of set) Object.freeze(mode);
+    Object.freeze(set);
+  }
+  const api = (position: number): CatalogApi => {
+    const value = apis[position];
+    if (value === undefined) throw new SerializedIndexError(`API #${position} missing`);
+    return value;
+  };
+  return bundles.map((b) => {
+    let installModes: readonly CatalogInstallMode[] | null = null;
+    if (b.installModes !== null) {
+      installModes = installModeSets[b.installModes] ?? null;
+      if (installModes === null) throw new SerializedIndexError(`install mode set missing`);
+    }
+    return {
+      ...b,
+      providedApis: b.providedApis.map(api),
+      requiredApis: b.requiredApis.map(api),
+      installModes,
+    };
+  });
 }
 
 // Positions of each package's bundles in the name-sorted list of that package's bundles.
@@ -61,7 +138,7 @@ export function serializeCatalogIndex(index: CatalogIndex): Uint8Array {
     digest: index.digest,
     packages: index.packages,
     channels,
-    bundles: index.bundles,
+    ...wireBundles(index.bundles),
   };
   return Buffer.from(JSON.stringify(data), 'utf8');
 }
@@ -112,13 +189,24 @@ export function loadCatalogIndex(bytes: Uint8Array): CatalogIndex {
   if (typeof data !== 'object' || data === null || data['format'] !== indexFormat) {
     throw new SerializedIndexError(`expected format ${indexFormat}`);
   }
-  const { digest, packages, channels, bundles } = data;
-  if (typeof digest !== 'string' || !isArray(packages) || !isArray(channels) || !isArray(bundles)) {
-    throw new SerializedIndexError('digest, packages, channels or bundles missing');
+  const { digest, packages, channels, bundles, apis, installModeSets } = data;
+  if (
+    typeof digest !== 'string' ||
+    !isArray(packages) ||
+    !isArray(channels) ||
+    !isArray(bundles) ||
+    !isArray(apis) ||
+    !isArray(installModeSets)
+  ) {
+    throw new SerializedIndexError('digest, packages, channels, bundles or tables missing');
   }
   // The bytes were written by serializeCatalogIndex and are addressed by their digest, so the
   // records are trusted as they are: checking each of them would cost most of the load time.
-  const typedBundles = bundles as CatalogIndexData['bundles'];
+  const typedBundles = restoreBundles(
+    bundles as WireBundle[],
+    apis as CatalogApi[],
+    installModeSets as CatalogInstallMode[][],
+  );
   return new CatalogIndex({
     digest,
     packages: packages as CatalogIndexData['packages'],
