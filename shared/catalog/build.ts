@@ -878,7 +878,7 @@ function finishBundle(
     semver: draft.parsed?.version ?? null,
     image: draft.image,
     channels: draft.channels.sort(compareText),
-    replaces: csv?.replaces ?? entries.find((e) => e.replaces !== null)?.replaces ?? null,
+    replaces: entries.find((e) => e.replaces !== null)?.replaces ?? csv?.replaces ?? null,
     skips: [...skips].sort(compareText),
     skipRange: entrySkipRange ?? csv?.skipRange ?? null,
     properties: draft.properties,

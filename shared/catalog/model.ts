@@ -109,7 +109,10 @@ export interface CatalogBundle {
   readonly image: string;
   /** Channels listing this bundle, sorted. */
   readonly channels: readonly string[];
-  /** What the bundle replaces: the CSV's spec.replaces, else the first channel entry's. */
+  /**
+   * What the bundle replaces: the first channel entry's replaces (channels in name order; the
+   * catalog's graph wins over the CSV, as in operator-registry), else the CSV's spec.replaces.
+   */
   readonly replaces: string | null;
   /** Union of the CSV's spec.skips and the channel entries' skips. */
   readonly skips: readonly string[];
@@ -272,6 +275,18 @@ export class CatalogIndex {
   >();
 
   constructor(data: CatalogIndexData) {
+    // Shallow freezes of every record make accidental writes by a consumer fail loudly; nested
+    // values are shared between records and typed readonly.
+    Object.freeze(data.packages);
+    Object.freeze(data.channels);
+    Object.freeze(data.bundles);
+    for (const p of data.packages) Object.freeze(p);
+    for (const c of data.channels) {
+      Object.freeze(c);
+      Object.freeze(c.entries);
+      Object.freeze(c.edges);
+    }
+    for (const b of data.bundles) Object.freeze(b);
     this.digest = data.digest;
     this.packages = data.packages;
     this.channels = data.channels;

@@ -63,14 +63,12 @@ function wireBundles(bundles: readonly CatalogBundle[]): {
 } {
   const apis = new Table<CatalogApi>();
   const modes = new Table<readonly CatalogInstallMode[]>();
-  const out = bundles.map(
-    (b): WireBundle => ({
-      ...b,
-      providedApis: b.providedApis.map((a) => apis.add(a)),
-      requiredApis: b.requiredApis.map((a) => apis.add(a)),
-      installModes: b.installModes === null ? null : modes.add(b.installModes),
-    }),
-  );
+  const out = bundles.map((b): WireBundle => ({
+    ...b,
+    providedApis: b.providedApis.map((a) => apis.add(a)),
+    requiredApis: b.requiredApis.map((a) => apis.add(a)),
+    installModes: b.installModes === null ? null : modes.add(b.installModes),
+  }));
   return { apis: apis.values, installModeSets: modes.values, bundles: out };
 }
 

@@ -348,3 +348,53 @@ t.test('catalog messy - pretty-printed and concatenated JSON objects load', (t) 
   t.equal(index.bundles.length, 1);
   t.end();
 });
+
+t.test('catalog messy - packages may reuse a CSV name; lookups keep them apart', (t) => {
+  const { index, warnings } = build(
+    pkg('a', 'stable'),
+    pkg('b', 'stable'),
+    channel('a', 'stable', [{ name: 'shared.v1' }]),
+    channel('b', 'stable', [{ name: 'shared.v1' }]),
+    bundle('a', 'shared.v1', '1.0.0'),
+    bundle('b', 'shared.v1', '2.0.0'),
+  );
+  t.same(warnings, []);
+  t.same(
+    index.bundlesNamed('shared.v1').map((b) => [b.package, b.version]),
+    [
+      ['a', '1.0.0'],
+      ['b', '2.0.0'],
+    ],
+  );
+  t.equal(index.getBundle('b', 'shared.v1')?.version, '2.0.0');
+  t.end();
+});
+
+t.test('catalog messy - the index cannot be changed by its users', (t) => {
+  const { index } = build(
+    pkg('a', 'stable'),
+    channel('a', 'stable', [{ name: 'a.v1' }]),
+    bundle('a', 'a.v1', '1.0.0'),
+  );
+  const b = index.getBundle('a', 'a.v1') as { version: string };
+  t.throws(() => {
+    b.version = '9.9.9';
+  }, TypeError);
+  t.throws(() => (index.bundles as unknown[]).push(b), TypeError);
+  t.end();
+});
+
+t.test('catalog messy - the channel graph, not the CSV, says what a bundle replaces', (t) => {
+  const { index } = build(
+    pkg('a', 'stable'),
+    channel('a', 'stable', [{ name: 'a.v1' }, { name: 'a.v2', replaces: 'a.v1' }]),
+    bundle('a', 'a.v1', '1.0.0'),
+    // The CSV (here its metadata) names an older predecessor than the channel does.
+    bundle('a', 'a.v2', '2.0.0', [
+      { type: 'olm.csv.metadata', value: { installModes: [], replaces: 'a.v0' } },
+    ]),
+  );
+  t.equal(index.getBundle('a', 'a.v2')?.replaces, 'a.v1');
+  t.equal(index.getBundle('a', 'a.v1')?.replaces, null);
+  t.end();
+});
