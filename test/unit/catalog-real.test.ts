@@ -243,6 +243,23 @@ t.test('catalog real data - operatorhub/ loads every package with the README cou
     'gitlab-operator-kubernetes',
     'multicluster-operators-subscription',
   ]);
+  // The README's other totals: 758 skips, 216 of them outside their channel; 151 package and
+  // 115 GVK requirements; every bundle has a CSV.
+  let skips = 0;
+  let skipsOutside = 0;
+  for (const c of result.index.channels) {
+    const names = new Set(c.entries.map((e) => e.name));
+    for (const e of c.entries) {
+      skips += e.skips.length;
+      skipsOutside += e.skips.filter((name) => !names.has(name)).length;
+    }
+  }
+  t.equal(skips, 758);
+  t.equal(skipsOutside, 216);
+  const deps = result.index.bundles.flatMap((b) => b.dependencies);
+  t.equal(deps.filter((d) => d.type === 'olm.package').length, 151);
+  t.equal(deps.filter((d) => d.type === 'olm.gvk').length, 115);
+  t.equal(result.index.bundles.filter((b) => b.installModes === null).length, 0);
   t.equal(
     result.index.getChannel('strimzi-kafka-operator', 'stable')?.package,
     'strimzi-kafka-operator',
