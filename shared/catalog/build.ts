@@ -3,14 +3,12 @@
 // used, dropped when it cannot, and every such decision is a warning with a stable code.
 import semver from 'semver';
 import type { z } from 'zod';
-import {
-  InMemoryCatalogContent,
-  decodeBundleObject,
-  type BundleContent,
-} from './bundle-content.js';
-import { scanCsvJson, type CsvFields } from './csv-scan.js';
-import { summarizeCsv, summarizeCsvMetadata, type CsvSummary } from './csv-summary.js';
+import { InMemoryCatalogContent, type BundleContent } from './bundle-content.js';
+import { findCsvSummary } from './bundle-csv.js';
+import { finishChannel } from './channel-graph.js';
+import { summarizeCsvMetadata, type CsvSummary } from './csv-summary.js';
 import { catalogDigest } from './digest.js';
+import { compareText, WarningSink, type DraftBundle, type DraftPackage } from './draft.js';
 import {
   BundleObjectPropertySchema,
   BundleObjectSchema,
@@ -20,14 +18,11 @@ import {
   PackageObjectSchema,
   PackagePropertySchema,
   PackageRequiredPropertySchema,
-  type DeprecationsObject,
 } from './fbc-schema.js';
 import type { CatalogObject } from './fbc-text.js';
 import {
   CatalogIndex,
-  channelEdges,
   derivedPropertyTypes,
-  skipRangeOptions,
   type CatalogApi,
   type CatalogBundle,
   type CatalogChannel,
@@ -46,50 +41,6 @@ export interface CatalogBuildResult {
   readonly content: InMemoryCatalogContent;
   /** Irregularities met, in catalog order. */
   readonly warnings: readonly CatalogWarning[];
-}
-
-interface DraftBundle {
-  readonly name: string;
-  readonly pkg: string;
-  readonly origin: string;
-  readonly version: string;
-  readonly parsed: semver.SemVer | null;
-  readonly image: string;
-  readonly properties: CatalogProperty[];
-  readonly derived: CatalogProperty[];
-  readonly content: BundleContent;
-  readonly csv: CsvSummary | null;
-  readonly channels: string[];
-  deprecation: string | null;
-}
-
-interface DraftChannel {
-  readonly name: string;
-  readonly origin: string;
-  readonly entries: CatalogChannelEntry[];
-  deprecation: string | null;
-}
-
-interface DraftPackage {
-  readonly name: string;
-  readonly origin: string;
-  readonly defaultChannel: string | null;
-  readonly bundles: Map<string, DraftBundle>;
-  readonly channels: Map<string, DraftChannel>;
-  deprecations: { readonly object: DeprecationsObject; readonly origin: string } | null;
-  deprecation: string | null;
-}
-
-class WarningSink {
-  readonly list: CatalogWarning[] = [];
-
-  add(
-    code: CatalogWarning['code'],
-    message: string,
-    about: { package?: string; channel?: string; bundle?: string; origin?: string },
-  ): void {
-    this.list.push({ code, ...about, message });
-  }
 }
 
 function issueText(error: z.ZodError): string {
@@ -184,10 +135,6 @@ export function buildCatalogIndex(objects: readonly CatalogObject[]): CatalogBui
   return { index, content: new InMemoryCatalogContent(digest, contents), warnings: warnings.list };
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function addPackage(
   object: CatalogObject,
   packages: Map<string, DraftPackage>,
@@ -222,60 +169,6 @@ function addPackage(
     deprecations: null,
     deprecation: null,
   });
-}
-
-const csvKindJson = /"kind"\s*:\s*"ClusterServiceVersion"/;
-const csvKindYaml = /^kind:\s*["']?ClusterServiceVersion["']?\s*$/m;
-const anyKind = /"kind"\s*:\s*"|^kind:/m;
-
-// One reusable buffer for decoding CSVs: allocating ~60 MB of short-lived buffers per build of a
-// big catalog would hand most of the build's time to the garbage collector.
-const scratch = {
-  buffer: Buffer.alloc(1 << 20),
-  /** Decodes base64 `data` into the buffer and returns the number of bytes. */
-  decode(data: string): number {
-    const needed = Math.ceil((data.length * 3) / 4);
-    if (needed > this.buffer.length) this.buffer = Buffer.alloc(needed * 2);
-    return this.buffer.write(data, 'base64');
-  },
-};
-
-// Finds the CSV among a bundle's objects and summarizes it. Only a short prefix of each object
-// is decoded to learn its kind, and the CSV's JSON is scanned for the few fields the index needs:
-// a big catalog's manifests are far too large to decode in full on every build.
-function findCsv(
-  objects: readonly string[],
-  where: { package: string; bundle: string; origin: string },
-  warnings: WarningSink,
-): CsvSummary | undefined {
-  for (const [i, data] of objects.entries()) {
-    const prefix = Buffer.from(data.slice(0, 512), 'base64').toString('latin1');
-    const likely = csvKindJson.test(prefix) || csvKindYaml.test(prefix);
-    if (!likely && anyKind.test(prefix)) continue;
-    if (likely && prefix.trimStart().startsWith('{')) {
-      const fields = scanCsvJson(scratch.buffer, scratch.decode(data));
-      if (fields !== undefined) return summarizeScannedCsv(fields);
-    }
-    let decoded: Readonly<Record<string, unknown>>;
-    try {
-      decoded = decodeBundleObject(data);
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      warnings.add(
-        W.BundleObjectInvalid,
-        `olm.bundle.object #${i + 1} cannot be decoded (${detail}); it is left out`,
-        where,
-      );
-      continue;
-    }
-    if (decoded['kind'] === 'ClusterServiceVersion') return summarizeCsv(decoded);
-  }
-  return undefined;
-}
-
-function summarizeScannedCsv(fields: CsvFields): CsvSummary {
-  const annotations = fields.skipRange === undefined ? {} : { 'olm.skipRange': fields.skipRange };
-  return summarizeCsv({ metadata: { annotations }, spec: fields.spec });
 }
 
 function addBundle(
@@ -404,7 +297,14 @@ function addBundle(
     );
   }
 
-  let csv: CsvSummary | null = findCsv(objects, where, warnings) ?? null;
+  let csv: CsvSummary | null =
+    findCsvSummary(objects, (position, detail) =>
+      warnings.add(
+        W.BundleObjectInvalid,
+        `olm.bundle.object #${position} cannot be decoded (${detail}); it is left out`,
+        where,
+      ),
+    ) ?? null;
   if (csv === null && csvMetadata !== undefined) csv = summarizeCsvMetadata(csvMetadata);
   if (csv === null) {
     warnings.add(
@@ -568,17 +468,6 @@ interface FinishedPackage {
   readonly bundles: CatalogBundle[];
 }
 
-function compareVersionsDesc(a: DraftBundle | undefined, b: DraftBundle | undefined): number {
-  const va = a?.parsed ?? null;
-  const vb = b?.parsed ?? null;
-  if (va !== null && vb !== null) {
-    const byVersion = vb.compare(va);
-    if (byVersion !== 0) return byVersion;
-  } else if (va !== null) return -1;
-  else if (vb !== null) return 1;
-  return compareText(a?.name ?? '', b?.name ?? '');
-}
-
 function finishPackage(pkg: DraftPackage, warnings: WarningSink): FinishedPackage | undefined {
   const where = { package: pkg.name, origin: pkg.origin };
   for (const channel of pkg.channels.values()) {
@@ -667,155 +556,6 @@ function duplicateVersions(pkg: DraftPackage, warnings: WarningSink): void {
       { package: pkg.name, origin: pkg.origin },
     );
   }
-}
-
-function finishChannel(
-  pkg: DraftPackage,
-  draft: DraftChannel,
-  rangeMatches: Map<string, string[] | null>,
-  warnings: WarningSink,
-): CatalogChannel {
-  const where = { package: pkg.name, channel: draft.name, origin: draft.origin };
-  const byName = new Map(draft.entries.map((e) => [e.name, e]));
-  const incoming = new Set<string>();
-  const skipped = new Set<string>();
-  for (const e of draft.entries) {
-    if (e.replaces !== null) incoming.add(e.replaces);
-    for (const s of e.skips) {
-      incoming.add(s);
-      skipped.add(s);
-    }
-  }
-  const candidates = draft.entries.filter((e) => !incoming.has(e.name));
-  let head: CatalogChannelEntry | undefined;
-  if (candidates.length === 0) {
-    warnings.add(
-      W.ChannelNoHead,
-      `channel "${draft.name}": no channel head found in graph (every entry is replaced or skipped by another); kept without a head, so it cannot be subscribed to`,
-      where,
-    );
-  } else {
-    candidates.sort((a, b) =>
-      compareVersionsDesc(pkg.bundles.get(a.name), pkg.bundles.get(b.name)),
-    );
-    head = candidates[0];
-    if (candidates.length > 1) {
-      warnings.add(
-        W.ChannelMultipleHeads,
-        `channel "${draft.name}": multiple channel heads found in graph: ${candidates
-          .map((c) => c.name)
-          .sort(compareText)
-          .join(', ')}; using the highest version, ${head?.name ?? ''}`,
-        where,
-      );
-    }
-  }
-
-  // The replaces chain from the head, as operator-registry validates it.
-  const chain: CatalogChannelEntry[] = [];
-  const onChain = new Set<string>();
-  for (let cur = head; cur !== undefined;) {
-    chain.push(cur);
-    onChain.add(cur.name);
-    const next = cur.replaces;
-    if (next === null || skipped.has(next)) break;
-    if (onChain.has(next)) {
-      warnings.add(
-        W.ChannelReplacesCycle,
-        `channel "${draft.name}": detected cycle in replaces chain of upgrade graph: ${[...chain.map((c) => c.name), next].join(' -> ')}`,
-        where,
-      );
-      break;
-    }
-    cur = byName.get(next);
-  }
-  if (head !== undefined) {
-    const stranded = draft.entries
-      .filter((e) => !onChain.has(e.name) && !skipped.has(e.name))
-      .map((e) => e.name)
-      .sort(compareText);
-    if (stranded.length > 0) {
-      warnings.add(
-        W.ChannelStrandedEntries,
-        `channel "${draft.name}" contains one or more stranded bundles: ${stranded.join(', ')} (not on the replaces chain from the head, not skipped); kept`,
-        where,
-      );
-    }
-  }
-
-  for (const e of draft.entries) {
-    const at = { ...where, bundle: e.name };
-    if (e.replaces !== null && !byName.has(e.replaces)) {
-      const known = pkg.bundles.has(e.replaces) ? '' : ' nor a bundle of the package';
-      warnings.add(
-        W.ReplacesNotInChannel,
-        `channel "${draft.name}": "${e.name}" replaces "${e.replaces}", which is not an entry of the channel${known}; the edge only serves installs of that exact CSV`,
-        at,
-      );
-    }
-    const missing = e.skips.filter((s) => !byName.has(s));
-    if (missing.length > 0) {
-      warnings.add(
-        W.SkipsNotInChannel,
-        `channel "${draft.name}": "${e.name}" skips ${missing.map((s) => `"${s}"`).join(', ')}, not entries of the channel; the edges only serve installs of those exact CSVs`,
-        at,
-      );
-    }
-    const bundle = pkg.bundles.get(e.name);
-    const csvRange = bundle?.csv?.skipRange ?? null;
-    if (e.skipRange !== null && csvRange !== null && csvRange !== e.skipRange) {
-      warnings.add(
-        W.SkipRangeMismatch,
-        `channel "${draft.name}": entry "${e.name}" has skipRange "${e.skipRange}" but its CSV says "${csvRange}"; using the channel entry's`,
-        at,
-      );
-    }
-  }
-
-  const rangeFroms = new Map<string, readonly string[]>();
-  for (const e of draft.entries) {
-    if (e.skipRange === null) continue;
-    let matches = rangeMatches.get(e.skipRange);
-    if (matches === undefined) {
-      matches = bundlesInRange(pkg, e.skipRange);
-      rangeMatches.set(e.skipRange, matches);
-      if (matches === null) {
-        warnings.add(
-          W.SkipRangeInvalid,
-          `skipRange "${e.skipRange}" of "${e.name}" is not a valid semver range; it yields no upgrade edges`,
-          { ...where, bundle: e.name },
-        );
-      }
-    }
-    if (matches !== null && matches.length > 0) rangeFroms.set(e.name, matches);
-  }
-
-  const rest = draft.entries
-    .filter((e) => !onChain.has(e.name))
-    .sort((a, b) => compareVersionsDesc(pkg.bundles.get(a.name), pkg.bundles.get(b.name)));
-  const entries = [...chain, ...rest];
-  return {
-    package: pkg.name,
-    name: draft.name,
-    head: head?.name ?? null,
-    entries,
-    edges: channelEdges(entries, rangeFroms),
-    deprecation: draft.deprecation,
-  };
-}
-
-// Names of the package's bundles whose version is in `range`, or null for an invalid range.
-function bundlesInRange(pkg: DraftPackage, range: string): string[] | null {
-  let parsed: semver.Range;
-  try {
-    parsed = new semver.Range(range, skipRangeOptions);
-  } catch {
-    return null;
-  }
-  const out: string[] = [];
-  for (const b of pkg.bundles.values())
-    if (b.parsed !== null && parsed.test(b.parsed)) out.push(b.name);
-  return out.sort(compareText);
 }
 
 function apiKey(api: { group: string; version: string; kind: string }): string {
