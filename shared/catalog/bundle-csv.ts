@@ -4,9 +4,14 @@ import { decodeBundleObject } from './bundle-content.js';
 import { scanCsvJson, type CsvFields } from './csv-scan.js';
 import { summarizeCsv, type CsvSummary } from './csv-summary.js';
 
-const csvKindJson = /"kind"\s*:\s*"ClusterServiceVersion"/;
-const csvKindYaml = /^kind:\s*["']?ClusterServiceVersion["']?\s*$/m;
-const anyKind = /"kind"\s*:\s*"|^kind:/m;
+// The kind of an object, when its first bytes settle it: a JSON object whose first or second
+// member is "kind" (as Kubernetes writes them), or a YAML top-level `kind:` line.
+const jsonKind = /^\s*\{\s*(?:"apiVersion"\s*:\s*"[^"\\]*"\s*,\s*)?"kind"\s*:\s*"([^"\\]*)"/;
+const yamlKind = /^kind:[ \t]*["']?([A-Za-z0-9]+)["']?[ \t]*$/m;
+
+function kindFromPrefix(prefix: string): string | undefined {
+  return jsonKind.exec(prefix)?.[1] ?? yamlKind.exec(prefix)?.[1];
+}
 
 // One reusable buffer for decoding CSVs: allocating ~60 MB of short-lived buffers per build of a
 // big catalog would hand most of the build's time to the garbage collector.
@@ -33,11 +38,13 @@ export function findCsvSummary(
 ): CsvSummary | undefined {
   for (const [i, data] of objects.entries()) {
     const prefix = Buffer.from(data.slice(0, 512), 'base64').toString('latin1');
-    const likely = csvKindJson.test(prefix) || csvKindYaml.test(prefix);
-    if (!likely && anyKind.test(prefix)) continue;
-    if (likely && prefix.trimStart().startsWith('{')) {
+    const kind = kindFromPrefix(prefix);
+    if (kind !== undefined && kind !== 'ClusterServiceVersion') continue;
+    if (prefix.trimStart().startsWith('{')) {
+      // JSON whose kind the prefix did not settle (keys in another order) is scanned too.
       const fields = scanCsvJson(scratch.buffer, scratch.decode(data));
-      if (fields !== undefined) return summarizeScannedCsv(fields);
+      if (fields?.kind === 'ClusterServiceVersion') return summarizeScannedCsv(fields);
+      if (fields !== undefined) continue;
     }
     let decoded: Readonly<Record<string, unknown>>;
     try {

@@ -5,6 +5,8 @@
 
 /** The CSV fields the index reads, decoded; absent fields are undefined. */
 export interface CsvFields {
+  /** The top-level kind. */
+  kind?: unknown;
   /** metadata.annotations["olm.skipRange"]. */
   skipRange?: unknown;
   /** Fields of spec the index reads, by name. CRD and API service descriptions keep only
@@ -202,7 +204,8 @@ export function scanCsvJson(bytes: Buffer, length = bytes.length): CsvFields | u
   try {
     s.ws();
     s.members((key) => {
-      if (key === 'metadata') {
+      if (key === 'kind') out.kind = s.value();
+      else if (key === 'metadata') {
         s.members((metaKey) => {
           if (metaKey === 'annotations' && s.bytes[s.i] === 123) {
             s.members((annotation) => {

@@ -398,3 +398,79 @@ t.test('catalog messy - the channel graph, not the CSV, says what a bundle repla
   t.equal(index.getBundle('a', 'a.v1')?.replaces, null);
   t.end();
 });
+
+function objectProperty(text: string): object {
+  return {
+    type: 'olm.bundle.object',
+    value: { data: Buffer.from(text, 'utf8').toString('base64') },
+  };
+}
+
+function bareBundle(properties: object[]): object {
+  return {
+    schema: 'olm.bundle',
+    package: 'a',
+    name: 'a.v1',
+    image: 'example.com/a:1',
+    properties: [
+      { type: 'olm.package', value: { packageName: 'a', version: '1.0.0' } },
+      ...properties,
+    ],
+  };
+}
+
+const csvSpec = {
+  installModes: [
+    { type: 'OwnNamespace', supported: true },
+    { type: 'AllNamespaces', supported: false },
+  ],
+  customresourcedefinitions: { owned: [{ name: 'things.x.io', version: 'v1', kind: 'Thing' }] },
+};
+
+t.test(
+  'catalog messy - a CSV given as YAML, or as JSON with kind after other keys, is found',
+  (t) => {
+    const yamlCsv = [
+      'apiVersion: operators.coreos.com/v1alpha1',
+      'kind: ClusterServiceVersion',
+      'metadata: {name: a.v1}',
+      `spec: ${JSON.stringify(csvSpec)}`,
+    ].join('\n');
+    const sortedJsonCsv = JSON.stringify({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      // a nested kind first, then the real one
+      metadata: { name: 'a.v1', ownerReferences: [{ kind: 'Other' }] },
+      spec: csvSpec,
+      kind: 'ClusterServiceVersion',
+    });
+    const crd = JSON.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+    });
+    for (const csv of [yamlCsv, sortedJsonCsv]) {
+      const { index, warnings } = build(
+        pkg('a', 'stable'),
+        channel('a', 'stable', [{ name: 'a.v1' }]),
+        bareBundle([objectProperty(crd), objectProperty(csv)]),
+      );
+      t.same(warnings, []);
+      t.same(index.getBundle('a', 'a.v1')?.installModes, csvSpec.installModes);
+      t.same(index.getBundle('a', 'a.v1')?.providedApis, [
+        { group: 'x.io', version: 'v1', kind: 'Thing', plural: 'things' },
+      ]);
+    }
+    t.end();
+  },
+);
+
+t.test('catalog messy - an undecodable bundle object is reported and skipped', (t) => {
+  const { index, warnings } = build(
+    pkg('a', 'stable'),
+    channel('a', 'stable', [{ name: 'a.v1' }]),
+    bareBundle([objectProperty('kind: [unclosed'), csvMetadata]),
+  );
+  t.same(codes(warnings), ['bundle-object-invalid']);
+  t.match(warnings[0]?.message, /olm.bundle.object #1 cannot be decoded/);
+  t.same(index.getBundle('a', 'a.v1')?.installModes, csvMetadata.value.installModes);
+  t.end();
+});
