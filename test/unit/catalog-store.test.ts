@@ -141,3 +141,21 @@ t.test('catalog store - ConfigMap data builds the same index as the files', (t) 
   t.same(indexData(fromMap.index), indexData(fromObjects.index));
   t.end();
 });
+
+t.test('catalog store - .indexignore patterns follow gitignore rules', async (t) => {
+  const { compileIgnoreRules } = await import('../../shared/catalog/index-ignore.js');
+  const rules = compileIgnoreRules(
+    ['# comment', '*.tsv', '/top-only.json', 'docs/', '**/drafts/*.json', '!keep.tsv', ''].join(
+      '\n',
+    ),
+  );
+  t.ok(rules.ignores('SOURCES.tsv', false), 'basename glob at the root');
+  t.ok(rules.ignores('pkg/deep/QUIRKS.tsv', false), 'basename glob at any depth');
+  t.notOk(rules.ignores('pkg/keep.tsv', false), 'negation re-includes');
+  t.ok(rules.ignores('top-only.json', false), 'anchored pattern at its folder');
+  t.notOk(rules.ignores('pkg/top-only.json', false), 'anchored pattern not below');
+  t.ok(rules.ignores('docs', true), 'directory pattern matches a directory');
+  t.notOk(rules.ignores('docs', false), 'directory pattern does not match a file');
+  t.ok(rules.ignores('a/b/drafts/x.json', false), '** spans folders');
+  t.notOk(rules.ignores('a/b/catalog.json', false));
+});
