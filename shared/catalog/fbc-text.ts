@@ -33,6 +33,8 @@ export function parseCatalogText(
   file: string,
   format: CatalogTextFormat = 'auto',
 ): CatalogObject[] {
+  // A byte-order mark is not part of the content (editors on some systems add one).
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const syntax = format === 'auto' ? detectFormat(text) : format;
   if (syntax === 'yaml') return parseYaml(text, file);
   return parseJsonLines(text, file) ?? parseJsonStream(text, file);

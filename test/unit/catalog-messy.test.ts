@@ -337,6 +337,15 @@ t.test('catalog messy - bad YAML fails with file and line', (t) => {
   t.end();
 });
 
+t.test('catalog messy - a byte-order mark before the first object is ignored', (t) => {
+  const { index, warnings } = buildCatalogFromTexts({
+    'catalog.json': `\ufeff${lines(pkg('a', 'stable'), channel('a', 'stable', [{ name: 'a.v1' }]), bundle('a', 'a.v1', '1.0.0'))}`,
+  });
+  t.same(warnings, []);
+  t.equal(index.bundles.length, 1);
+  t.end();
+});
+
 t.test('catalog messy - pretty-printed and concatenated JSON objects load', (t) => {
   const text = [
     JSON.stringify(pkg('a', 'stable'), null, 2),
