@@ -14,7 +14,7 @@ export {
   serializeCatalogContent,
   loadCatalogContent,
 } from './serialize.js';
-export { CatalogIndex, skipRangeOptions } from './model.js';
+export { CatalogIndex, allBundleProperties, skipRangeOptions } from './model.js';
 export type {
   CatalogApi,
   CatalogBundle,
