@@ -1,0 +1,288 @@
+// Server-side apply and the managedFields bookkeeping of every write, following
+// kube-apiserver's field manager: ownership per manager in FieldsV1, conflicts on fields
+// another manager set to a different value, and removal of fields an applier dropped.
+import type { JsonObject, JsonValue } from '../json.js';
+import { isJsonObject } from '../json.js';
+import { ApplyConflictError, PatchError } from './errors.js';
+import type { ApplyConflict } from './errors.js';
+import { FieldSet, describePath } from './fieldset.js';
+import { compareObjects, fieldSetOf, mergeApplied, removeFields } from './fields.js';
+import type { MergeRules } from './index.js';
+import { cloneJson, compareStrings, jsonEqual } from './values.js';
+
+export interface ApplyOptions {
+  manager: string;
+  force: boolean;
+  rules: MergeRules;
+  /** apiVersion recorded in managedFields entries. */
+  apiVersion: string;
+  /** RFC 3339 time recorded in managedFields entries. */
+  now: string;
+  /** "status" when applied through the /status subresource. */
+  subresource?: string;
+  /**
+   * Top-level fields this endpoint ignores (kube's reset fields), e.g. ["status"] for the main
+   * resource of a kind with a status subresource: they are neither applied nor owned.
+   */
+  resetFields?: readonly string[];
+}
+
+type Operation = 'Apply' | 'Update';
+
+/** One decoded metadata.managedFields entry. */
+interface ManagerEntry {
+  manager: string;
+  operation: Operation;
+  apiVersion: string;
+  time?: string;
+  subresource?: string;
+  fields: FieldSet;
+}
+
+// Fields no manager ever owns: identity and bookkeeping kube-apiserver strips from field sets.
+const UNOWNED: readonly string[][] = [
+  ['f:apiVersion'],
+  ['f:kind'],
+  ['f:metadata'],
+  ['f:metadata', 'f:name'],
+  ['f:metadata', 'f:namespace'],
+  ['f:metadata', 'f:creationTimestamp'],
+  ['f:metadata', 'f:selfLink'],
+  ['f:metadata', 'f:uid'],
+  ['f:metadata', 'f:clusterName'],
+  ['f:metadata', 'f:generation'],
+  ['f:metadata', 'f:managedFields'],
+  ['f:metadata', 'f:resourceVersion'],
+  ['f:metadata', 'f:deletionTimestamp'],
+  ['f:metadata', 'f:deletionGracePeriodSeconds'],
+];
+
+function ownable(set: FieldSet, resetFields: readonly string[] | undefined): FieldSet {
+  const unowned = new FieldSet();
+  for (const path of UNOWNED) unowned.insert(path);
+  const out = set.difference(unowned);
+  for (const field of resetFields ?? []) out.children.delete(`f:${field}`);
+  return out;
+}
+
+// Managers are told apart the way kube-apiserver keys them: appliers by name and subresource,
+// updaters also by apiVersion.
+function identity(
+  entry: Pick<ManagerEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
+): string {
+  return JSON.stringify([
+    entry.manager,
+    entry.operation,
+    entry.operation === 'Update' ? entry.apiVersion : '',
+    entry.subresource ?? '',
+  ]);
+}
+
+function decodeEntries(value: JsonValue | undefined): ManagerEntry[] {
+  if (!Array.isArray(value)) return [];
+  const entries: ManagerEntry[] = [];
+  for (const raw of value) {
+    if (!isJsonObject(raw) || typeof raw.manager !== 'string') continue;
+    if (raw.operation !== 'Apply' && raw.operation !== 'Update') continue;
+    const entry: ManagerEntry = {
+      manager: raw.manager,
+      operation: raw.operation,
+      apiVersion: typeof raw.apiVersion === 'string' ? raw.apiVersion : '',
+      fields: FieldSet.fromFieldsV1(raw.fieldsV1),
+    };
+    if (typeof raw.time === 'string') entry.time = raw.time;
+    if (typeof raw.subresource === 'string' && raw.subresource !== '')
+      entry.subresource = raw.subresource;
+    entries.push(entry);
+  }
+  return entries;
+}
+
+// kube-apiserver's order: Apply before Update, then oldest first, then by name.
+function compareEntries(a: ManagerEntry, b: ManagerEntry): number {
+  return (
+    compareStrings(a.operation, b.operation) ||
+    compareStrings(secondsOf(a.time), secondsOf(b.time)) ||
+    compareStrings(a.manager, b.manager) ||
+    compareStrings(a.apiVersion, b.apiVersion) ||
+    compareStrings(a.subresource ?? '', b.subresource ?? '')
+  );
+}
+
+function secondsOf(time: string | undefined): string {
+  if (time === undefined) return '';
+  const ms = Date.parse(time);
+  return Number.isNaN(ms) ? time : new Date(Math.floor(ms / 1000) * 1000).toISOString();
+}
+
+function encodeEntries(entries: readonly ManagerEntry[]): JsonObject[] {
+  return entries
+    .filter((e) => !e.fields.isEmpty())
+    .sort(compareEntries)
+    .map((e) => {
+      const out: JsonObject = {
+        manager: e.manager,
+        operation: e.operation,
+        apiVersion: e.apiVersion,
+      };
+      if (e.time !== undefined) out.time = e.time;
+      out.fieldsType = 'FieldsV1';
+      out.fieldsV1 = e.fields.toFieldsV1();
+      if (e.subresource !== undefined) out.subresource = e.subresource;
+      return out;
+    });
+}
+
+function metadataOf(object: JsonObject | undefined): JsonObject {
+  const metadata = object?.metadata;
+  return isJsonObject(metadata) ? metadata : {};
+}
+
+// The object as field sets see it: without managedFields and without reset fields.
+function ownedView(object: JsonObject, resetFields: readonly string[] | undefined): JsonObject {
+  const view: JsonObject = { ...object };
+  for (const field of resetFields ?? []) delete view[field];
+  const metadata = metadataOf(object);
+  if ('managedFields' in metadata) {
+    const rest: JsonObject = { ...metadata };
+    delete rest.managedFields;
+    view.metadata = rest;
+  }
+  return view;
+}
+
+function withManagedFields(object: JsonObject, entries: readonly ManagerEntry[]): JsonObject {
+  const out = cloneJson(object);
+  const metadata: JsonObject = { ...metadataOf(out) };
+  const encoded = encodeEntries(entries);
+  if (encoded.length > 0) metadata.managedFields = encoded;
+  else delete metadata.managedFields;
+  out.metadata = metadata;
+  return out;
+}
+
+function entryFor(
+  options: Omit<ApplyOptions, 'force'>,
+  operation: Operation,
+  fields: FieldSet,
+  time: string | undefined,
+): ManagerEntry {
+  const entry: ManagerEntry = {
+    manager: options.manager,
+    operation,
+    apiVersion: options.apiVersion,
+    fields,
+  };
+  if (time !== undefined) entry.time = time;
+  if (options.subresource !== undefined && options.subresource !== '')
+    entry.subresource = options.subresource;
+  return entry;
+}
+
+/**
+ * Server-side apply (application/apply-patch+yaml, already parsed to JSON): merges `applied`
+ * into `live` (undefined = create), removes fields this manager applied before but no longer
+ * does, and returns the new object with metadata.managedFields updated. Throws
+ * ApplyConflictError unless `force`.
+ */
+export function serverSideApply(
+  live: JsonObject | undefined,
+  applied: JsonObject,
+  options: ApplyOptions,
+): JsonObject {
+  const appliedMetadata = applied.metadata;
+  if (
+    isJsonObject(appliedMetadata) &&
+    appliedMetadata.managedFields !== undefined &&
+    appliedMetadata.managedFields !== null
+  ) {
+    throw new PatchError('metadata.managedFields must be nil', 'BadRequest');
+  }
+  const { rules, resetFields } = options;
+  const config = ownedView(applied, resetFields);
+  const liveView = ownedView(live ?? {}, undefined);
+  const entries = decodeEntries(metadataOf(live).managedFields);
+  const self = identity({ ...options, operation: 'Apply' });
+  const previous = entries.find((e) => identity(e) === self);
+  const others = entries.filter((e) => identity(e) !== self);
+  const appliedFields = ownable(fieldSetOf(config, rules, true), resetFields);
+
+  const merged = mergeApplied(liveView, config, rules);
+  const changes = compareObjects(liveView, merged, rules);
+  const changed = changes.modified.union(changes.added);
+  const conflicts: ApplyConflict[] = [];
+  for (const other of others) {
+    const taken = other.fields.intersection(changed);
+    if (taken.isEmpty()) continue;
+    for (const path of taken.paths()) {
+      const conflict: ApplyConflict = {
+        manager: other.manager,
+        field: describePath(path),
+        operation: other.operation,
+        apiVersion: other.apiVersion,
+      };
+      if (other.subresource !== undefined) conflict.subresource = other.subresource;
+      conflicts.push(conflict);
+    }
+    other.fields = other.fields.difference(taken);
+  }
+  if (conflicts.length > 0 && !options.force) throw new ApplyConflictError(conflicts);
+
+  // Fields this applier owned before and dropped now go, unless someone else still owns them.
+  let result = merged;
+  if (previous) {
+    let stillOwned = appliedFields;
+    for (const other of others) stillOwned = stillOwned.union(other.fields);
+    const dropped = previous.fields.difference(stillOwned);
+    if (!dropped.isEmpty()) result = removeFields(merged, dropped, rules);
+  }
+  const removed = compareObjects(liveView, result, rules).removed;
+  for (const other of others) other.fields = other.fields.difference(removed);
+
+  const unchanged = jsonEqual(liveView, result);
+  const time = unchanged && previous?.time !== undefined ? previous.time : options.now;
+  const next = [...others, entryFor(options, 'Apply', appliedFields, time)];
+  // An apply that changes nothing keeps the stored object as it is; only ownership may move.
+  return withManagedFields(live && unchanged ? live : result, next);
+}
+
+/**
+ * Records a non-apply write (create, update, patch) in managedFields: the manager takes
+ * ownership (operation "Update") of every field it changed. Returns `after` with updated
+ * metadata.managedFields.
+ */
+export function recordUpdate(
+  before: JsonObject | undefined,
+  after: JsonObject,
+  options: Omit<ApplyOptions, 'force'>,
+): JsonObject {
+  const { rules, resetFields } = options;
+  const stored = metadataOf(before).managedFields;
+  const sent = metadataOf(after).managedFields;
+  // A writer that sends managedFields different from the stored ones replaces them; an empty
+  // list clears field ownership altogether.
+  const base = sent !== undefined && !jsonEqual(sent, stored) ? sent : stored;
+  if (Array.isArray(sent) && sent.length === 0 && !jsonEqual(sent, stored)) {
+    return withManagedFields(after, []);
+  }
+  const entries = decodeEntries(base);
+  const changes = compareObjects(
+    ownedView(before ?? {}, resetFields),
+    ownedView(after, resetFields),
+    rules,
+  );
+  const touched = changes.modified.union(changes.added);
+  for (const entry of entries) {
+    entry.fields = entry.fields.difference(touched).difference(changes.removed);
+  }
+  const taken = ownable(touched, resetFields);
+  if (!taken.isEmpty()) {
+    const self = identity({ ...options, operation: 'Update' });
+    const index = entries.findIndex((e) => identity(e) === self);
+    const prior = index >= 0 ? entries.splice(index, 1)[0] : undefined;
+    entries.push(
+      entryFor(options, 'Update', prior ? prior.fields.union(taken) : taken, options.now),
+    );
+  }
+  return withManagedFields(after, entries);
+}
