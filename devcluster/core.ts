@@ -1,6 +1,7 @@
 // The API server's semantics, independent of HTTP: create, read, update, patch and delete with
 // kube's metadata rules, status subresources, CRD schemas, finalizers and namespace lifecycle.
 // The HTTP front end and the in-process controllers both call this.
+import { text } from './values.js';
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -29,7 +30,12 @@ import {
   type MergeRules,
 } from './patch/index.js';
 import { apiVersionOf, storageKey, type ResourceRegistry, type ResourceType } from './resources.js';
-import { applyDefaults, prune, validateAgainstSchema, validateCustomResourceDefinition } from './schema/index.js';
+import {
+  applyDefaults,
+  prune,
+  validateAgainstSchema,
+  validateCustomResourceDefinition,
+} from './schema/index.js';
 import type { ObjectStore } from './store.js';
 import { strategyOf, type StrategyContext } from './strategies.js';
 import { crdCleanupFinalizer, establishedStatus, resourceTypesOfCrd } from './crds.js';
@@ -160,7 +166,14 @@ const supportedFieldSelectors: Record<string, readonly string[]> = {
     'source',
     'type',
   ],
-  '/pods': ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP'],
+  '/pods': [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'status.phase',
+    'status.podIP',
+  ],
   '/secrets': ['type'],
   '/namespaces': ['status.phase'],
 };
@@ -169,11 +182,10 @@ const supportedFieldSelectors: Record<string, readonly string[]> = {
 export function checkFieldSelector(type: ResourceType, selector: FieldSelector): void {
   const extra = supportedFieldSelectors[`${type.group}/${type.resource}`] ?? [];
   for (const requirement of selector) {
-    if (requirement.field === 'metadata.name' || requirement.field === 'metadata.namespace') continue;
+    if (requirement.field === 'metadata.name' || requirement.field === 'metadata.namespace')
+      continue;
     if (extra.includes(requirement.field)) continue;
-    throw badRequest(
-      `field label not supported: ${requirement.field}`,
-    );
+    throw badRequest(`field label not supported: ${requirement.field}`);
   }
 }
 
@@ -213,10 +225,19 @@ export class ApiCore {
   /** The type served for group/resource at its storage version (for controllers). */
   typeOf(group: string, resource: string): ResourceType {
     for (const type of this.registry.all()) {
-      if (type.group === group && type.resource === resource && type.version === type.storageVersion) return type;
+      if (
+        type.group === group &&
+        type.resource === resource &&
+        type.version === type.storageVersion
+      )
+        return type;
     }
-    for (const type of this.registry.all()) if (type.group === group && type.resource === resource) return type;
-    throw new ApiError('NotFound', `the server could not find the requested resource (${resource}.${group})`);
+    for (const type of this.registry.all())
+      if (type.group === group && type.resource === resource) return type;
+    throw new ApiError(
+      'NotFound',
+      `the server could not find the requested resource (${resource}.${group})`,
+    );
   }
 
   private ref(type: ResourceType, name: string): ResourceRef {
@@ -236,7 +257,10 @@ export class ApiCore {
   private mergeRules(type: ResourceType): MergeRules {
     let rules = this.rulesCache.get(type);
     if (!rules) {
-      rules = type.schema !== undefined ? mergeRulesFromSchema(type.schema) : builtinMergeRules(type.group, type.kind);
+      rules =
+        type.schema !== undefined
+          ? mergeRulesFromSchema(type.schema)
+          : builtinMergeRules(type.group, type.kind);
       this.rulesCache.set(type, rules);
     }
     return rules;
@@ -258,7 +282,10 @@ export class ApiCore {
   /** Whether an object matches label and field selectors. */
   matches(object: JsonObject, labels: LabelSelector, fields: FieldSelector): boolean {
     const metadata = object['metadata'] as JsonObject;
-    if (labels.length > 0 && !matchesLabelSelector(labels, metadata['labels'] as Record<string, string> | undefined)) {
+    if (
+      labels.length > 0 &&
+      !matchesLabelSelector(labels, metadata['labels'] as Record<string, string> | undefined)
+    ) {
       return false;
     }
     return fields.length === 0 || matchesFieldSelector(fields, (f) => fieldValueOf(object, f));
@@ -286,14 +313,17 @@ export class ApiCore {
     let remaining = 0;
     for (const object of all) {
       const metadata = object['metadata'] as JsonObject;
-      const position = `${String(metadata['namespace'] ?? '')}/${String(metadata['name'])}`;
+      const position = `${text(metadata['namespace'] ?? '')}/${text(metadata['name'])}`;
       if (start !== '' && position <= start) continue;
       if (!this.matches(object, options.labelSelector, options.fieldSelector)) continue;
       if (options.limit !== undefined && options.limit > 0 && items.length >= options.limit) {
         if (continueToken === undefined) {
           const last = items[items.length - 1]?.['metadata'] as JsonObject;
           continueToken = Buffer.from(
-            JSON.stringify({ rv, start: `${String(last['namespace'] ?? '')}/${String(last['name'])}` }),
+            JSON.stringify({
+              rv,
+              start: `${text(last['namespace'] ?? '')}/${text(last['name'])}`,
+            }),
           ).toString('base64url');
         }
         remaining++;
@@ -303,17 +333,23 @@ export class ApiCore {
     }
     return {
       items,
-      resourceVersion: String(rv),
+      resourceVersion: text(rv),
       continueToken,
-      remainingItemCount: continueToken !== undefined && options.labelSelector.length === 0 && options.fieldSelector.length === 0 ? remaining : undefined,
+      remainingItemCount:
+        continueToken !== undefined &&
+        options.labelSelector.length === 0 &&
+        options.fieldSelector.length === 0
+          ? remaining
+          : undefined,
     };
   }
 
   private decodeContinue(token: string): ContinueToken {
     try {
       const parsed: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-      if (isJsonObject(parsed as JsonValue) && typeof (parsed as ContinueToken).rv === 'number' && typeof (parsed as ContinueToken).start === 'string') {
-        return parsed as ContinueToken;
+      if (isJsonObject(parsed)) {
+        const { rv, start } = parsed;
+        if (typeof rv === 'number' && typeof start === 'string') return { rv, start };
       }
     } catch {
       // fall through to the error below
@@ -324,15 +360,20 @@ export class ApiCore {
   private checkNamespace(type: ResourceType, namespace: string, name: string): void {
     if (!type.namespaced) return;
     const ns = this.store.get('namespaces', '', namespace);
-    if (!ns) throw notFound({ group: '', resource: 'namespaces', kind: 'Namespace', name: namespace });
+    if (!ns)
+      throw notFound({ group: '', resource: 'namespaces', kind: 'Namespace', name: namespace });
     if ((ns['metadata'] as JsonObject)['deletionTimestamp'] !== undefined) {
       const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
-      throw new ApiError('Forbidden', `${type.group === '' ? type.resource : `${type.resource}.${type.group}`} "${name}" is forbidden: ${message}`, {
-        name,
-        group: type.group,
-        kind: type.resource,
-        causes: [{ type: 'NamespaceTerminating', field: 'metadata.namespace', message }],
-      });
+      throw new ApiError(
+        'Forbidden',
+        `${type.group === '' ? type.resource : `${type.resource}.${type.group}`} "${name}" is forbidden: ${message}`,
+        {
+          name,
+          group: type.group,
+          kind: type.resource,
+          causes: [{ type: 'NamespaceTerminating', field: 'metadata.namespace', message }],
+        },
+      );
     }
   }
 
@@ -340,10 +381,14 @@ export class ApiCore {
   private checkTypeMeta(type: ResourceType, body: JsonObject): void {
     const apiVersion = apiVersionOf(type.group, type.version);
     if (body['apiVersion'] !== undefined && body['apiVersion'] !== apiVersion) {
-      throw badRequest(`the API version in the data (${String(body['apiVersion'])}) does not match the expected API version (${apiVersion})`);
+      throw badRequest(
+        `the API version in the data (${text(body['apiVersion'])}) does not match the expected API version (${apiVersion})`,
+      );
     }
     if (body['kind'] !== undefined && body['kind'] !== type.kind) {
-      throw badRequest(`the kind in the data (${String(body['kind'])}) does not match the expected kind (${type.kind})`);
+      throw badRequest(
+        `the kind in the data (${text(body['kind'])}) does not match the expected kind (${type.kind})`,
+      );
     }
     body['apiVersion'] = apiVersion;
     body['kind'] = type.kind;
@@ -353,7 +398,12 @@ export class ApiCore {
    * Custom objects: prune unknown fields (reporting them per fieldValidation), default, then
    * validate against the version's schema.
    */
-  private applySchema(type: ResourceType, object: JsonObject, options: WriteOptions, name: string): JsonObject {
+  private applySchema(
+    type: ResourceType,
+    object: JsonObject,
+    options: WriteOptions,
+    name: string,
+  ): JsonObject {
     const schema = type.schema;
     if (schema === undefined) return object;
     const { apiVersion, kind, metadata, ...content } = object;
@@ -361,15 +411,25 @@ export class ApiCore {
     if (pruned.unknownFields.length > 0) {
       if (options.fieldValidation === 'Strict') {
         const list = pruned.unknownFields.map((f) => `unknown field "${f}"`).join(', ');
-        throw badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${list}`);
+        throw badRequest(
+          `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${list}`,
+        );
       }
       if (options.fieldValidation === 'Warn') {
         for (const f of pruned.unknownFields) options.warnings.push(`unknown field "${f}"`);
       }
     }
     const defaulted = applyDefaults(pruned.value, schema);
-    const result: JsonObject = { apiVersion: apiVersion ?? null, kind: kind ?? null, metadata: metadata ?? {}, ...(isJsonObject(defaulted) ? defaulted : {}) };
-    const causes = validateAgainstSchema({ ...result, metadata: withoutKeys(metadata as JsonObject, ['managedFields']) }, schema);
+    const result: JsonObject = {
+      apiVersion: apiVersion ?? null,
+      kind: kind ?? null,
+      metadata: metadata ?? {},
+      ...(isJsonObject(defaulted) ? defaulted : {}),
+    };
+    const causes = validateAgainstSchema(
+      { ...result, metadata: withoutKeys(metadata as JsonObject, ['managedFields']) },
+      schema,
+    );
     if (causes.length > 0) throw invalid(this.ref(type, name), causes);
     return result;
   }
@@ -389,12 +449,22 @@ export class ApiCore {
     const causes: StatusCause[] = [...validateName(name, nameRuleOf(type.group, type.kind))];
     const labels = metadata['labels'];
     if (labels !== undefined && labels !== null && !isJsonObject(labels)) {
-      causes.push({ type: 'FieldValueInvalid', field: 'metadata.labels', message: 'Invalid value: must be a map of strings' });
+      causes.push({
+        type: 'FieldValueInvalid',
+        field: 'metadata.labels',
+        message: 'Invalid value: must be a map of strings',
+      });
     }
     if (causes.length > 0) throw invalid(this.ref(type, name), causes);
   }
 
-  private finishWrite(type: ResourceType, before: JsonObject | undefined, after: JsonObject, options: WriteOptions, subresource: string): JsonObject {
+  private finishWrite(
+    type: ResourceType,
+    before: JsonObject | undefined,
+    after: JsonObject,
+    options: WriteOptions,
+    subresource: string,
+  ): JsonObject {
     const applyOptions = {
       manager: options.fieldManager,
       rules: this.mergeRules(type),
@@ -406,31 +476,60 @@ export class ApiCore {
   }
 
   /** Creates an object (POST). `body` must be a fresh object the core may keep. */
-  create(type: ResourceType, namespace: string, body: JsonObject, options: WriteOptions, managedFieldsDone = false): JsonObject {
+  create(
+    type: ResourceType,
+    namespace: string,
+    body: JsonObject,
+    options: WriteOptions,
+    managedFieldsDone = false,
+  ): JsonObject {
     this.checkTypeMeta(type, body);
     const metadata = meta(body);
     if (type.namespaced) {
-      if (metadata['namespace'] !== undefined && metadata['namespace'] !== '' && metadata['namespace'] !== namespace) {
-        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      if (
+        metadata['namespace'] !== undefined &&
+        metadata['namespace'] !== '' &&
+        metadata['namespace'] !== namespace
+      ) {
+        throw badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
       metadata['namespace'] = namespace;
     } else {
       delete metadata['namespace'];
     }
     let name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
-    if (name === '' && typeof metadata['generateName'] === 'string' && metadata['generateName'] !== '') {
+    if (
+      name === '' &&
+      typeof metadata['generateName'] === 'string' &&
+      metadata['generateName'] !== ''
+    ) {
       name = nameFromGenerateName(metadata['generateName']);
       metadata['name'] = name;
     }
     if (name === '') {
       throw invalid(this.ref(type, ''), [
-        { type: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' },
+        {
+          type: 'FieldValueRequired',
+          field: 'metadata.name',
+          message: 'Required value: name or generateName is required',
+        },
       ]);
     }
     this.validateMetadata(type, metadata, name);
     this.checkNamespace(type, namespace, name);
-    if (this.store.get(this.key(type), type.namespaced ? namespace : '', name)) throw alreadyExists(this.ref(type, name));
-    for (const k of ['resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink']) {
+    if (this.store.get(this.key(type), type.namespaced ? namespace : '', name))
+      throw alreadyExists(this.ref(type, name));
+    for (const k of [
+      'resourceVersion',
+      'uid',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'generation',
+      'selfLink',
+    ]) {
       delete metadata[k];
     }
     if (type.statusSubresource && type.crdName !== undefined) delete body['status'];
@@ -445,24 +544,29 @@ export class ApiCore {
     if (type.hasGeneration) m['generation'] = 1;
     if (type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition') {
       object['status'] = establishedStatus(object, undefined, now);
-      m['finalizers'] = [...stringArray(m['finalizers']).filter((f) => f !== crdCleanupFinalizer), crdCleanupFinalizer];
+      m['finalizers'] = [
+        ...stringArray(m['finalizers']).filter((f) => f !== crdCleanupFinalizer),
+        crdCleanupFinalizer,
+      ];
     }
     if (!managedFieldsDone) object = this.finishWrite(type, undefined, object, options, '');
     object['apiVersion'] = apiVersionOf(type.group, type.storageVersion);
     if (options.dryRun) return this.present(type, object);
     const stored = this.store.put(this.key(type), object);
-    if (type.kind === 'CustomResourceDefinition' && type.group === 'apiextensions.k8s.io') this.serveCrd(stored);
+    if (type.kind === 'CustomResourceDefinition' && type.group === 'apiextensions.k8s.io')
+      this.serveCrd(stored);
     return this.present(type, stored);
   }
 
   /** Registers (or re-registers) the types a CRD serves. */
   serveCrd(crd: JsonObject): void {
-    const name = String((crd['metadata'] as JsonObject)['name']);
+    const name = text((crd['metadata'] as JsonObject)['name']);
     this.registry.removeCrd(name);
     for (const type of resourceTypesOfCrd(crd)) {
       this.registry.add(type);
     }
-    for (const cached of [...this.rulesCache.keys()]) if (cached.crdName === name) this.rulesCache.delete(cached);
+    for (const cached of [...this.rulesCache.keys()])
+      if (cached.crdName === name) this.rulesCache.delete(cached);
   }
 
   /** Replaces an object (PUT), on the main resource or the status subresource. */
@@ -480,10 +584,18 @@ export class ApiCore {
     this.checkTypeMeta(type, body);
     const metadata = meta(body);
     if (metadata['name'] !== undefined && metadata['name'] !== name) {
-      throw badRequest(`the name of the object (${String(metadata['name'])}) does not match the name on the URL (${name})`);
+      throw badRequest(
+        `the name of the object (${text(metadata['name'])}) does not match the name on the URL (${name})`,
+      );
     }
-    if (type.namespaced && metadata['namespace'] !== undefined && metadata['namespace'] !== namespace) {
-      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (
+      type.namespaced &&
+      metadata['namespace'] !== undefined &&
+      metadata['namespace'] !== namespace
+    ) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
     }
     return this.replace(type, existing, body, options, subresource, false);
   }
@@ -498,10 +610,14 @@ export class ApiCore {
     managedFieldsDone: boolean,
   ): JsonObject {
     const oldMeta = existing['metadata'] as JsonObject;
-    const name = String(oldMeta['name']);
-    const namespace = String(oldMeta['namespace'] ?? '');
+    const name = text(oldMeta['name']);
+    const namespace = text(oldMeta['namespace'] ?? '');
     const requestedRv = meta(body)['resourceVersion'];
-    if (requestedRv !== undefined && requestedRv !== '' && requestedRv !== oldMeta['resourceVersion']) {
+    if (
+      requestedRv !== undefined &&
+      requestedRv !== '' &&
+      requestedRv !== oldMeta['resourceVersion']
+    ) {
       throw conflict(this.ref(type, name), staleObjectMessage);
     }
     if (this.faults?.takeConflict(this.key(type), namespace, name)) {
@@ -520,13 +636,20 @@ export class ApiCore {
     } else {
       object = body;
       const m = meta(object);
-      for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
+      for (const k of [
+        'uid',
+        'creationTimestamp',
+        'deletionTimestamp',
+        'deletionGracePeriodSeconds',
+        'generation',
+      ]) {
         if (oldMeta[k] !== undefined) m[k] = oldMeta[k];
         else delete m[k];
       }
       if (type.namespaced) m['namespace'] = namespace;
       m['name'] = name;
-      if (m['managedFields'] === undefined && oldMeta['managedFields'] !== undefined) m['managedFields'] = oldMeta['managedFields'];
+      if (m['managedFields'] === undefined && oldMeta['managedFields'] !== undefined)
+        m['managedFields'] = oldMeta['managedFields'];
       if (type.statusSubresource) {
         if (presentedOld['status'] !== undefined) object['status'] = presentedOld['status'];
         else delete object['status'];
@@ -544,7 +667,11 @@ export class ApiCore {
         const added = stringArray(m['finalizers']).filter((f) => !oldFinalizers.includes(f));
         if (added.length > 0) {
           throw invalid(this.ref(type, name), [
-            { type: 'FieldValueForbidden', field: 'metadata.finalizers', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` },
+            {
+              type: 'FieldValueForbidden',
+              field: 'metadata.finalizers',
+              message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+            },
           ]);
         }
       }
@@ -554,10 +681,19 @@ export class ApiCore {
     if (type.hasGeneration) {
       const ignored = type.statusSubresource ? ['metadata', 'status'] : ['metadata'];
       const changed = !jsonEqual(withoutKeys(object, ignored), withoutKeys(presentedOld, ignored));
-      m['generation'] = (typeof oldMeta['generation'] === 'number' ? oldMeta['generation'] : 1) + (changed ? 1 : 0);
+      m['generation'] =
+        (typeof oldMeta['generation'] === 'number' ? oldMeta['generation'] : 1) + (changed ? 1 : 0);
     }
-    if (!managedFieldsDone) object = this.finishWrite(type, presentedOld, object, options, subresource);
-    const comparable = (o: JsonObject): JsonObject => ({ ...o, metadata: withoutKeys(o['metadata'] as JsonObject, ['managedFields', 'resourceVersion']) });
+    if (!managedFieldsDone)
+      object = this.finishWrite(type, presentedOld, object, options, subresource);
+    // A write that changes nothing (ignoring managedFields timestamps) is a no-op, as in kube.
+    const comparable = (o: JsonObject): JsonObject => {
+      const m = o['metadata'] as JsonObject;
+      const managed = Array.isArray(m['managedFields'])
+        ? m['managedFields'].map((e) => (isJsonObject(e) ? withoutKeys(e, ['time']) : e))
+        : null;
+      return { ...o, metadata: { ...withoutKeys(m, ['resourceVersion']), managedFields: managed } };
+    };
     if (jsonEqual(comparable(object), comparable(presentedOld))) return presentedOld;
     object['apiVersion'] = apiVersionOf(type.group, type.storageVersion);
     if (options.dryRun) return this.present(type, object);
@@ -565,7 +701,8 @@ export class ApiCore {
       return this.present(type, this.store.remove(this.key(type), namespace, name) ?? object);
     }
     const stored = this.store.put(this.key(type), object);
-    if (type.kind === 'CustomResourceDefinition' && type.group === 'apiextensions.k8s.io') this.serveCrd(stored);
+    if (type.kind === 'CustomResourceDefinition' && type.group === 'apiextensions.k8s.io')
+      this.serveCrd(stored);
     return this.present(type, stored);
   }
 
@@ -596,18 +733,28 @@ export class ApiCore {
     try {
       patchBody = patchType === 'apply' ? parseYaml(raw) : JSON.parse(raw);
     } catch (error) {
-      throw new ApiError('BadRequest', `error decoding patch: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+      throw new ApiError(
+        'BadRequest',
+        `error decoding patch: ${error instanceof Error ? error.message : String(error)}`,
+        undefined,
+        { cause: error },
+      );
     }
     try {
       if (patchType === 'apply') {
-        if (!isJsonObject(patchBody as JsonValue)) throw badRequest('error decoding YAML: the applied configuration must be an object');
-        const applied = patchBody as JsonObject;
+        if (!isJsonObject(patchBody))
+          throw badRequest('error decoding YAML: the applied configuration must be an object');
+        const applied = patchBody;
         if (!options.fieldManager || options.fieldManager === 'unknown') {
-          throw badRequest('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+          throw badRequest(
+            'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+          );
         }
         const appliedMeta = isJsonObject(applied['metadata']) ? applied['metadata'] : {};
         if (appliedMeta['name'] !== undefined && appliedMeta['name'] !== name) {
-          throw badRequest(`the name of the object (${String(appliedMeta['name'])}) does not match the name on the URL (${name})`);
+          throw badRequest(
+            `the name of the object (${text(appliedMeta['name'])}) does not match the name on the URL (${name})`,
+          );
         }
         const applyOptions = {
           manager: options.fieldManager,
@@ -632,18 +779,23 @@ export class ApiCore {
       const presented = this.present(type, existing);
       let result: JsonValue;
       if (patchType === 'json') result = applyJsonPatch(clone(presented), patchBody);
-      else if (!isJsonObject(patchBody as JsonValue)) throw badRequest('the patch must be a JSON object');
-      else if (patchType === 'merge') result = applyMergePatch(clone(presented), patchBody as JsonObject);
+      else if (!isJsonObject(patchBody)) throw badRequest('the patch must be a JSON object');
+      else if (patchType === 'merge') result = applyMergePatch(clone(presented), patchBody);
       else {
         if (type.crdName !== undefined) {
-          throw new ApiError('UnsupportedMediaType', `strategic merge patch is not supported for custom resources; use merge patch`);
+          throw new ApiError(
+            'UnsupportedMediaType',
+            `strategic merge patch is not supported for custom resources; use merge patch`,
+          );
         }
-        result = applyStrategicMergePatch(clone(presented), patchBody as JsonObject, this.mergeRules(type));
+        result = applyStrategicMergePatch(clone(presented), patchBody, this.mergeRules(type));
       }
       if (!isJsonObject(result)) throw badRequest('the patched object is not a JSON object');
       const resultMeta = meta(result);
       if (resultMeta['name'] !== undefined && resultMeta['name'] !== name) {
-        throw badRequest(`the name of the object (${String(resultMeta['name'])}) does not match the name on the URL (${name})`);
+        throw badRequest(
+          `the name of the object (${text(resultMeta['name'])}) does not match the name on the URL (${name})`,
+        );
       }
       this.checkTypeMeta(type, result);
       if (subresource === 'status') {
@@ -660,7 +812,11 @@ export class ApiCore {
           'Conflict',
           `Apply failed with ${error.conflicts.length} conflict${error.conflicts.length === 1 ? '' : 's'}: ${error.conflicts.map((c) => `conflict with "${c.manager}": ${c.field}`).join('\n')}`,
           {
-            causes: error.conflicts.map((c) => ({ type: 'FieldManagerConflict', message: `conflict with "${c.manager}"`, field: c.field })),
+            causes: error.conflicts.map((c) => ({
+              type: 'FieldManagerConflict',
+              message: `conflict with "${c.manager}"`,
+              field: c.field,
+            })),
           },
           { cause: error },
         );
@@ -674,7 +830,12 @@ export class ApiCore {
    * deletionTimestamp (finalizers, Foreground/Orphan propagation, namespaces). Returns the
    * object and whether it is gone.
    */
-  delete(type: ResourceType, namespace: string, name: string, options: DeleteOptions): { object: JsonObject; deleted: boolean } {
+  delete(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    options: DeleteOptions,
+  ): { object: JsonObject; deleted: boolean } {
     const ns = type.namespaced ? namespace : '';
     const key = this.key(type);
     const existing = this.store.get(key, ns, name);
@@ -682,18 +843,23 @@ export class ApiCore {
     const oldMeta = existing['metadata'] as JsonObject;
     const pre = options.preconditions;
     if (pre?.uid !== undefined && pre.uid !== oldMeta['uid']) {
-      throw conflict(this.ref(type, name), `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(oldMeta['uid'])}`);
+      throw conflict(
+        this.ref(type, name),
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${text(oldMeta['uid'])}`,
+      );
     }
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== oldMeta['resourceVersion']) {
       throw conflict(
         this.ref(type, name),
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(oldMeta['resourceVersion'])}`,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${text(oldMeta['resourceVersion'])}`,
       );
     }
-    if (this.faults?.takeConflict(key, ns, name)) throw conflict(this.ref(type, name), staleObjectMessage);
+    if (this.faults?.takeConflict(key, ns, name))
+      throw conflict(this.ref(type, name), staleObjectMessage);
     const finalizers = stringArray(oldMeta['finalizers']);
     const policy = options.propagationPolicy;
-    const extra = policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
+    const extra =
+      policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
     const isNamespace = type.group === '' && type.kind === 'Namespace';
     const needsMark = finalizers.length > 0 || extra !== undefined || isNamespace;
     if (!needsMark) {
@@ -710,7 +876,10 @@ export class ApiCore {
       changed = true;
     }
     if (extra !== undefined && !finalizers.includes(extra)) {
-      const kept = extra === 'orphan' ? finalizers.filter((f) => f !== 'foregroundDeletion') : finalizers.filter((f) => f !== 'orphan');
+      const kept =
+        extra === 'orphan'
+          ? finalizers.filter((f) => f !== 'foregroundDeletion')
+          : finalizers.filter((f) => f !== 'orphan');
       m['finalizers'] = [...kept, extra];
       changed = true;
     }
@@ -743,7 +912,14 @@ export class ApiCore {
     if (!finalizers.includes(finalizer)) return;
     const object = clone(existing);
     meta(object)['finalizers'] = finalizers.filter((f) => f !== finalizer);
-    this.replace(type, this.store.get(this.key(type), type.namespaced ? namespace : '', name) ?? existing, object, systemWrite(), '', false);
+    this.replace(
+      type,
+      this.store.get(this.key(type), type.namespaced ? namespace : '', name) ?? existing,
+      object,
+      systemWrite(),
+      '',
+      false,
+    );
   }
 }
 

@@ -1,7 +1,13 @@
 // CustomResourceDefinitions: the status kube's CRD controllers write (names accepted,
 // established, stored versions) and the resource types a CRD serves.
+import { text } from './values.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
-import { defaultColumns, type PrinterColumn, type ResourceType, type ScaleMapping } from './resources.js';
+import {
+  defaultColumns,
+  type PrinterColumn,
+  type ResourceType,
+  type ScaleMapping,
+} from './resources.js';
 
 /** Finalizer kube puts on CRDs so their objects are removed before the CRD goes. */
 export const crdCleanupFinalizer = 'customresourcecleanup.apiextensions.k8s.io';
@@ -20,12 +26,20 @@ export function acceptedNames(crd: JsonObject): JsonObject {
   const kind = typeof names['kind'] === 'string' ? names['kind'] : '';
   const accepted: JsonObject = {
     plural: names['plural'] ?? '',
-    singular: typeof names['singular'] === 'string' && names['singular'] !== '' ? names['singular'] : kind.toLowerCase(),
+    singular:
+      typeof names['singular'] === 'string' && names['singular'] !== ''
+        ? names['singular']
+        : kind.toLowerCase(),
     kind,
-    listKind: typeof names['listKind'] === 'string' && names['listKind'] !== '' ? names['listKind'] : `${kind}List`,
+    listKind:
+      typeof names['listKind'] === 'string' && names['listKind'] !== ''
+        ? names['listKind']
+        : `${kind}List`,
   };
-  if (strings(names['shortNames']).length > 0) accepted['shortNames'] = strings(names['shortNames']);
-  if (strings(names['categories']).length > 0) accepted['categories'] = strings(names['categories']);
+  if (strings(names['shortNames']).length > 0)
+    accepted['shortNames'] = strings(names['shortNames']);
+  if (strings(names['categories']).length > 0)
+    accepted['categories'] = strings(names['categories']);
   return accepted;
 }
 
@@ -33,17 +47,24 @@ export function acceptedNames(crd: JsonObject): JsonObject {
 export function storageVersionOf(crd: JsonObject): string {
   const versions = obj(crd['spec'])['versions'];
   if (Array.isArray(versions)) {
-    for (const v of versions) if (isJsonObject(v) && v['storage'] === true) return String(v['name']);
+    for (const v of versions) if (isJsonObject(v) && v['storage'] === true) return text(v['name']);
   }
   return '';
 }
 
-function condition(type: string, reason: string, message: string, now: string, previous: JsonObject[]): JsonObject {
+function condition(
+  type: string,
+  reason: string,
+  message: string,
+  now: string,
+  previous: JsonObject[],
+): JsonObject {
   const before = previous.find((c) => c['type'] === type);
   return {
     type,
     status: 'True',
-    lastTransitionTime: before && before['status'] === 'True' ? (before['lastTransitionTime'] ?? now) : now,
+    lastTransitionTime:
+      before && before['status'] === 'True' ? (before['lastTransitionTime'] ?? now) : now,
     reason,
     message,
   };
@@ -53,9 +74,15 @@ function condition(type: string, reason: string, message: string, now: string, p
  * Sets the status kube's naming and establishing controllers would write: NamesAccepted and
  * Established true, acceptedNames, and the storage version added to storedVersions.
  */
-export function establishedStatus(crd: JsonObject, previousStatus: JsonValue | undefined, now: string): JsonObject {
+export function establishedStatus(
+  crd: JsonObject,
+  previousStatus: JsonValue | undefined,
+  now: string,
+): JsonObject {
   const previous = obj(previousStatus);
-  const conditions = Array.isArray(previous['conditions']) ? previous['conditions'].filter(isJsonObject) : [];
+  const conditions = Array.isArray(previous['conditions'])
+    ? previous['conditions'].filter(isJsonObject)
+    : [];
   const stored = strings(previous['storedVersions']);
   const storage = storageVersionOf(crd);
   if (storage !== '' && !stored.includes(storage)) stored.push(storage);
@@ -63,7 +90,13 @@ export function establishedStatus(crd: JsonObject, previousStatus: JsonValue | u
     acceptedNames: acceptedNames(crd),
     conditions: [
       condition('NamesAccepted', 'NoConflicts', 'no conflicts found', now, conditions),
-      condition('Established', 'InitialNamesAccepted', 'the initial names have been accepted', now, conditions),
+      condition(
+        'Established',
+        'InitialNamesAccepted',
+        'the initial names have been accepted',
+        now,
+        conditions,
+      ),
     ],
     storedVersions: stored,
   };
@@ -74,9 +107,9 @@ function printerColumns(version: JsonObject): PrinterColumn[] {
   if (!Array.isArray(columns) || columns.length === 0) return [...defaultColumns];
   return columns.filter(isJsonObject).map((c) => {
     const column: PrinterColumn = {
-      name: String(c['name'] ?? ''),
-      type: String(c['type'] ?? 'string'),
-      jsonPath: String(c['jsonPath'] ?? ''),
+      name: text(c['name'] ?? ''),
+      type: text(c['type'] ?? 'string'),
+      jsonPath: text(c['jsonPath'] ?? ''),
     };
     if (typeof c['description'] === 'string') column.description = c['description'];
     if (typeof c['priority'] === 'number') column.priority = c['priority'];
@@ -89,8 +122,8 @@ function printerColumns(version: JsonObject): PrinterColumn[] {
 export function resourceTypesOfCrd(crd: JsonObject): ResourceType[] {
   const spec = obj(crd['spec']);
   const names = acceptedNames(crd);
-  const group = String(spec['group'] ?? '');
-  const crdName = String(obj(crd['metadata'])['name'] ?? '');
+  const group = text(spec['group'] ?? '');
+  const crdName = text(obj(crd['metadata'])['name'] ?? '');
   const storage = storageVersionOf(crd);
   const versions = Array.isArray(spec['versions']) ? spec['versions'].filter(isJsonObject) : [];
   return versions
@@ -101,11 +134,11 @@ export function resourceTypesOfCrd(crd: JsonObject): ResourceType[] {
       const schema = obj(version['schema'])['openAPIV3Schema'];
       const type: ResourceType = {
         group,
-        version: String(version['name'] ?? ''),
-        resource: String(names['plural']),
-        kind: String(names['kind']),
-        listKind: String(names['listKind']),
-        singular: String(names['singular']),
+        version: text(version['name'] ?? ''),
+        resource: text(names['plural']),
+        kind: text(names['kind']),
+        listKind: text(names['listKind']),
+        singular: text(names['singular']),
         namespaced: spec['scope'] !== 'Cluster',
         shortNames: strings(names['shortNames']),
         categories: strings(names['categories']),
@@ -121,10 +154,11 @@ export function resourceTypesOfCrd(crd: JsonObject): ResourceType[] {
       if (isJsonObject(schema)) type.schema = schema;
       if (scale) {
         const mapping: ScaleMapping = {
-          specReplicasPath: String(scale['specReplicasPath'] ?? '.spec.replicas'),
-          statusReplicasPath: String(scale['statusReplicasPath'] ?? '.status.replicas'),
+          specReplicasPath: text(scale['specReplicasPath'] ?? '.spec.replicas'),
+          statusReplicasPath: text(scale['statusReplicasPath'] ?? '.status.replicas'),
         };
-        if (typeof scale['labelSelectorPath'] === 'string') mapping.labelSelectorPath = scale['labelSelectorPath'];
+        if (typeof scale['labelSelectorPath'] === 'string')
+          mapping.labelSelectorPath = scale['labelSelectorPath'];
         type.scale = mapping;
       }
       return type;

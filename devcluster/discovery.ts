@@ -21,17 +21,23 @@ export function versionInfo(gitVersion: string): JsonObject {
 
 function subresourcesOf(type: ResourceType): { name: string; kind: string; verbs: string[] }[] {
   const out: { name: string; kind: string; verbs: string[] }[] = [];
-  if (type.statusSubresource) out.push({ name: 'status', kind: type.kind, verbs: ['get', 'patch', 'update'] });
+  if (type.statusSubresource)
+    out.push({ name: 'status', kind: type.kind, verbs: ['get', 'patch', 'update'] });
   if (type.scale) out.push({ name: 'scale', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
   for (const extra of type.extraSubresources) {
     if (extra === 'token') out.push({ name: 'token', kind: 'TokenRequest', verbs: ['create'] });
-    else if (extra === 'finalize') out.push({ name: 'finalize', kind: 'Namespace', verbs: ['update'] });
+    else if (extra === 'finalize')
+      out.push({ name: 'finalize', kind: 'Namespace', verbs: ['update'] });
   }
   return out;
 }
 
 /** APIResourceList of one group/version. */
-export function resourceList(registry: ResourceRegistry, group: string, version: string): JsonObject | undefined {
+export function resourceList(
+  registry: ResourceRegistry,
+  group: string,
+  version: string,
+): JsonObject | undefined {
   const types = registry.all().filter((t) => t.group === group && t.version === version);
   if (types.length === 0) return undefined;
   const resources: JsonObject[] = [];
@@ -57,7 +63,12 @@ export function resourceList(registry: ResourceRegistry, group: string, version:
       });
     }
   }
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(group, version), resources };
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: apiVersionOf(group, version),
+    resources,
+  };
 }
 
 /** /api (APIVersions). */
@@ -92,10 +103,13 @@ export function groupDocument(registry: ResourceRegistry, group: string): JsonOb
 }
 
 /** The aggregated discovery version a client accepts, from its Accept header. */
-export function aggregatedVersionAccepted(accept: string | undefined): 'v2' | 'v2beta1' | undefined {
+export function aggregatedVersionAccepted(
+  accept: string | undefined,
+): 'v2' | 'v2beta1' | undefined {
   if (!accept) return undefined;
   for (const part of accept.split(',')) {
-    if (!part.includes('as=APIGroupDiscoveryList') || !part.includes('g=apidiscovery.k8s.io')) continue;
+    if (!part.includes('as=APIGroupDiscoveryList') || !part.includes('g=apidiscovery.k8s.io'))
+      continue;
     if (!part.trim().startsWith('application/json')) continue;
     if (/v=v2beta1/.test(part)) return 'v2beta1';
     if (/v=v2(;|$|\s)/.test(part)) return 'v2';
@@ -104,7 +118,11 @@ export function aggregatedVersionAccepted(accept: string | undefined): 'v2' | 'v
 }
 
 /** The aggregated discovery document (APIGroupDiscoveryList) of the core group or of /apis. */
-export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, version: 'v2' | 'v2beta1'): JsonObject {
+export function aggregatedDiscovery(
+  registry: ResourceRegistry,
+  core: boolean,
+  version: 'v2' | 'v2beta1',
+): JsonObject {
   const groups = registry
     .groups()
     .filter((g) => (core ? g.group === '' : g.group !== ''))
@@ -145,7 +163,12 @@ export function aggregatedDiscovery(registry: ResourceRegistry, core: boolean, v
       freshness: 'Current',
     })),
   }));
-  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
+  return {
+    kind: 'APIGroupDiscoveryList',
+    apiVersion: `apidiscovery.k8s.io/${version}`,
+    metadata: {},
+    items,
+  };
 }
 
 /** Content-Type of an aggregated discovery response. */

@@ -66,7 +66,8 @@ export class ApiError extends Error {
       reason: this.reason,
       code: this.code,
     };
-    if (this.details !== undefined) status['details'] = { ...this.details } as unknown as JsonObject;
+    if (this.details !== undefined)
+      status['details'] = { ...this.details } as unknown as JsonObject;
     return status;
   }
 }
@@ -104,11 +105,15 @@ export function alreadyExists(ref: ResourceRef): ApiError {
 
 /** 409 Conflict for a stale resourceVersion or failed precondition. */
 export function conflict(ref: ResourceRef, why: string): ApiError {
-  return new ApiError('Conflict', `Operation cannot be fulfilled on ${qualified(ref)} "${ref.name}": ${why}`, {
-    name: ref.name,
-    group: ref.group,
-    kind: ref.resource,
-  });
+  return new ApiError(
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualified(ref)} "${ref.name}": ${why}`,
+    {
+      name: ref.name,
+      group: ref.group,
+      kind: ref.resource,
+    },
+  );
 }
 
 /** The "object has been modified" explanation kube gives on a stale resourceVersion. */
@@ -136,5 +141,10 @@ export function badRequest(message: string): ApiError {
 /** 500 InternalError wrapping an unexpected failure. */
 export function internalError(cause: unknown): ApiError {
   const text = cause instanceof Error ? cause.message : String(cause);
-  return new ApiError('InternalError', `Internal error occurred: ${text}`, { causes: [{ message: text }] }, { cause });
+  return new ApiError(
+    'InternalError',
+    `Internal error occurred: ${text}`,
+    { causes: [{ message: text }] },
+    { cause },
+  );
 }

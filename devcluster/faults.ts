@@ -35,7 +35,10 @@ export class Faults implements FaultHooks, ConflictInjector {
   ) {}
 
   conflictNextWrites(target: ObjectTarget, count: number): void {
-    this.conflicts.set(`${storageKey(target.group, target.resource)}|${target.namespace}|${target.name}`, count);
+    this.conflicts.set(
+      `${storageKey(target.group, target.resource)}|${target.namespace}|${target.name}`,
+      count,
+    );
   }
 
   expireWatches(): void {

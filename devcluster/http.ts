@@ -1,5 +1,6 @@
 // The HTTP front end: routes /api and /apis requests to the core, serves discovery, OpenAPI and
 // health endpoints, authenticates and authorizes every request, and streams watches.
+import { text } from './values.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
@@ -14,7 +15,8 @@ import {
   type RequestAttributes,
   type UserInfo,
 } from './auth/index.js';
-import { ApiCore, type DeleteOptions, type FieldValidation, type PatchType, type WriteOptions } from './core.js';
+import type { ApiCore } from './core.js';
+import { type DeleteOptions, type PatchType, type WriteOptions } from './core.js';
 import {
   aggregatedContentType,
   aggregatedDiscovery,
@@ -27,12 +29,23 @@ import {
 } from './discovery.js';
 import { ApiError, badRequest, internalError } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
-import { openApiV2Document, openApiV2Protobuf, openApiV3Document, openApiV3Index } from './openapi.js';
+import {
+  openApiV2Document,
+  openApiV2Protobuf,
+  openApiV3Document,
+  openApiV3Index,
+} from './openapi.js';
 import { answerReview } from './reviews.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
 import type { WatchHub } from './watch.js';
-import { parseFieldSelector, parseLabelSelector, SelectorError, type FieldSelector, type LabelSelector } from '../shared/kube/selectors.js';
+import {
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorError,
+  type FieldSelector,
+  type LabelSelector,
+} from '../shared/kube/selectors.js';
 
 /** Largest request body accepted (kube-apiserver's limit). */
 export const maxRequestBytes = 3 * 1024 * 1024;
@@ -64,7 +77,10 @@ export interface ResourcePath {
 
 /** Parses a resource path; undefined for paths that are not resource requests. */
 export function parseResourcePath(pathname: string): ResourcePath | undefined {
-  const parts = pathname.split('/').filter((p) => p !== '').map((p) => decodeURIComponent(p));
+  const parts = pathname
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => decodeURIComponent(p));
   let group: string;
   let version: string;
   let rest: string[];
@@ -85,7 +101,11 @@ export function parseResourcePath(pathname: string): ResourcePath | undefined {
     rest = rest.slice(1);
   }
   let namespace: string | undefined;
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !(group === '' && (rest[2] === 'status' || rest[2] === 'finalize'))) {
+  if (
+    rest[0] === 'namespaces' &&
+    rest.length >= 3 &&
+    !(group === '' && (rest[2] === 'status' || rest[2] === 'finalize'))
+  ) {
     namespace = rest[1];
     rest = rest.slice(2);
   }
@@ -94,16 +114,22 @@ export function parseResourcePath(pathname: string): ResourcePath | undefined {
   return { group, version, namespace, resource, name, subresource: subresource ?? '', watchPath };
 }
 
-function sendJson(res: ServerResponse, code: number, body: JsonValue, contentType = 'application/json', warnings: readonly string[] = []): void {
-  const text = JSON.stringify(body);
+function sendJson(
+  res: ServerResponse,
+  code: number,
+  body: JsonValue,
+  contentType = 'application/json',
+  warnings: readonly string[] = [],
+): void {
+  const payload = JSON.stringify(body);
   const headers: Record<string, string | string[]> = {
     'Content-Type': contentType,
-    'Content-Length': String(Buffer.byteLength(text)),
+    'Content-Length': String(Buffer.byteLength(payload)),
     'Cache-Control': 'no-cache, private',
   };
   if (warnings.length > 0) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
   res.writeHead(code, headers);
-  res.end(text);
+  res.end(payload);
 }
 
 function sendError(res: ServerResponse, error: ApiError): void {
@@ -117,7 +143,11 @@ function sendError(res: ServerResponse, error: ApiError): void {
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? '0');
-    const tooLarge = (): ApiError => new ApiError('RequestEntityTooLarge', `Request entity too large: limit is ${maxRequestBytes}`);
+    const tooLarge = (): ApiError =>
+      new ApiError(
+        'RequestEntityTooLarge',
+        `Request entity too large: limit is ${maxRequestBytes}`,
+      );
     if (declared > maxRequestBytes) {
       req.resume();
       reject(tooLarge());
@@ -144,25 +174,35 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function mediaType(req: IncomingMessage): string {
-  return (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? '';
+  return (
+    (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? ''
+  );
 }
 
 /** Decodes a JSON or YAML body into an object, with kube's errors for bad input. */
 export function decodeBody(raw: Buffer, contentType: string): JsonObject {
-  const text = raw.toString('utf8');
-  if (text.trim() === '') throw badRequest('the body of the request was empty');
+  const source = raw.toString('utf8');
+  if (source.trim() === '') throw badRequest('the body of the request was empty');
   let value: unknown;
   if (contentType === 'application/json' || contentType === '') {
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(source);
     } catch (error) {
-      throw badRequest(`couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : String(error)}`);
+      throw badRequest(
+        `couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`,
+      );
     }
-  } else if (contentType === 'application/yaml' || contentType === 'application/x-yaml' || contentType === 'text/yaml') {
+  } else if (
+    contentType === 'application/yaml' ||
+    contentType === 'application/x-yaml' ||
+    contentType === 'text/yaml'
+  ) {
     try {
-      value = parseYaml(text);
+      value = parseYaml(source);
     } catch (error) {
-      throw badRequest(`couldn't get version/kind; yaml parse error: ${error instanceof Error ? error.message : String(error)}`);
+      throw badRequest(
+        `couldn't get version/kind; yaml parse error: ${error instanceof Error ? error.message : 'invalid YAML'}`,
+      );
     }
   } else {
     throw new ApiError(
@@ -170,8 +210,9 @@ export function decodeBody(raw: Buffer, contentType: string): JsonObject {
       `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`,
     );
   }
-  if (!isJsonObject(value as JsonValue)) throw badRequest(`couldn't get version/kind; json parse error: the body must be a JSON object`);
-  return value as JsonObject;
+  if (!isJsonObject(value))
+    throw badRequest(`couldn't get version/kind; json parse error: the body must be a JSON object`);
+  return value;
 }
 
 function patchTypeOf(contentType: string): PatchType {
@@ -208,9 +249,19 @@ function parseSelectors(query: URLSearchParams): { labels: LabelSelector; fields
 function parseResourceVersion(value: string | null): number | undefined {
   if (value === null || value === '' || value === '0') return undefined;
   if (!/^\d+$/.test(value)) {
-    throw new ApiError('BadRequest', `resourceVersion: Invalid value: ${JSON.stringify(value)}: invalid resource version`, {
-      causes: [{ type: 'FieldValueInvalid', field: 'resourceVersion', message: `Invalid value: ${JSON.stringify(value)}` }],
-    });
+    throw new ApiError(
+      'BadRequest',
+      `resourceVersion: Invalid value: ${JSON.stringify(value)}: invalid resource version`,
+      {
+        causes: [
+          {
+            type: 'FieldValueInvalid',
+            field: 'resourceVersion',
+            message: `Invalid value: ${JSON.stringify(value)}`,
+          },
+        ],
+      },
+    );
   }
   return Number(value);
 }
@@ -220,7 +271,11 @@ function tableAccepted(accept: string | undefined): boolean {
 }
 
 function metadataAccepted(accept: string | undefined): boolean {
-  return accept !== undefined && /as=PartialObjectMetadata/.test(accept) && !/^application\/json\s*(,|$)/.test(accept);
+  return (
+    accept !== undefined &&
+    /as=PartialObjectMetadata/.test(accept) &&
+    !/^application\/json\s*(,|$)/.test(accept)
+  );
 }
 
 function verbOf(method: string, path: ResourcePath, query: URLSearchParams): string {
@@ -243,7 +298,9 @@ function verbOf(method: string, path: ResourcePath, query: URLSearchParams): str
   }
 }
 
-function peerCertificate(req: IncomingMessage): { commonName: string; organizations: string[] } | undefined {
+function peerCertificate(
+  req: IncomingMessage,
+): { commonName: string; organizations: string[] } | undefined {
   const socket = req.socket as TLSSocket;
   if (typeof socket.getPeerCertificate !== 'function' || !socket.authorized) return undefined;
   const certificate = socket.getPeerCertificate();
@@ -260,7 +317,9 @@ function peerCertificate(req: IncomingMessage): { commonName: string; organizati
 const openPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 
 /** The API server's HTTP request listener. */
-export function createRequestListener(options: FrontEndOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(
+  options: FrontEndOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const { core, registry } = { core: options.core, registry: options.core.registry };
 
   function authorizeOrThrow(attributes: RequestAttributes): void {
@@ -269,7 +328,7 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
     if (!decision.allowed) {
       const status = forbiddenStatus(attributes, decision);
       const details = isJsonObject(status['details']) ? status['details'] : {};
-      throw new ApiError('Forbidden', String(status['message']), {
+      throw new ApiError('Forbidden', text(status['message']), {
         ...(typeof details['name'] === 'string' ? { name: details['name'] } : {}),
         ...(typeof details['group'] === 'string' ? { group: details['group'] } : {}),
         ...(typeof details['kind'] === 'string' ? { kind: details['kind'] } : {}),
@@ -277,10 +336,16 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
     }
   }
 
-  function nonResource(req: IncomingMessage, res: ServerResponse, pathname: string, user: UserInfo): void {
+  function nonResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    user: UserInfo,
+  ): void {
     authorizeOrThrow({
       user,
-      verb: (req.method ?? 'GET').toLowerCase() === 'get' ? 'get' : (req.method ?? '').toLowerCase(),
+      verb:
+        (req.method ?? 'GET').toLowerCase() === 'get' ? 'get' : (req.method ?? '').toLowerCase(),
       resourceRequest: false,
       apiGroup: '',
       apiVersion: '',
@@ -294,12 +359,24 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
     const parts = pathname.split('/').filter((p) => p !== '');
     if (pathname === '/api' || pathname === '/api/') {
       const aggregated = aggregatedVersionAccepted(accept);
-      if (aggregated) return sendJson(res, 200, aggregatedDiscovery(registry, true, aggregated), aggregatedContentType(aggregated));
+      if (aggregated)
+        return sendJson(
+          res,
+          200,
+          aggregatedDiscovery(registry, true, aggregated),
+          aggregatedContentType(aggregated),
+        );
       return sendJson(res, 200, coreVersions(options.serverAddress()));
     }
     if (pathname === '/apis' || pathname === '/apis/') {
       const aggregated = aggregatedVersionAccepted(accept);
-      if (aggregated) return sendJson(res, 200, aggregatedDiscovery(registry, false, aggregated), aggregatedContentType(aggregated));
+      if (aggregated)
+        return sendJson(
+          res,
+          200,
+          aggregatedDiscovery(registry, false, aggregated),
+          aggregatedContentType(aggregated),
+        );
       return sendJson(res, 200, groupList(registry));
     }
     if (parts[0] === 'api' && parts.length === 2) {
@@ -317,7 +394,10 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
     if (pathname === '/openapi/v2') {
       if ((accept ?? '').includes('protobuf')) {
         const body = openApiV2Protobuf(options.kubernetesVersion);
-        res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'Content-Length': String(body.length) });
+        res.writeHead(200, {
+          'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+          'Content-Length': text(body.length),
+        });
         res.end(body);
         return;
       }
@@ -338,34 +418,54 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
   function writeOptions(query: URLSearchParams, req: IncomingMessage): WriteOptions {
     const validation = query.get('fieldValidation') ?? 'Warn';
     if (validation !== 'Strict' && validation !== 'Warn' && validation !== 'Ignore') {
-      throw badRequest(`fieldValidation: Unsupported value: ${JSON.stringify(validation)}: supported values: "Ignore", "Strict", "Warn"`);
+      throw badRequest(
+        `fieldValidation: Unsupported value: ${JSON.stringify(validation)}: supported values: "Ignore", "Strict", "Warn"`,
+      );
     }
     const dryRun = query.getAll('dryRun');
-    if (dryRun.some((d) => d !== 'All')) throw badRequest(`dryRun: Unsupported value: ${JSON.stringify(dryRun[0])}: supported values: "All"`);
+    if (dryRun.some((d) => d !== 'All'))
+      throw badRequest(
+        `dryRun: Unsupported value: ${JSON.stringify(dryRun[0])}: supported values: "All"`,
+      );
     const agent = (req.headers['user-agent'] ?? 'unknown').split('/')[0] ?? 'unknown';
     return {
       dryRun: dryRun.length > 0,
       fieldManager: query.get('fieldManager') ?? agent,
-      fieldValidation: validation as FieldValidation,
+      fieldValidation: validation,
       warnings: [],
     };
   }
 
-  function respondObject(res: ServerResponse, req: IncomingMessage, query: URLSearchParams, type: ResourceType, code: number, object: JsonObject, warnings: readonly string[] = []): void {
+  function respondObject(
+    res: ServerResponse,
+    req: IncomingMessage,
+    query: URLSearchParams,
+    type: ResourceType,
+    code: number,
+    object: JsonObject,
+    warnings: readonly string[] = [],
+  ): void {
     const accept = req.headers['accept'];
     if (tableAccepted(accept)) {
       const table = toTable(type, [object], {
-        resourceVersion: String((object['metadata'] as JsonObject)['resourceVersion'] ?? ''),
+        resourceVersion: text((object['metadata'] as JsonObject)['resourceVersion'] ?? ''),
         includeObject: (query.get('includeObject') as IncludeObject | null) ?? 'Metadata',
         now: Date.now(),
       });
       return sendJson(res, code, table, 'application/json;as=Table;v=v1;g=meta.k8s.io', warnings);
     }
-    if (metadataAccepted(accept)) return sendJson(res, code, partialObjectMetadata(object), 'application/json', warnings);
+    if (metadataAccepted(accept))
+      return sendJson(res, code, partialObjectMetadata(object), 'application/json', warnings);
     sendJson(res, code, object, 'application/json', warnings);
   }
 
-  async function resourceRequest(req: IncomingMessage, res: ServerResponse, path: ResourcePath, query: URLSearchParams, user: UserInfo): Promise<void> {
+  async function resourceRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: ResourcePath,
+    query: URLSearchParams,
+    user: UserInfo,
+  ): Promise<void> {
     const method = req.method ?? 'GET';
     const verb = verbOf(method, path, query);
     const type = registry.get(path.group, path.version, path.resource);
@@ -383,20 +483,35 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
       path: '',
     });
     if (!type) throw new ApiError('NotFound', 'the server could not find the requested resource');
-    if (type.namespaced && path.namespace === undefined && !['list', 'watch'].includes(verb) && !type.virtual) {
+    if (
+      type.namespaced &&
+      path.namespace === undefined &&
+      !['list', 'watch'].includes(verb) &&
+      !type.virtual
+    ) {
       throw new ApiError('NotFound', 'the server could not find the requested resource');
     }
-    if (!type.namespaced && path.namespace !== undefined) throw new ApiError('NotFound', 'the server could not find the requested resource');
-    const allowedSub = path.subresource === '' || (path.subresource === 'status' && type.statusSubresource) || (path.subresource === 'scale' && type.scale !== undefined) || type.extraSubresources.includes(path.subresource);
-    if (!allowedSub) throw new ApiError('NotFound', 'the server could not find the requested resource');
+    if (!type.namespaced && path.namespace !== undefined)
+      throw new ApiError('NotFound', 'the server could not find the requested resource');
+    const allowedSub =
+      path.subresource === '' ||
+      (path.subresource === 'status' && type.statusSubresource) ||
+      (path.subresource === 'scale' && type.scale !== undefined) ||
+      type.extraSubresources.includes(path.subresource);
+    if (!allowedSub)
+      throw new ApiError('NotFound', 'the server could not find the requested resource');
     if (!type.verbs.includes(verb) && path.subresource === '') {
-      throw new ApiError('MethodNotAllowed', `the server does not allow this method on the requested resource`);
+      throw new ApiError(
+        'MethodNotAllowed',
+        `the server does not allow this method on the requested resource`,
+      );
     }
     const name = path.name ?? '';
 
     switch (verb) {
       case 'get': {
-        if (path.subresource === 'scale') return sendJson(res, 200, scaleOf(type, core.get(type, namespace, name)));
+        if (path.subresource === 'scale')
+          return sendJson(res, 200, scaleOf(type, core.get(type, namespace, name)));
         return respondObject(res, req, query, type, 200, core.get(type, namespace, name));
       }
       case 'list': {
@@ -422,11 +537,22 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
         }
         const metadata: JsonObject = { resourceVersion: result.resourceVersion };
         if (result.continueToken !== undefined) metadata['continue'] = result.continueToken;
-        if (result.remainingItemCount !== undefined) metadata['remainingItemCount'] = result.remainingItemCount;
+        if (result.remainingItemCount !== undefined)
+          metadata['remainingItemCount'] = result.remainingItemCount;
         if (metadataAccepted(accept)) {
-          return sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: result.items.map(partialObjectMetadata) });
+          return sendJson(res, 200, {
+            kind: 'PartialObjectMetadataList',
+            apiVersion: 'meta.k8s.io/v1',
+            metadata,
+            items: result.items.map(partialObjectMetadata),
+          });
         }
-        return sendJson(res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type.group, type.version), metadata, items: result.items });
+        return sendJson(res, 200, {
+          kind: type.listKind,
+          apiVersion: apiVersionOf(type.group, type.version),
+          metadata,
+          items: result.items,
+        });
       }
       case 'watch':
         return watch(req, res, type, path, query);
@@ -435,11 +561,23 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
         const body = decodeBody(raw, mediaType(req));
         const opts = writeOptions(query, req);
         if (type.virtual) {
-          const answer = answerReview(type.kind, { ...body, apiVersion: apiVersionOf(type.group, type.version), kind: type.kind }, user, namespace, options.rbac, options.authContext());
+          const answer = answerReview(
+            type.kind,
+            { ...body, apiVersion: apiVersionOf(type.group, type.version), kind: type.kind },
+            user,
+            namespace,
+            options.rbac,
+            options.authContext(),
+          );
           return sendJson(res, 201, answer);
         }
-        if (path.subresource === 'token') return sendJson(res, 201, tokenRequest(type, namespace, name, body));
-        if (path.subresource !== '') throw new ApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
+        if (path.subresource === 'token')
+          return sendJson(res, 201, tokenRequest(type, namespace, name, body));
+        if (path.subresource !== '')
+          throw new ApiError(
+            'MethodNotAllowed',
+            'the server does not allow this method on the requested resource',
+          );
         const created = core.create(type, namespace, body, opts);
         await core.store.flushed();
         return respondObject(res, req, query, type, 201, created, opts.warnings);
@@ -466,12 +604,26 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
           const current = scaleOf(type, core.get(type, namespace, name));
           const patch = JSON.parse(raw.toString('utf8')) as JsonValue;
           const spec = isJsonObject(patch) && isJsonObject(patch['spec']) ? patch['spec'] : {};
-          const updated = setScale(type, namespace, name, { ...current, spec: { ...(current['spec'] as JsonObject), ...spec } }, opts);
+          const updated = setScale(
+            type,
+            namespace,
+            name,
+            { ...current, spec: { ...(current['spec'] as JsonObject), ...spec } },
+            opts,
+          );
           await core.store.flushed();
           return sendJson(res, 200, scaleOf(type, updated));
         }
         const existed = core.find(type, namespace, name) !== undefined;
-        const patched = core.patch(type, namespace, name, patchType, raw.toString('utf8'), opts, path.subresource);
+        const patched = core.patch(
+          type,
+          namespace,
+          name,
+          patchType,
+          raw.toString('utf8'),
+          opts,
+          path.subresource,
+        );
         await core.store.flushed();
         return respondObject(res, req, query, type, existed ? 200 : 201, patched, opts.warnings);
       }
@@ -486,50 +638,93 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
         const raw = await readBody(req);
         const deleteOptions = parseDeleteOptions(query, raw);
         const { labels, fields } = parseSelectors(query);
-        const list = core.list(type, path.namespace, { labelSelector: labels, fieldSelector: fields, limit: undefined, continueToken: undefined });
+        const list = core.list(type, path.namespace, {
+          labelSelector: labels,
+          fieldSelector: fields,
+          limit: undefined,
+          continueToken: undefined,
+        });
         const items: JsonObject[] = [];
         for (const item of list.items) {
           const m = item['metadata'] as JsonObject;
           try {
-            items.push(core.delete(type, String(m['namespace'] ?? ''), String(m['name']), deleteOptions).object);
+            items.push(
+              core.delete(type, text(m['namespace'] ?? ''), text(m['name']), deleteOptions).object,
+            );
           } catch (error) {
             if (!(error instanceof ApiError && error.reason === 'NotFound')) throw error;
           }
         }
         await core.store.flushed();
-        return sendJson(res, 200, { kind: type.listKind, apiVersion: apiVersionOf(type.group, type.version), metadata: { resourceVersion: String(core.store.currentResourceVersion()) }, items });
+        return sendJson(res, 200, {
+          kind: type.listKind,
+          apiVersion: apiVersionOf(type.group, type.version),
+          metadata: { resourceVersion: text(core.store.currentResourceVersion()) },
+          items,
+        });
       }
       default:
-        throw new ApiError('MethodNotAllowed', `the server does not allow this method on the requested resource`);
+        throw new ApiError(
+          'MethodNotAllowed',
+          `the server does not allow this method on the requested resource`,
+        );
     }
   }
 
   function parseDeleteOptions(query: URLSearchParams, raw: Buffer): DeleteOptions {
     let body: JsonObject = {};
-    if (raw.length > 0 && raw.toString('utf8').trim() !== '') body = decodeBody(raw, 'application/json');
-    let policy = query.get('propagationPolicy') ?? (typeof body['propagationPolicy'] === 'string' ? body['propagationPolicy'] : undefined);
-    const orphan = query.get('orphanDependents') ?? (typeof body['orphanDependents'] === 'boolean' ? String(body['orphanDependents']) : undefined);
+    if (raw.length > 0 && raw.toString('utf8').trim() !== '')
+      body = decodeBody(raw, 'application/json');
+    let policy =
+      query.get('propagationPolicy') ??
+      (typeof body['propagationPolicy'] === 'string' ? body['propagationPolicy'] : undefined);
+    const orphan =
+      query.get('orphanDependents') ??
+      (typeof body['orphanDependents'] === 'boolean' ? text(body['orphanDependents']) : undefined);
     if (policy === undefined && orphan === 'true') policy = 'Orphan';
-    if (policy !== undefined && policy !== 'Background' && policy !== 'Foreground' && policy !== 'Orphan') {
-      throw badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`);
+    if (
+      policy !== undefined &&
+      policy !== 'Background' &&
+      policy !== 'Foreground' &&
+      policy !== 'Orphan'
+    ) {
+      throw badRequest(
+        `propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Foreground", "Background", "Orphan"`,
+      );
     }
     const preconditions = isJsonObject(body['preconditions']) ? body['preconditions'] : {};
-    const dryRun = query.getAll('dryRun').length > 0 || (Array.isArray(body['dryRun']) && body['dryRun'].length > 0);
+    const dryRun =
+      query.getAll('dryRun').length > 0 ||
+      (Array.isArray(body['dryRun']) && body['dryRun'].length > 0);
     return {
       propagationPolicy: policy,
       preconditions: {
         uid: typeof preconditions['uid'] === 'string' ? preconditions['uid'] : undefined,
-        resourceVersion: typeof preconditions['resourceVersion'] === 'string' ? preconditions['resourceVersion'] : undefined,
+        resourceVersion:
+          typeof preconditions['resourceVersion'] === 'string'
+            ? preconditions['resourceVersion']
+            : undefined,
       },
       dryRun,
     };
   }
 
-  function tokenRequest(type: ResourceType, namespace: string, name: string, body: JsonObject): JsonObject {
+  function tokenRequest(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    body: JsonObject,
+  ): JsonObject {
     const account = core.get(type, namespace, name);
     const spec = isJsonObject(body['spec']) ? body['spec'] : {};
-    const seconds = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : 3600;
-    const issued = issueServiceAccountToken(options.signingKeyPem, { namespace, name, uid: String((account['metadata'] as JsonObject)['uid']) }, seconds, new Date());
+    const seconds =
+      typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : 3600;
+    const issued = issueServiceAccountToken(
+      options.signingKeyPem,
+      { namespace, name, uid: text((account['metadata'] as JsonObject)['uid']) },
+      seconds,
+      new Date(),
+    );
     return {
       kind: 'TokenRequest',
       apiVersion: 'authentication.k8s.io/v1',
@@ -553,21 +748,39 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
     const m = object['metadata'] as JsonObject;
     const replicas = mapping ? jsonPathGet(object, mapping.specReplicasPath) : undefined;
     const statusReplicas = mapping ? jsonPathGet(object, mapping.statusReplicasPath) : undefined;
-    const selector = mapping?.labelSelectorPath !== undefined ? jsonPathGet(object, mapping.labelSelectorPath) : undefined;
-    const status: JsonObject = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
+    const selector =
+      mapping?.labelSelectorPath !== undefined
+        ? jsonPathGet(object, mapping.labelSelectorPath)
+        : undefined;
+    const status: JsonObject = {
+      replicas: typeof statusReplicas === 'number' ? statusReplicas : 0,
+    };
     if (typeof selector === 'string') status['selector'] = selector;
     return {
       kind: 'Scale',
       apiVersion: 'autoscaling/v1',
-      metadata: { name: m['name'] ?? '', namespace: m['namespace'] ?? '', uid: m['uid'] ?? '', resourceVersion: m['resourceVersion'] ?? '', creationTimestamp: m['creationTimestamp'] ?? null },
+      metadata: {
+        name: m['name'] ?? '',
+        namespace: m['namespace'] ?? '',
+        uid: m['uid'] ?? '',
+        resourceVersion: m['resourceVersion'] ?? '',
+        creationTimestamp: m['creationTimestamp'] ?? null,
+      },
       spec: { replicas: typeof replicas === 'number' ? replicas : 0 },
       status,
     };
   }
 
-  function setScale(type: ResourceType, namespace: string, name: string, scale: JsonObject, opts: WriteOptions): JsonObject {
+  function setScale(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    scale: JsonObject,
+    opts: WriteOptions,
+  ): JsonObject {
     const mapping = type.scale;
-    if (!mapping) throw new ApiError('NotFound', 'the server could not find the requested resource');
+    if (!mapping)
+      throw new ApiError('NotFound', 'the server could not find the requested resource');
     const object = structuredClone(core.get(type, namespace, name));
     const spec = isJsonObject(scale['spec']) ? scale['spec'] : {};
     const parts = mapping.specReplicasPath.split('.').filter((p) => p !== '');
@@ -577,15 +790,26 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
       if (isJsonObject(next)) target = next;
       else target = target[part] = {};
     }
-    target[parts[parts.length - 1] ?? 'replicas'] = typeof spec['replicas'] === 'number' ? spec['replicas'] : 0;
+    target[parts[parts.length - 1] ?? 'replicas'] =
+      typeof spec['replicas'] === 'number' ? spec['replicas'] : 0;
     const m = isJsonObject(scale['metadata']) ? scale['metadata'] : {};
-    (object['metadata'] as JsonObject)['resourceVersion'] = typeof m['resourceVersion'] === 'string' ? m['resourceVersion'] : '';
+    (object['metadata'] as JsonObject)['resourceVersion'] =
+      typeof m['resourceVersion'] === 'string' ? m['resourceVersion'] : '';
     return core.update(type, namespace, name, object, opts);
   }
 
-  function watch(req: IncomingMessage, res: ServerResponse, type: ResourceType, path: ResourcePath, query: URLSearchParams): void {
+  function watch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    type: ResourceType,
+    path: ResourcePath,
+    query: URLSearchParams,
+  ): void {
     const { labels, fields } = parseSelectors(query);
-    const namedFields: FieldSelector = path.name !== undefined ? [...fields, { field: 'metadata.name', operator: 'Equals', value: path.name }] : fields;
+    const namedFields: FieldSelector =
+      path.name !== undefined
+        ? [...fields, { field: 'metadata.name', operator: 'Equals', value: path.name }]
+        : fields;
     const from = parseResourceVersion(query.get('resourceVersion'));
     const timeout = query.get('timeoutSeconds');
     const table = tableAccepted(req.headers['accept']);
@@ -601,7 +825,18 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
         type,
         namespace: type.namespaced ? path.namespace : undefined,
         matches: (object) => core.matches(object, labels, namedFields),
-        ...(table ? { render: (object: JsonObject) => toTable(type, [object], { resourceVersion: String((object['metadata'] as JsonObject)['resourceVersion'] ?? ''), includeObject, now: Date.now() }) } : {}),
+        ...(table
+          ? {
+              render: (object: JsonObject) =>
+                toTable(type, [object], {
+                  resourceVersion: text(
+                    (object['metadata'] as JsonObject)['resourceVersion'] ?? '',
+                  ),
+                  includeObject,
+                  now: Date.now(),
+                }),
+            }
+          : {}),
       },
       { write: (line) => void res.write(line), end: () => res.end() },
       {
@@ -617,14 +852,25 @@ export function createRequestListener(options: FrontEndOptions): (req: IncomingM
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://devcluster');
     const pathname = url.pathname;
-    if (pathname === '/healthz' || pathname === '/livez' || pathname === '/readyz' || pathname.startsWith('/healthz/') || pathname.startsWith('/livez/') || pathname.startsWith('/readyz/')) {
+    if (
+      pathname === '/healthz' ||
+      pathname === '/livez' ||
+      pathname === '/readyz' ||
+      pathname.startsWith('/healthz/') ||
+      pathname.startsWith('/livez/') ||
+      pathname.startsWith('/readyz/')
+    ) {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('ok');
       return;
     }
     if (openPaths.has(pathname)) return sendJson(res, 200, versionInfo(options.kubernetesVersion));
     const outcome = authenticate(
-      { clientCertificate: peerCertificate(req), authorizationHeader: req.headers['authorization'], headers: req.headersDistinct },
+      {
+        clientCertificate: peerCertificate(req),
+        authorizationHeader: req.headers['authorization'],
+        headers: req.headersDistinct,
+      },
       options.authContext(),
     );
     if (!outcome.ok) {

@@ -1,4 +1,5 @@
 // Public entry point of the devcluster: an embedded Kubernetes-compatible API server over HTTPS.
+import { text } from './values.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -17,7 +18,11 @@ import {
 } from './auth/index.js';
 import { ApiCore, systemWrite } from './core.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
-import { ClusterRoleAggregationController, CrdCleanupController, NamespaceController } from './controllers/lifecycle.js';
+import {
+  ClusterRoleAggregationController,
+  CrdCleanupController,
+  NamespaceController,
+} from './controllers/lifecycle.js';
 import { WorkloadControllers } from './controllers/workloads.js';
 import { Faults, type FaultHooks } from './faults.js';
 import { createRequestListener } from './http.js';
@@ -76,7 +81,8 @@ interface Secrets {
 
 async function loadSecrets(dataDir: string | undefined, hosts: string[]): Promise<Secrets> {
   const file = dataDir === undefined ? undefined : join(dataDir, 'pki.json');
-  if (file !== undefined && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+  if (file !== undefined && existsSync(file))
+    return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
   const secrets: Secrets = {
     certificates: await createClusterCertificates(hosts),
     signingKeyPem: createServiceAccountSigningKey(),
@@ -89,14 +95,15 @@ function bootstrap(core: ApiCore): void {
   const write = systemWrite('devcluster-bootstrap');
   const nsType = core.typeOf('', 'namespaces');
   for (const name of initialNamespaces) {
-    if (!core.find(nsType, '', name)) core.create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, write);
+    if (!core.find(nsType, '', name))
+      core.create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, write);
   }
   for (const object of bootstrapRbac()) {
-    const kind = String(object['kind']);
+    const kind = text(object['kind']);
     const type = core.typeOf('rbac.authorization.k8s.io', `${kind.toLowerCase()}s`);
     const metadata = object['metadata'] as JsonObject;
-    const namespace = String(metadata['namespace'] ?? '');
-    if (core.find(type, namespace, String(metadata['name']))) continue;
+    const namespace = text(metadata['namespace'] ?? '');
+    if (core.find(type, namespace, text(metadata['name']))) continue;
     core.create(type, namespace, structuredClone(object), write);
   }
 }
@@ -107,7 +114,9 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
   const logger = options.logger ?? pino({ level: 'silent' });
   const kubernetesVersion = options.kubernetesVersion ?? defaultKubernetesVersion;
   if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
-  const secrets = await loadSecrets(options.dataDir, [...new Set([host, '127.0.0.1', 'localhost', '::1'])]);
+  const secrets = await loadSecrets(options.dataDir, [
+    ...new Set([host, '127.0.0.1', 'localhost', '::1']),
+  ]);
 
   const store = new ObjectStore();
   let journal: FileJournal | undefined;
@@ -120,17 +129,21 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
   const hub = new WatchHub(store);
   const faults = new Faults(store, hub);
   const core = new ApiCore({ store, registry, faults });
-  for (const crd of store.list(storageKey('apiextensions.k8s.io', 'customresourcedefinitions'))) core.serveCrd(crd);
+  for (const crd of store.list(storageKey('apiextensions.k8s.io', 'customresourcedefinitions')))
+    core.serveCrd(crd);
   bootstrap(core);
 
   const rbac: RbacSource = {
     roles: (ns) => store.list(storageKey('rbac.authorization.k8s.io', 'roles'), ns),
     roleBindings: (ns) => store.list(storageKey('rbac.authorization.k8s.io', 'rolebindings'), ns),
     clusterRoles: () => store.list(storageKey('rbac.authorization.k8s.io', 'clusterroles')),
-    clusterRoleBindings: () => store.list(storageKey('rbac.authorization.k8s.io', 'clusterrolebindings')),
+    clusterRoleBindings: () =>
+      store.list(storageKey('rbac.authorization.k8s.io', 'clusterrolebindings')),
   };
   const adminToken = randomBytes(24).toString('base64url');
-  const staticTokens = new Map<string, UserInfo>([[adminToken, { username: 'admin', groups: ['system:masters', 'system:authenticated'] }]]);
+  const staticTokens = new Map<string, UserInfo>([
+    [adminToken, { username: 'admin', groups: ['system:masters', 'system:authenticated'] }],
+  ]);
   const authContext = (): AuthenticationContext => ({
     signingKeyPem: secrets.signingKeyPem,
     staticTokens,
@@ -148,7 +161,9 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     new NamespaceController(core, logger).start(),
     new CrdCleanupController(core, logger).start(),
     new ClusterRoleAggregationController(core, logger).start(),
-    new WorkloadControllers(core, logger, { podReadyDelayMs: options.podReadyDelayMs ?? 1000 }).start(),
+    new WorkloadControllers(core, logger, {
+      podReadyDelayMs: options.podReadyDelayMs ?? 1000,
+    }).start(),
   ];
 
   let address = '';

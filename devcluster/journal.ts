@@ -1,6 +1,16 @@
 // Durable storage for --data-dir: an append-only journal of changes, fsync'ed before a write is
 // acknowledged (group commit: one fdatasync per batch), plus a snapshot written on compaction.
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { fdatasync, write } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +21,8 @@ const writeAsync = promisify(write);
 const fdatasyncAsync = promisify(fdatasync);
 
 /** A journal record: an object stored, or an object removed at a resourceVersion. */
-type JournalRecord = { t: 'p'; k: string; o: JsonObject } | { t: 'd'; k: string; ns: string; n: string; rv: number };
+type JournalRecord =
+  { t: 'p'; k: string; o: JsonObject } | { t: 'd'; k: string; ns: string; n: string; rv: number };
 
 /** Replays snapshot + journal from `dir` into the store (no events); returns how many records were read. */
 export function recoverStore(dir: string, store: ObjectStore): number {
@@ -30,9 +41,11 @@ export function recoverStore(dir: string, store: ObjectStore): number {
     else store.restoreRemoval(record.k, record.ns, record.n, record.rv);
   };
   const snapshot = join(dir, 'snapshot.jsonl');
-  if (existsSync(snapshot)) for (const line of readFileSync(snapshot, 'utf8').split('\n')) apply(line);
+  if (existsSync(snapshot))
+    for (const line of readFileSync(snapshot, 'utf8').split('\n')) apply(line);
   const journal = join(dir, 'journal.jsonl');
-  if (existsSync(journal)) for (const line of readFileSync(journal, 'utf8').split('\n')) apply(line);
+  if (existsSync(journal))
+    for (const line of readFileSync(journal, 'utf8').split('\n')) apply(line);
   store.sealHistory();
   return records;
 }
@@ -103,9 +116,16 @@ export class FileJournal implements Journal {
   }
 
   flushed(): Promise<void> {
-    if (this.failure !== undefined) return Promise.reject(this.failure instanceof Error ? this.failure : new Error(String(this.failure)));
+    if (this.failure !== undefined)
+      return Promise.reject(
+        this.failure instanceof Error
+          ? this.failure
+          : new Error('journal write failed', { cause: this.failure }),
+      );
     if (this.durable >= this.appended) return Promise.resolve();
-    return new Promise((resolve, reject) => this.waiters.push({ seq: this.appended, resolve, reject }));
+    return new Promise((resolve, reject) =>
+      this.waiters.push({ seq: this.appended, resolve, reject }),
+    );
   }
 
   private async flush(): Promise<void> {

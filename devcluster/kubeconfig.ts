@@ -21,14 +21,24 @@ export function renderKubeconfig(input: KubeconfigInput): string {
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: contextName, cluster: { server: input.server, 'certificate-authority-data': b64(input.caCertPem) } }],
+    clusters: [
+      {
+        name: contextName,
+        cluster: { server: input.server, 'certificate-authority-data': b64(input.caCertPem) },
+      },
+    ],
     users: [
       {
         name: `${contextName}-admin`,
-        user: { 'client-certificate-data': b64(input.clientCertPem), 'client-key-data': b64(input.clientKeyPem) },
+        user: {
+          'client-certificate-data': b64(input.clientCertPem),
+          'client-key-data': b64(input.clientKeyPem),
+        },
       },
     ],
-    contexts: [{ name: contextName, context: { cluster: contextName, user: `${contextName}-admin` } }],
+    contexts: [
+      { name: contextName, context: { cluster: contextName, user: `${contextName}-admin` } },
+    ],
     'current-context': contextName,
     preferences: {},
   });

@@ -18,9 +18,17 @@ export function nameRuleOf(group: string, kind: string): NameRule {
 }
 
 /** Causes for an invalid metadata.name (empty when valid). */
-export function validateName(name: string, rule: NameRule, fieldPath = 'metadata.name'): StatusCause[] {
+export function validateName(
+  name: string,
+  rule: NameRule,
+  fieldPath = 'metadata.name',
+): StatusCause[] {
   const bad = (message: string): StatusCause[] => [
-    { type: 'FieldValueInvalid', field: fieldPath, message: `Invalid value: ${JSON.stringify(name)}: ${message}` },
+    {
+      type: 'FieldValueInvalid',
+      field: fieldPath,
+      message: `Invalid value: ${JSON.stringify(name)}: ${message}`,
+    },
   ];
   switch (rule) {
     case 'subdomain':

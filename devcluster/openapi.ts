@@ -8,28 +8,52 @@ import { apiVersionOf, type ResourceRegistry, type ResourceType } from './resour
 const objectMetaRef = '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
 const objectMetaSchema: JsonObject = {
-  description: 'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
+  description:
+    'ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.',
   type: 'object',
   properties: {
     name: { type: 'string', description: 'Name must be unique within a namespace.' },
-    generateName: { type: 'string', description: 'GenerateName is an optional prefix, used by the server, to generate a unique name.' },
-    namespace: { type: 'string', description: 'Namespace defines the space within which each name must be unique.' },
-    labels: { type: 'object', additionalProperties: { type: 'string', default: '' }, description: 'Map of string keys and values that can be used to organize and categorize objects.' },
-    annotations: { type: 'object', additionalProperties: { type: 'string', default: '' }, description: 'Annotations is an unstructured key value map stored with a resource.' },
+    generateName: {
+      type: 'string',
+      description:
+        'GenerateName is an optional prefix, used by the server, to generate a unique name.',
+    },
+    namespace: {
+      type: 'string',
+      description: 'Namespace defines the space within which each name must be unique.',
+    },
+    labels: {
+      type: 'object',
+      additionalProperties: { type: 'string', default: '' },
+      description:
+        'Map of string keys and values that can be used to organize and categorize objects.',
+    },
+    annotations: {
+      type: 'object',
+      additionalProperties: { type: 'string', default: '' },
+      description: 'Annotations is an unstructured key value map stored with a resource.',
+    },
     uid: { type: 'string' },
     resourceVersion: { type: 'string' },
     generation: { type: 'integer', format: 'int64' },
     creationTimestamp: { type: 'string', format: 'date-time' },
     deletionTimestamp: { type: 'string', format: 'date-time' },
     deletionGracePeriodSeconds: { type: 'integer', format: 'int64' },
-    finalizers: { type: 'array', items: { type: 'string', default: '' }, 'x-kubernetes-list-type': 'set' },
+    finalizers: {
+      type: 'array',
+      items: { type: 'string', default: '' },
+      'x-kubernetes-list-type': 'set',
+    },
     ownerReferences: {
       type: 'array',
       items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
       'x-kubernetes-patch-merge-key': 'uid',
       'x-kubernetes-patch-strategy': 'merge',
     },
-    managedFields: { type: 'array', items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+    managedFields: {
+      type: 'array',
+      items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    },
   },
 };
 
@@ -38,7 +62,8 @@ export function schemaName(type: ResourceType): string {
   if (type.crdName !== undefined) {
     return `${type.group.split('.').reverse().join('.')}.${type.version}.${type.kind}`;
   }
-  const group = type.group === '' ? 'core' : type.group.replace(/\.k8s\.io$/, '').replace(/\./g, '');
+  const group =
+    type.group === '' ? 'core' : type.group.replace(/\.k8s\.io$/, '').replace(/\./g, '');
   const base = type.group.endsWith('apiextensions.k8s.io')
     ? 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions'
     : type.group === 'apiregistration.k8s.io'
@@ -52,7 +77,10 @@ function gvkExtension(type: ResourceType): JsonValue {
 }
 
 function resourceSchema(type: ResourceType): JsonObject {
-  const base: JsonObject = type.schema !== undefined ? structuredClone(type.schema) : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const base: JsonObject =
+    type.schema !== undefined
+      ? structuredClone(type.schema)
+      : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   const properties = isJsonObject(base['properties']) ? base['properties'] : {};
   base['properties'] = {
     ...properties,
@@ -60,39 +88,80 @@ function resourceSchema(type: ResourceType): JsonObject {
       type: 'string',
       description: 'APIVersion defines the versioned schema of this representation of an object.',
     },
-    kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
-    metadata: { allOf: [{ $ref: objectMetaRef }], default: {}, description: 'Standard object\'s metadata.' },
+    kind: {
+      type: 'string',
+      description: 'Kind is a string value representing the REST resource this object represents.',
+    },
+    metadata: {
+      allOf: [{ $ref: objectMetaRef }],
+      default: {},
+      description: "Standard object's metadata.",
+    },
   };
   base['type'] = 'object';
   base['x-kubernetes-group-version-kind'] = gvkExtension(type);
-  if (base['description'] === undefined) base['description'] = `${type.kind} (${apiVersionOf(type.group, type.version)}).`;
+  if (base['description'] === undefined)
+    base['description'] = `${type.kind} (${apiVersionOf(type.group, type.version)}).`;
   return base;
 }
 
-function queryParameter(name: string, description: string, type: 'string' | 'boolean' = 'string'): JsonObject {
+function queryParameter(
+  name: string,
+  description: string,
+  type: 'string' | 'boolean' = 'string',
+): JsonObject {
   return { name, in: 'query', description, schema: { type, uniqueItems: true } };
 }
 
-function operation(type: ResourceType, action: string, id: string, ref: string, withPatchParams: boolean): JsonObject {
+function operation(
+  type: ResourceType,
+  action: string,
+  id: string,
+  ref: string,
+  withPatchParams: boolean,
+): JsonObject {
   const op: JsonObject = {
     operationId: id,
     tags: [apiVersionOf(type.group, type.version)],
-    responses: { '200': { description: 'OK', content: { 'application/json': { schema: { $ref: ref } } } } },
+    responses: {
+      '200': { description: 'OK', content: { 'application/json': { schema: { $ref: ref } } } },
+    },
     'x-kubernetes-action': action,
-    'x-kubernetes-group-version-kind': { group: type.group, version: type.version, kind: type.kind },
+    'x-kubernetes-group-version-kind': {
+      group: type.group,
+      version: type.version,
+      kind: type.kind,
+    },
   };
   if (withPatchParams) {
     op['parameters'] = [
-      queryParameter('dryRun', 'When present, indicates that modifications should not be persisted.'),
-      queryParameter('fieldManager', 'fieldManager is a name associated with the actor or entity that is making these changes.'),
-      queryParameter('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields.'),
+      queryParameter(
+        'dryRun',
+        'When present, indicates that modifications should not be persisted.',
+      ),
+      queryParameter(
+        'fieldManager',
+        'fieldManager is a name associated with the actor or entity that is making these changes.',
+      ),
+      queryParameter(
+        'fieldValidation',
+        'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields.',
+      ),
     ];
-    if (action === 'patch') (op['parameters'] as JsonValue[]).push(queryParameter('force', 'Force is going to "force" Apply requests.', 'boolean'));
+    if (action === 'patch')
+      op['parameters'].push(
+        queryParameter('force', 'Force is going to "force" Apply requests.', 'boolean'),
+      );
   }
   if (action === 'patch') {
     op['requestBody'] = {
       content: Object.fromEntries(
-        ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'].map((ct) => [ct, { schema: { type: 'object' } }]),
+        [
+          'application/apply-patch+yaml',
+          'application/json-patch+json',
+          'application/merge-patch+json',
+          'application/strategic-merge-patch+json',
+        ].map((ct) => [ct, { schema: { type: 'object' } }]),
       ),
       required: true,
     };
@@ -101,18 +170,31 @@ function operation(type: ResourceType, action: string, id: string, ref: string, 
 }
 
 /** OpenAPI v3 document of one group/version. */
-export function openApiV3Document(registry: ResourceRegistry, group: string, version: string, kubernetesVersion: string): JsonObject | undefined {
-  const types = registry.all().filter((t) => t.group === group && t.version === version && !t.virtual);
-  const virtual = registry.all().filter((t) => t.group === group && t.version === version && t.virtual);
+export function openApiV3Document(
+  registry: ResourceRegistry,
+  group: string,
+  version: string,
+  kubernetesVersion: string,
+): JsonObject | undefined {
+  const types = registry
+    .all()
+    .filter((t) => t.group === group && t.version === version && !t.virtual);
+  const virtual = registry
+    .all()
+    .filter((t) => t.group === group && t.version === version && t.virtual);
   if (types.length === 0 && virtual.length === 0) return undefined;
   const prefix = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-  const schemas: JsonObject = { 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': objectMetaSchema };
+  const schemas: JsonObject = {
+    'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': objectMetaSchema,
+  };
   const paths: JsonObject = {};
   for (const type of [...types, ...virtual]) {
     const name = schemaName(type);
     const ref = `#/components/schemas/${name}`;
     schemas[name] = resourceSchema(type);
-    const collection = type.namespaced ? `${prefix}/namespaces/{namespace}/${type.resource}` : `${prefix}/${type.resource}`;
+    const collection = type.namespaced
+      ? `${prefix}/namespaces/{namespace}/${type.resource}`
+      : `${prefix}/${type.resource}`;
     const id = `${type.kind}${type.version}`;
     paths[collection] = {
       get: operation(type, 'list', `list${id}`, ref, false),
@@ -143,7 +225,11 @@ export function openApiV3Document(registry: ResourceRegistry, group: string, ver
 
 /** Content hash used in serverRelativeURL so clients refetch when a document changes. */
 export function documentHash(document: JsonObject): string {
-  return createHash('sha512').update(JSON.stringify(document)).digest('hex').slice(0, 128).toUpperCase();
+  return createHash('sha512')
+    .update(JSON.stringify(document))
+    .digest('hex')
+    .slice(0, 128)
+    .toUpperCase();
 }
 
 /** The /openapi/v3 index: one entry per served group/version. */
@@ -161,14 +247,24 @@ export function openApiV3Index(registry: ResourceRegistry, kubernetesVersion: st
 }
 
 /** Swagger 2.0 document (JSON) with every served kind's schema as a definition. */
-export function openApiV2Document(registry: ResourceRegistry, kubernetesVersion: string): JsonObject {
+export function openApiV2Document(
+  registry: ResourceRegistry,
+  kubernetesVersion: string,
+): JsonObject {
   const definitions: JsonObject = {};
   for (const type of registry.all()) {
-    const schema = JSON.parse(JSON.stringify(resourceSchema(type)).replaceAll('#/components/schemas/', '#/definitions/')) as JsonObject;
+    const schema = JSON.parse(
+      JSON.stringify(resourceSchema(type)).replaceAll('#/components/schemas/', '#/definitions/'),
+    ) as JsonObject;
     definitions[schemaName(type)] = schema;
   }
   definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'] = objectMetaSchema;
-  return { swagger: '2.0', info: { title: 'Kubernetes', version: kubernetesVersion }, paths: {}, definitions };
+  return {
+    swagger: '2.0',
+    info: { title: 'Kubernetes', version: kubernetesVersion },
+    paths: {},
+    definitions,
+  };
 }
 
 function varint(n: number): number[] {
@@ -191,6 +287,9 @@ function lengthDelimited(field: number, payload: Buffer): Buffer {
  * /openapi/v2 as protobuf; with no definitions, kubectl falls back to its built-in knowledge.
  */
 export function openApiV2Protobuf(kubernetesVersion: string): Buffer {
-  const info = Buffer.concat([lengthDelimited(1, Buffer.from('Kubernetes')), lengthDelimited(2, Buffer.from(kubernetesVersion))]);
+  const info = Buffer.concat([
+    lengthDelimited(1, Buffer.from('Kubernetes')),
+    lengthDelimited(2, Buffer.from(kubernetesVersion)),
+  ]);
   return Buffer.concat([lengthDelimited(1, Buffer.from('2.0')), lengthDelimited(2, info)]);
 }

@@ -61,7 +61,16 @@ export function apiVersionOf(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;
 }
 
-const standardVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'] as const;
+const standardVerbs = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+] as const;
 
 /** Age as kubectl prints it (5s, 3m12s, 4h, 2d). */
 export function formatAge(timestamp: string | undefined, now: number): string {
@@ -105,7 +114,8 @@ function count(object: JsonObject, ...path: string[]): number {
 const ageColumn: PrinterColumn = {
   name: 'Age',
   type: 'string',
-  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  description:
+    'CreationTimestamp is a timestamp representing the server time when this object was created.',
   cell: (o, now) => formatAge(str(o, 'metadata', 'creationTimestamp') || undefined, now),
 };
 
@@ -124,7 +134,9 @@ function podStatusText(pod: JsonObject): string {
 function podReady(pod: JsonObject): string {
   const statuses = field(pod, 'status', 'containerStatuses');
   const total = count(pod, 'spec', 'containers');
-  const ready = Array.isArray(statuses) ? statuses.filter((s) => field(s as JsonObject, 'ready') === true).length : 0;
+  const ready = Array.isArray(statuses)
+    ? statuses.filter((s) => field(s as JsonObject, 'ready') === true).length
+    : 0;
   return `${ready}/${total}`;
 }
 
@@ -175,7 +187,10 @@ const builtinSpecs: BuiltinSpec[] = [
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     status: true,
     extra: ['finalize'],
-    columns: [{ name: 'Status', type: 'string', cell: (o) => str(o, 'status', 'phase') }, ageColumn],
+    columns: [
+      { name: 'Status', type: 'string', cell: (o) => str(o, 'status', 'phase') },
+      ageColumn,
+    ],
   },
   {
     group: '',
@@ -185,7 +200,10 @@ const builtinSpecs: BuiltinSpec[] = [
     singular: 'configmap',
     namespaced: true,
     shortNames: ['cm'],
-    columns: [{ name: 'Data', type: 'integer', cell: (o) => count(o, 'data') + count(o, 'binaryData') }, ageColumn],
+    columns: [
+      { name: 'Data', type: 'integer', cell: (o) => count(o, 'data') + count(o, 'binaryData') },
+      ageColumn,
+    ],
   },
   {
     group: '',
@@ -260,14 +278,20 @@ const builtinSpecs: BuiltinSpec[] = [
         name: 'Last Seen',
         type: 'string',
         cell: (o, now) =>
-          formatAge(str(o, 'lastTimestamp') || str(o, 'eventTime') || str(o, 'metadata', 'creationTimestamp'), now),
+          formatAge(
+            str(o, 'lastTimestamp') ||
+              str(o, 'eventTime') ||
+              str(o, 'metadata', 'creationTimestamp'),
+            now,
+          ),
       },
       { name: 'Type', type: 'string', cell: (o) => str(o, 'type') },
       { name: 'Reason', type: 'string', cell: (o) => str(o, 'reason') },
       {
         name: 'Object',
         type: 'string',
-        cell: (o) => `${str(o, 'involvedObject', 'kind').toLowerCase()}/${str(o, 'involvedObject', 'name')}`,
+        cell: (o) =>
+          `${str(o, 'involvedObject', 'kind').toLowerCase()}/${str(o, 'involvedObject', 'name')}`,
       },
       { name: 'Message', type: 'string', cell: (o) => str(o, 'message') },
     ],
@@ -419,20 +443,28 @@ const builtinSpecs: BuiltinSpec[] = [
     kind: 'Lease',
     singular: 'lease',
     namespaced: true,
-    columns: [{ name: 'Holder', type: 'string', cell: (o) => str(o, 'spec', 'holderIdentity') }, ageColumn],
+    columns: [
+      { name: 'Holder', type: 'string', cell: (o) => str(o, 'spec', 'holderIdentity') },
+      ageColumn,
+    ],
   },
-  ...(['SubjectAccessReview', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'LocalSubjectAccessReview'] as const).map(
-    (kind): BuiltinSpec => ({
-      group: 'authorization.k8s.io',
-      version: 'v1',
-      resource: `${kind.toLowerCase()}s`,
-      kind,
-      singular: kind.toLowerCase(),
-      namespaced: kind === 'LocalSubjectAccessReview',
-      verbs: ['create'],
-      virtual: true,
-    }),
-  ),
+  ...(
+    [
+      'SubjectAccessReview',
+      'SelfSubjectAccessReview',
+      'SelfSubjectRulesReview',
+      'LocalSubjectAccessReview',
+    ] as const
+  ).map((kind): BuiltinSpec => ({
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    resource: `${kind.toLowerCase()}s`,
+    kind,
+    singular: kind.toLowerCase(),
+    namespaced: kind === 'LocalSubjectAccessReview',
+    verbs: ['create'],
+    virtual: true,
+  })),
   {
     group: 'authentication.k8s.io',
     version: 'v1',

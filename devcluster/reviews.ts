@@ -1,6 +1,14 @@
 // The review kinds answered on create and never stored: SubjectAccessReview,
 // SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview and TokenReview.
-import { authenticate, authorize, rulesReview, type AuthenticationContext, type RbacSource, type RequestAttributes, type UserInfo } from './auth/index.js';
+import {
+  authenticate,
+  authorize,
+  rulesReview,
+  type AuthenticationContext,
+  type RbacSource,
+  type RequestAttributes,
+  type UserInfo,
+} from './auth/index.js';
 import { badRequest } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 
@@ -16,7 +24,12 @@ function strings(value: JsonValue | undefined): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-function accessStatus(spec: JsonObject, user: UserInfo, rbac: RbacSource, namespaceOverride?: string): JsonObject {
+function accessStatus(
+  spec: JsonObject,
+  user: UserInfo,
+  rbac: RbacSource,
+  namespaceOverride?: string,
+): JsonObject {
   const resource = spec['resourceAttributes'];
   const nonResource = spec['nonResourceAttributes'];
   let attributes: RequestAttributes;
@@ -66,7 +79,10 @@ export function answerReview(
   authContext: AuthenticationContext,
 ): JsonObject {
   const spec = obj(body['spec']);
-  const result: JsonObject = { ...body, metadata: { ...obj(body['metadata']), creationTimestamp: null } };
+  const result: JsonObject = {
+    ...body,
+    metadata: { ...obj(body['metadata']), creationTimestamp: null },
+  };
   switch (kind) {
     case 'SelfSubjectAccessReview':
       result['status'] = accessStatus(spec, requester, rbac);
@@ -75,7 +91,12 @@ export function answerReview(
     case 'LocalSubjectAccessReview': {
       const user: UserInfo = { username: str(spec['user']), groups: strings(spec['groups']) };
       if (typeof spec['uid'] === 'string') user.uid = spec['uid'];
-      result['status'] = accessStatus(spec, user, rbac, kind === 'LocalSubjectAccessReview' ? namespace : undefined);
+      result['status'] = accessStatus(
+        spec,
+        user,
+        rbac,
+        kind === 'LocalSubjectAccessReview' ? namespace : undefined,
+      );
       break;
     }
     case 'SelfSubjectRulesReview': {
@@ -90,7 +111,10 @@ export function answerReview(
       break;
     }
     case 'TokenReview': {
-      const outcome = authenticate({ authorizationHeader: `Bearer ${str(spec['token'])}`, headers: {} }, authContext);
+      const outcome = authenticate(
+        { authorizationHeader: `Bearer ${str(spec['token'])}`, headers: {} },
+        authContext,
+      );
       if (outcome.ok) {
         const user: JsonObject = { username: outcome.user.username, groups: outcome.user.groups };
         if (outcome.user.uid !== undefined) user['uid'] = outcome.user.uid;

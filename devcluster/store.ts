@@ -142,7 +142,10 @@ export class ObjectStore {
     const uid = metadataOf(previous)['uid'];
     if (typeof uid === 'string') this.uids.delete(uid);
     const rv = ++this.rv;
-    const object: JsonObject = { ...previous, metadata: { ...metadataOf(previous), resourceVersion: String(rv) } };
+    const object: JsonObject = {
+      ...previous,
+      metadata: { ...metadataOf(previous), resourceVersion: String(rv) },
+    };
     this.commit({ rv, type: 'DELETED', key, namespace, name, object, previous });
     return object;
   }

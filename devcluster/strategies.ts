@@ -1,8 +1,13 @@
 // Kind-specific behaviour of built-in kinds on create and update: defaults, derived fields and
 // the light validation OLM relies on (as kube's registry strategies do, much reduced).
+import { text } from './values.js';
 import type { StatusCause } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
-import { labelSelectorFromObject, matchesLabelSelector, SelectorError } from '../shared/kube/selectors.js';
+import {
+  labelSelectorFromObject,
+  matchesLabelSelector,
+  SelectorError,
+} from '../shared/kube/selectors.js';
 
 /** What strategies may need from the server. */
 export interface StrategyContext {
@@ -33,13 +38,21 @@ function required(field: string): StatusCause {
 function validateContainers(spec: JsonValue | undefined, path: string): StatusCause[] {
   if (!isJsonObject(spec)) return [required(path)];
   const containers = spec['containers'];
-  if (!Array.isArray(containers) || containers.length === 0) return [required(`${path}.containers`)];
+  if (!Array.isArray(containers) || containers.length === 0)
+    return [required(`${path}.containers`)];
   const causes: StatusCause[] = [];
   containers.forEach((container, i) => {
-    if (!isJsonObject(container) || typeof container['name'] !== 'string' || container['name'] === '') {
+    if (
+      !isJsonObject(container) ||
+      typeof container['name'] !== 'string' ||
+      container['name'] === ''
+    ) {
       causes.push(required(`${path}.containers[${i}].name`));
     }
-    if (isJsonObject(container) && (typeof container['image'] !== 'string' || container['image'] === '')) {
+    if (
+      isJsonObject(container) &&
+      (typeof container['image'] !== 'string' || container['image'] === '')
+    ) {
       causes.push(required(`${path}.containers[${i}].image`));
     }
   });
@@ -49,7 +62,7 @@ function validateContainers(spec: JsonValue | undefined, path: string): StatusCa
 function labelsText(labels: JsonObject): string {
   return `map[${Object.keys(labels)
     .sort()
-    .map((k) => `${k}:${String(labels[k])}`)
+    .map((k) => `${k}:${text(labels[k])}`)
     .join(' ')}]`;
 }
 
@@ -68,9 +81,13 @@ function validateWorkload(object: JsonObject): StatusCause[] {
   const labels = isJsonObject(templateMetadata['labels']) ? templateMetadata['labels'] : {};
   if (isJsonObject(selector)) {
     try {
-      const requirements = labelSelectorFromObject(selector as Parameters<typeof labelSelectorFromObject>[0]);
+      const requirements = labelSelectorFromObject(selector);
       if (requirements.length === 0) {
-        causes.push({ type: 'FieldValueInvalid', field: 'spec.selector', message: 'Invalid value: "null": empty selector is invalid for deployment' });
+        causes.push({
+          type: 'FieldValueInvalid',
+          field: 'spec.selector',
+          message: 'Invalid value: "null": empty selector is invalid for deployment',
+        });
       } else if (!matchesLabelSelector(requirements, labels as Record<string, string>)) {
         causes.push({
           type: 'FieldValueInvalid',
@@ -95,7 +112,10 @@ function defaultPodSpec(spec: JsonObject): void {
   spec['securityContext'] ??= {};
   for (const container of Array.isArray(spec['containers']) ? spec['containers'] : []) {
     if (!isJsonObject(container)) continue;
-    container['imagePullPolicy'] ??= typeof container['image'] === 'string' && container['image'].endsWith(':latest') ? 'Always' : 'IfNotPresent';
+    container['imagePullPolicy'] ??=
+      typeof container['image'] === 'string' && container['image'].endsWith(':latest')
+        ? 'Always'
+        : 'IfNotPresent';
     container['terminationMessagePath'] ??= '/dev/termination-log';
     container['terminationMessagePolicy'] ??= 'File';
     container['resources'] ??= {};
@@ -168,7 +188,10 @@ const strategies: Record<string, Strategy> = {
       spec['replicas'] ??= 1;
       spec['revisionHistoryLimit'] ??= 10;
       spec['progressDeadlineSeconds'] ??= 600;
-      spec['strategy'] ??= { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } };
+      spec['strategy'] ??= {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
+      };
       const template = objectAt(spec, 'template');
       if (isJsonObject(template['spec'])) defaultPodSpec(template['spec']);
     },
@@ -194,7 +217,9 @@ function secretStringData(object: JsonObject): void {
   if (isJsonObject(stringData)) {
     const data = objectAt(object, 'data');
     for (const [key, value] of Object.entries(stringData)) {
-      data[key] = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64');
+      data[key] = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString(
+        'base64',
+      );
     }
     delete object['stringData'];
   }

@@ -1,12 +1,16 @@
 // Server-side Table output (meta.k8s.io/v1 Table) for `kubectl get`, including CRD printer
 // columns evaluated with the simple JSONPath subset CRDs use.
+import { text } from './values.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 import { formatAge, type PrinterColumn, type ResourceType } from './resources.js';
 
 /** Evaluates a CRD column JSONPath such as `.status.conditions[?(@.type=="Ready")].status`. */
 export function evaluateJsonPath(object: JsonValue, path: string): JsonValue[] {
   let current: JsonValue[] = [object];
-  const expression = path.trim().replace(/^\{|\}$/g, '').replace(/^\$/, '');
+  const expression = path
+    .trim()
+    .replace(/^\{|\}$/g, '')
+    .replace(/^\$/, '');
   const tokens = expression.match(/\.[^.[]+|\[[^\]]*\]/g) ?? [];
   for (const token of tokens) {
     const next: JsonValue[] = [];
@@ -28,7 +32,7 @@ export function evaluateJsonPath(object: JsonValue, path: string): JsonValue[] {
           const [, fieldPath = '', expected = ''] = filter;
           for (const item of value) {
             const found = evaluateJsonPath(item, `.${fieldPath}`)[0];
-            if (found !== undefined && String(found) === expected) next.push(item);
+            if (found !== undefined && text(found) === expected) next.push(item);
           }
         }
       }
@@ -48,7 +52,8 @@ function cellOf(column: PrinterColumn, object: JsonObject, now: number): JsonVal
   }
   if (values.length === 1) {
     const only = values[0] ?? null;
-    if (column.type === 'string' && !(typeof only === 'string')) return isJsonObject(only) || Array.isArray(only) ? JSON.stringify(only) : String(only);
+    if (column.type === 'string' && !(typeof only === 'string'))
+      return isJsonObject(only) || Array.isArray(only) ? JSON.stringify(only) : text(only);
     return only;
   }
   return values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(',');
@@ -56,7 +61,11 @@ function cellOf(column: PrinterColumn, object: JsonObject, now: number): JsonVal
 
 /** metav1.PartialObjectMetadata of an object, as Table rows carry by default. */
 export function partialObjectMetadata(object: JsonObject): JsonObject {
-  return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object['metadata'] ?? {} };
+  return {
+    kind: 'PartialObjectMetadata',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: object['metadata'] ?? {},
+  };
 }
 
 /** Which object a row carries: none, its metadata (default), or the whole object. */
@@ -66,7 +75,12 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function toTable(
   type: ResourceType,
   objects: readonly JsonObject[],
-  options: { resourceVersion: string; continueToken?: string; includeObject: IncludeObject; now: number },
+  options: {
+    resourceVersion: string;
+    continueToken?: string;
+    includeObject: IncludeObject;
+    now: number;
+  },
 ): JsonObject {
   const columns = type.columns.map((c) => {
     const definition: JsonObject = {
@@ -97,7 +111,9 @@ export function toTable(
     ],
     rows: objects.map((object) => {
       const name = isJsonObject(object['metadata']) ? (object['metadata']['name'] ?? '') : '';
-      const row: JsonObject = { cells: [name, ...type.columns.map((c) => cellOf(c, object, options.now))] };
+      const row: JsonObject = {
+        cells: [name, ...type.columns.map((c) => cellOf(c, object, options.now))],
+      };
       if (options.includeObject === 'Object') row['object'] = object;
       else if (options.includeObject === 'Metadata') row['object'] = partialObjectMetadata(object);
       return row;

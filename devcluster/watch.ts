@@ -160,7 +160,9 @@ export class WatchHub {
     }
     if (type === undefined) return;
     if (filter.render) {
-      watcher.sink.write(`${JSON.stringify({ type, object: filter.render(this.present(watcher, event.object)) })}\n`);
+      watcher.sink.write(
+        `${JSON.stringify({ type, object: filter.render(this.present(watcher, event.object)) })}\n`,
+      );
       return;
     }
     event.cache ??= new Map();
@@ -174,7 +176,9 @@ export class WatchHub {
   }
 
   private present(watcher: Watcher, object: JsonObject): JsonObject {
-    return object['apiVersion'] === watcher.apiVersion ? object : { ...object, apiVersion: watcher.apiVersion };
+    return object['apiVersion'] === watcher.apiVersion
+      ? object
+      : { ...object, apiVersion: watcher.apiVersion };
   }
 
   private line(watcher: Watcher, type: ChangeType, object: JsonObject): string {

@@ -1,5 +1,6 @@
 // Garbage collector: deletes dependents whose owners are gone (Background), holds owners in
 // foreground deletion until blocking dependents are gone, and orphans dependents on request.
+import { text } from '../values.js';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
@@ -17,7 +18,10 @@ interface OwnerReference {
 export function ownerReferencesOf(object: JsonObject): OwnerReference[] {
   const refs = (object['metadata'] as JsonObject)['ownerReferences'];
   if (!Array.isArray(refs)) return [];
-  return refs.filter(isJsonObject).map((r) => ({ uid: String(r['uid'] ?? ''), blockOwnerDeletion: r['blockOwnerDeletion'] === true }));
+  return refs.filter(isJsonObject).map((r) => ({
+    uid: text(r['uid'] ?? ''),
+    blockOwnerDeletion: r['blockOwnerDeletion'] === true,
+  }));
 }
 
 function finalizersOf(object: JsonObject): string[] {
@@ -28,7 +32,9 @@ function finalizersOf(object: JsonObject): string[] {
 /** Splits a storage key ("deployments.apps") into group and resource. */
 export function splitStorageKey(key: string): { group: string; resource: string } {
   const dot = key.indexOf('.');
-  return dot < 0 ? { group: '', resource: key } : { group: key.slice(dot + 1), resource: key.slice(0, dot) };
+  return dot < 0
+    ? { group: '', resource: key }
+    : { group: key.slice(dot + 1), resource: key.slice(0, dot) };
 }
 
 /** Reference to a stored object: storage key, namespace, name. */
@@ -77,8 +83,9 @@ export class GarbageCollector {
 
   private index(key: string, object: JsonObject, previous: JsonObject | undefined): void {
     const m = object['metadata'] as JsonObject;
-    const addr = address(key, String(m['namespace'] ?? ''), String(m['name']));
-    if (previous) for (const ref of ownerReferencesOf(previous)) this.dependents.get(ref.uid)?.delete(addr);
+    const addr = address(key, text(m['namespace'] ?? ''), text(m['name']));
+    if (previous)
+      for (const ref of ownerReferencesOf(previous)) this.dependents.get(ref.uid)?.delete(addr);
     for (const ref of ownerReferencesOf(object)) {
       let set = this.dependents.get(ref.uid);
       if (!set) this.dependents.set(ref.uid, (set = new Set()));
@@ -88,7 +95,7 @@ export class GarbageCollector {
 
   private examine(key: string, object: JsonObject): void {
     const m = object['metadata'] as JsonObject;
-    const addr = address(key, String(m['namespace'] ?? ''), String(m['name']));
+    const addr = address(key, text(m['namespace'] ?? ''), text(m['name']));
     if (m['deletionTimestamp'] !== undefined) {
       const finalizers = finalizersOf(object);
       if (finalizers.includes('foregroundDeletion')) this.queue.add(`foreground:${addr}`);
@@ -109,8 +116,9 @@ export class GarbageCollector {
         const owner = this.core.store.byUid(ref.uid);
         if (owner) this.queue.add(`foreground:${address(owner.key, owner.namespace, owner.name)}`);
       }
-      const uid = String(m['uid'] ?? '');
-      for (const dependent of this.dependents.get(uid) ?? []) this.queue.add(`dependent:${dependent}`);
+      const uid = text(m['uid'] ?? '');
+      for (const dependent of this.dependents.get(uid) ?? [])
+        this.queue.add(`dependent:${dependent}`);
       return;
     }
     this.index(event.key, event.object, event.previous);
@@ -142,20 +150,35 @@ export class GarbageCollector {
     const type = this.typeOf(addr.key);
     if (alive.length === 0) {
       if ((object['metadata'] as JsonObject)['deletionTimestamp'] !== undefined) return;
-      this.tolerateNotFound(() => this.core.delete(type, addr.namespace, addr.name, { propagationPolicy: 'Background', dryRun: false }));
+      this.tolerateNotFound(() =>
+        this.core.delete(type, addr.namespace, addr.name, {
+          propagationPolicy: 'Background',
+          dryRun: false,
+        }),
+      );
       return;
     }
     const copy = structuredClone(object);
     const m = copy['metadata'] as JsonObject;
     const keep = new Set(alive.map((r) => r.uid));
-    m['ownerReferences'] = (Array.isArray(m['ownerReferences']) ? m['ownerReferences'] : []).filter((r) => isJsonObject(r) && keep.has(String(r['uid'])));
-    this.tolerateNotFound(() => this.core.update(type, addr.namespace, addr.name, copy, { dryRun: false, fieldManager: 'garbage-collector', fieldValidation: 'Ignore', warnings: [] }));
+    m['ownerReferences'] = (Array.isArray(m['ownerReferences']) ? m['ownerReferences'] : []).filter(
+      (r) => isJsonObject(r) && keep.has(text(r['uid'])),
+    );
+    this.tolerateNotFound(() =>
+      this.core.update(type, addr.namespace, addr.name, copy, {
+        dryRun: false,
+        fieldManager: 'garbage-collector',
+        fieldValidation: 'Ignore',
+        warnings: [],
+      }),
+    );
   }
 
   private foreground(addr: ObjectAddress, owner: JsonObject): void {
     const m = owner['metadata'] as JsonObject;
-    if (m['deletionTimestamp'] === undefined || !finalizersOf(owner).includes('foregroundDeletion')) return;
-    const uid = String(m['uid']);
+    if (m['deletionTimestamp'] === undefined || !finalizersOf(owner).includes('foregroundDeletion'))
+      return;
+    const uid = text(m['uid']);
     let blocking = 0;
     for (const dependent of [...(this.dependents.get(uid) ?? [])]) {
       const d = parseAddress(dependent);
@@ -165,16 +188,27 @@ export class GarbageCollector {
       if (!ref) continue;
       if (ref.blockOwnerDeletion) blocking++;
       if ((object['metadata'] as JsonObject)['deletionTimestamp'] === undefined) {
-        this.tolerateNotFound(() => this.core.delete(this.typeOf(d.key), d.namespace, d.name, { propagationPolicy: 'Foreground', dryRun: false }));
+        this.tolerateNotFound(() =>
+          this.core.delete(this.typeOf(d.key), d.namespace, d.name, {
+            propagationPolicy: 'Foreground',
+            dryRun: false,
+          }),
+        );
       }
     }
-    if (blocking === 0) this.core.removeFinalizer(this.typeOf(addr.key), addr.namespace, addr.name, 'foregroundDeletion');
+    if (blocking === 0)
+      this.core.removeFinalizer(
+        this.typeOf(addr.key),
+        addr.namespace,
+        addr.name,
+        'foregroundDeletion',
+      );
   }
 
   private orphan(addr: ObjectAddress, owner: JsonObject): void {
     const m = owner['metadata'] as JsonObject;
     if (m['deletionTimestamp'] === undefined || !finalizersOf(owner).includes('orphan')) return;
-    const uid = String(m['uid']);
+    const uid = text(m['uid']);
     for (const dependent of [...(this.dependents.get(uid) ?? [])]) {
       const d = parseAddress(dependent);
       const object = this.core.store.get(d.key, d.namespace, d.name);
@@ -185,7 +219,14 @@ export class GarbageCollector {
       const kept = refs.filter((r) => !(isJsonObject(r) && r['uid'] === uid));
       if (kept.length > 0) cm['ownerReferences'] = kept;
       else delete cm['ownerReferences'];
-      this.tolerateNotFound(() => this.core.update(this.typeOf(d.key), d.namespace, d.name, copy, { dryRun: false, fieldManager: 'garbage-collector', fieldValidation: 'Ignore', warnings: [] }));
+      this.tolerateNotFound(() =>
+        this.core.update(this.typeOf(d.key), d.namespace, d.name, copy, {
+          dryRun: false,
+          fieldManager: 'garbage-collector',
+          fieldValidation: 'Ignore',
+          warnings: [],
+        }),
+      );
     }
     this.core.removeFinalizer(this.typeOf(addr.key), addr.namespace, addr.name, 'orphan');
   }

@@ -1,5 +1,6 @@
 // Lifecycle controllers: namespace termination and default ServiceAccounts, CRD cleanup on
 // deletion, and ClusterRole aggregation (as kube-controller-manager does them).
+import { text } from '../values.js';
 import type { Logger } from 'pino';
 import { aggregatedRules } from '../auth/index.js';
 import { jsonEqual, systemWrite, type ApiCore } from '../core.js';
@@ -19,7 +20,13 @@ function tolerate(action: () => unknown): void {
   try {
     action();
   } catch (error) {
-    if (error instanceof ApiError && (error.reason === 'NotFound' || error.reason === 'AlreadyExists' || error.reason === 'Conflict')) return;
+    if (
+      error instanceof ApiError &&
+      (error.reason === 'NotFound' ||
+        error.reason === 'AlreadyExists' ||
+        error.reason === 'Conflict')
+    )
+      return;
     throw error;
   }
 }
@@ -37,12 +44,20 @@ export class NamespaceController {
 
   /** Starts following changes; returns the stop function. */
   start(): () => void {
-    for (const ns of this.core.store.list('namespaces')) this.queue.add(String(metadataOf(ns)['name']));
+    for (const ns of this.core.store.list('namespaces'))
+      this.queue.add(text(metadataOf(ns)['name']));
     const unsubscribe = this.core.store.subscribe((event: ChangeEvent) => {
       if (event.key === 'namespaces' && event.type !== 'DELETED') this.queue.add(event.name);
-      else if (event.namespace !== '' && (event.type === 'DELETED' || event.key === 'serviceaccounts')) {
+      else if (
+        event.namespace !== '' &&
+        (event.type === 'DELETED' || event.key === 'serviceaccounts')
+      ) {
         const ns = this.core.store.get('namespaces', '', event.namespace);
-        if (ns && (metadataOf(ns)['deletionTimestamp'] !== undefined || event.key === 'serviceaccounts')) this.queue.add(event.namespace);
+        if (
+          ns &&
+          (metadataOf(ns)['deletionTimestamp'] !== undefined || event.key === 'serviceaccounts')
+        )
+          this.queue.add(event.namespace);
       }
     });
     return () => {
@@ -57,7 +72,18 @@ export class NamespaceController {
     if (metadataOf(ns)['deletionTimestamp'] === undefined) {
       if (!this.core.store.get('serviceaccounts', name, 'default')) {
         const type = this.core.typeOf('', 'serviceaccounts');
-        tolerate(() => this.core.create(type, name, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } }, systemWrite('service-account-controller')));
+        tolerate(() =>
+          this.core.create(
+            type,
+            name,
+            {
+              apiVersion: 'v1',
+              kind: 'ServiceAccount',
+              metadata: { name: 'default', namespace: name },
+            },
+            systemWrite('service-account-controller'),
+          ),
+        );
       }
       return;
     }
@@ -74,7 +100,12 @@ export class NamespaceController {
       for (const object of this.core.store.list(key, name)) {
         remaining++;
         if (metadataOf(object)['deletionTimestamp'] !== undefined) continue;
-        tolerate(() => this.core.delete(type, name, String(metadataOf(object)['name']), { propagationPolicy: 'Background', dryRun: false }));
+        tolerate(() =>
+          this.core.delete(type, name, text(metadataOf(object)['name']), {
+            propagationPolicy: 'Background',
+            dryRun: false,
+          }),
+        );
       }
     }
     if (remaining > 0) {
@@ -85,8 +116,15 @@ export class NamespaceController {
     const finalizers = Array.isArray(spec['finalizers']) ? spec['finalizers'] : [];
     if (finalizers.includes('kubernetes')) {
       const type = this.core.typeOf('', 'namespaces');
-      const body: JsonObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: finalizers.filter((f) => f !== 'kubernetes') } };
-      tolerate(() => this.core.update(type, '', name, body, systemWrite('namespace-controller'), 'finalize'));
+      const body: JsonObject = {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name },
+        spec: { finalizers: finalizers.filter((f) => f !== 'kubernetes') },
+      };
+      tolerate(() =>
+        this.core.update(type, '', name, body, systemWrite('namespace-controller'), 'finalize'),
+      );
     }
   }
 }
@@ -105,7 +143,7 @@ export class CrdCleanupController {
   /** Starts following changes; returns the stop function. */
   start(): () => void {
     const crdKey = storageKey('apiextensions.k8s.io', 'customresourcedefinitions');
-    for (const crd of this.core.store.list(crdKey)) this.queue.add(String(metadataOf(crd)['name']));
+    for (const crd of this.core.store.list(crdKey)) this.queue.add(text(metadataOf(crd)['name']));
     const unsubscribe = this.core.store.subscribe((event) => {
       if (event.key === crdKey) {
         if (event.type === 'DELETED') this.core.registry.removeCrd(event.name);
@@ -128,8 +166,8 @@ export class CrdCleanupController {
     if (!crd || metadataOf(crd)['deletionTimestamp'] === undefined) return;
     const spec = isJsonObject(crd['spec']) ? crd['spec'] : {};
     const names = isJsonObject(spec['names']) ? spec['names'] : {};
-    const group = String(spec['group'] ?? '');
-    const plural = String(names['plural'] ?? '');
+    const group = text(spec['group'] ?? '');
+    const plural = text(names['plural'] ?? '');
     const key = storageKey(group, plural);
     const version = storageVersionOf(crd);
     const type = this.core.registry.get(group, version, plural);
@@ -137,11 +175,23 @@ export class CrdCleanupController {
     if (type) {
       for (const object of objects) {
         if (metadataOf(object)['deletionTimestamp'] !== undefined) continue;
-        tolerate(() => this.core.delete(type, String(metadataOf(object)['namespace'] ?? ''), String(metadataOf(object)['name']), { propagationPolicy: 'Background', dryRun: false }));
+        tolerate(() =>
+          this.core.delete(
+            type,
+            text(metadataOf(object)['namespace'] ?? ''),
+            text(metadataOf(object)['name']),
+            { propagationPolicy: 'Background', dryRun: false },
+          ),
+        );
       }
     }
     if (this.core.store.count(key) > 0) return;
-    this.core.removeFinalizer(this.core.typeOf('apiextensions.k8s.io', 'customresourcedefinitions'), '', name, crdCleanupFinalizer);
+    this.core.removeFinalizer(
+      this.core.typeOf('apiextensions.k8s.io', 'customresourcedefinitions'),
+      '',
+      name,
+      crdCleanupFinalizer,
+    );
   }
 }
 
@@ -173,11 +223,17 @@ export class ClusterRoleAggregationController {
     const type = this.core.typeOf('rbac.authorization.k8s.io', 'clusterroles');
     const roles = this.core.store.list(storageKey('rbac.authorization.k8s.io', 'clusterroles'));
     for (const [name, rules] of aggregatedRules(roles)) {
-      const current = this.core.store.get(storageKey('rbac.authorization.k8s.io', 'clusterroles'), '', name);
+      const current = this.core.store.get(
+        storageKey('rbac.authorization.k8s.io', 'clusterroles'),
+        '',
+        name,
+      );
       if (!current || jsonEqual(current['rules'] ?? [], rules)) continue;
       const copy = structuredClone(current);
       copy['rules'] = rules;
-      tolerate(() => this.core.update(type, '', name, copy, systemWrite('clusterrole-aggregation-controller')));
+      tolerate(() =>
+        this.core.update(type, '', name, copy, systemWrite('clusterrole-aggregation-controller')),
+      );
     }
   }
 }

@@ -60,7 +60,10 @@ export class WorkQueue {
       } catch (error) {
         const attempt = (this.retries.get(key) ?? 0) + 1;
         this.retries.set(key, attempt);
-        this.logger.debug({ err: error, controller: this.name, key, attempt }, 'reconcile failed; retrying');
+        this.logger.debug(
+          { err: error, controller: this.name, key, attempt },
+          'reconcile failed; retrying',
+        );
         this.addAfter(key, Math.min(1000, 10 * 2 ** Math.min(attempt, 7)));
       }
     }

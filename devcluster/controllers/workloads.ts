@@ -1,6 +1,7 @@
 // Simulated workloads: a deployment controller (Deployment → ReplicaSet per pod template), a
 // replica set controller (ReplicaSet → Pods) and a kubelet stand-in that makes pods Running and
 // Ready after a delay, or keeps them unready / crash-looping when asked by annotation.
+import { text } from '../values.js';
 import type { Logger } from 'pino';
 import { jsonEqual, systemWrite, type ApiCore } from '../core.js';
 import { ApiError } from '../errors.js';
@@ -39,7 +40,7 @@ const safeAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** The pod-template-hash of a template (fnv32a, encoded with kube's safe alphabet). */
 export function podTemplateHash(template: JsonValue): string {
-  return String(fnv32a(JSON.stringify(template)))
+  return text(fnv32a(JSON.stringify(template)))
     .split('')
     .map((d) => safeAlphabet[Number(d)] ?? 'b')
     .join('');
@@ -48,30 +49,55 @@ export function podTemplateHash(template: JsonValue): string {
 function controllerOf(object: JsonObject): string | undefined {
   const refs = metadataOf(object)['ownerReferences'];
   if (!Array.isArray(refs)) return undefined;
-  for (const ref of refs) if (isJsonObject(ref) && ref['controller'] === true) return String(ref['uid']);
+  for (const ref of refs)
+    if (isJsonObject(ref) && ref['controller'] === true) return text(ref['uid']);
   return undefined;
 }
 
 function ownerRef(owner: JsonObject, kind: string, apiVersion: string): JsonObject {
   const m = metadataOf(owner);
-  return { apiVersion, kind, name: m['name'] ?? '', uid: m['uid'] ?? '', controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion,
+    kind,
+    name: m['name'] ?? '',
+    uid: m['uid'] ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 function isReady(pod: JsonObject): boolean {
   const conditions = obj(pod['status'])['conditions'];
-  return Array.isArray(conditions) && conditions.some((c) => isJsonObject(c) && c['type'] === 'Ready' && c['status'] === 'True');
+  return (
+    Array.isArray(conditions) &&
+    conditions.some((c) => isJsonObject(c) && c['type'] === 'Ready' && c['status'] === 'True')
+  );
 }
 
 function tolerate(action: () => unknown): void {
   try {
     action();
   } catch (error) {
-    if (error instanceof ApiError && (error.reason === 'NotFound' || error.reason === 'Conflict' || error.reason === 'AlreadyExists' || error.reason === 'Forbidden')) return;
+    if (
+      error instanceof ApiError &&
+      (error.reason === 'NotFound' ||
+        error.reason === 'Conflict' ||
+        error.reason === 'AlreadyExists' ||
+        error.reason === 'Forbidden')
+    )
+      return;
     throw error;
   }
 }
 
-function condition(type: string, status: boolean, reason: string, message: string, now: string, previous: JsonValue | undefined): JsonObject {
+function condition(
+  type: string,
+  status: boolean,
+  reason: string,
+  message: string,
+  now: string,
+  previous: JsonValue | undefined,
+): JsonObject {
   const list = Array.isArray(previous) ? previous.filter(isJsonObject) : [];
   const before = list.find((c) => c['type'] === type);
   const value = status ? 'True' : 'False';
@@ -80,7 +106,10 @@ function condition(type: string, status: boolean, reason: string, message: strin
     type,
     status: value,
     lastUpdateTime: same ? (before['lastUpdateTime'] ?? now) : now,
-    lastTransitionTime: before !== undefined && before['status'] === value ? (before['lastTransitionTime'] ?? now) : now,
+    lastTransitionTime:
+      before !== undefined && before['status'] === value
+        ? (before['lastTransitionTime'] ?? now)
+        : now,
     reason,
     message,
   };
@@ -126,7 +155,7 @@ export class WorkloadControllers {
 
   private keyOf(object: JsonObject): string {
     const m = metadataOf(object);
-    return `${String(m['namespace'] ?? '')}/${String(m['name'])}`;
+    return `${text(m['namespace'] ?? '')}/${text(m['name'])}`;
   }
 
   private ownerKey(object: JsonObject, ownerStorage: string): string | undefined {
@@ -143,9 +172,10 @@ export class WorkloadControllers {
         if (event.type !== 'DELETED') {
           this.deployments.add(key);
           // The fail annotation lives on the Deployment: re-evaluate its pods.
-          const uid = String(metadataOf(event.object)['uid']);
+          const uid = text(metadataOf(event.object)['uid']);
           for (const rs of this.core.store.list('replicasets.apps', event.namespace)) {
-            if (controllerOf(rs) === uid) this.podsOf(rs).forEach((p) => this.pods.add(this.keyOf(p)));
+            if (controllerOf(rs) === uid)
+              this.podsOf(rs).forEach((p) => this.pods.add(this.keyOf(p)));
           }
         }
         break;
@@ -156,7 +186,7 @@ export class WorkloadControllers {
         break;
       }
       case 'pods': {
-        if (event.type === 'DELETED') this.firstSeen.delete(String(metadataOf(event.object)['uid']));
+        if (event.type === 'DELETED') this.firstSeen.delete(text(metadataOf(event.object)['uid']));
         else this.pods.add(key);
         const owner = this.ownerKey(event.object, 'replicasets.apps');
         if (owner) this.replicaSets.add(owner);
@@ -166,8 +196,10 @@ export class WorkloadControllers {
   }
 
   private podsOf(rs: JsonObject): JsonObject[] {
-    const uid = String(metadataOf(rs)['uid']);
-    return this.core.store.list('pods', String(metadataOf(rs)['namespace'])).filter((p) => controllerOf(p) === uid);
+    const uid = text(metadataOf(rs)['uid']);
+    return this.core.store
+      .list('pods', text(metadataOf(rs)['namespace']))
+      .filter((p) => controllerOf(p) === uid);
   }
 
   private reconcileDeployment(key: string): void {
@@ -179,11 +211,15 @@ export class WorkloadControllers {
     const desired = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
     const template = obj(spec['template']);
     const hash = podTemplateHash(template);
-    const uid = String(metadataOf(deployment)['uid']);
-    const owned = this.core.store.list('replicasets.apps', namespace).filter((rs) => controllerOf(rs) === uid);
+    const uid = text(metadataOf(deployment)['uid']);
+    const owned = this.core.store
+      .list('replicasets.apps', namespace)
+      .filter((rs) => controllerOf(rs) === uid);
     const newName = `${name}-${hash}`;
     let current = owned.find((rs) => metadataOf(rs)['name'] === newName);
-    const revisions = owned.map((rs) => Number(obj(metadataOf(rs)['annotations'])['deployment.kubernetes.io/revision'] ?? 0));
+    const revisions = owned.map((rs) =>
+      Number(obj(metadataOf(rs)['annotations'])['deployment.kubernetes.io/revision'] ?? 0),
+    );
     if (!current) {
       const templateMeta = obj(template['metadata']);
       const labels = { ...obj(templateMeta['labels']), [podTemplateHashLabel]: hash };
@@ -196,34 +232,52 @@ export class WorkloadControllers {
           namespace,
           labels,
           annotations: {
-            'deployment.kubernetes.io/desired-replicas': String(desired),
-            'deployment.kubernetes.io/max-replicas': String(desired + 1),
-            'deployment.kubernetes.io/revision': String(Math.max(0, ...revisions) + 1),
+            'deployment.kubernetes.io/desired-replicas': text(desired),
+            'deployment.kubernetes.io/max-replicas': text(desired + 1),
+            'deployment.kubernetes.io/revision': text(Math.max(0, ...revisions) + 1),
           },
           ownerReferences: [ownerRef(deployment, 'Deployment', 'apps/v1')],
         },
         spec: {
           replicas: desired,
-          selector: { ...selector, matchLabels: { ...obj(selector['matchLabels']), [podTemplateHashLabel]: hash } },
+          selector: {
+            ...selector,
+            matchLabels: { ...obj(selector['matchLabels']), [podTemplateHashLabel]: hash },
+          },
           template: { ...template, metadata: { ...templateMeta, labels } },
         },
       };
-      tolerate(() => this.core.create(rsType, namespace, body, systemWrite('deployment-controller')));
+      tolerate(() =>
+        this.core.create(rsType, namespace, body, systemWrite('deployment-controller')),
+      );
       current = this.core.store.get('replicasets.apps', namespace, newName);
     } else if (obj(current['spec'])['replicas'] !== desired) {
       const copy = structuredClone(current);
       obj(copy['spec'])['replicas'] = desired;
-      tolerate(() => this.core.update(rsType, namespace, newName, copy, systemWrite('deployment-controller')));
+      tolerate(() =>
+        this.core.update(rsType, namespace, newName, copy, systemWrite('deployment-controller')),
+      );
     }
     // Old ReplicaSets are scaled down at once: the simulation rolls over instantly.
     for (const rs of owned) {
       if (metadataOf(rs)['name'] === newName || obj(rs['spec'])['replicas'] === 0) continue;
       const copy = structuredClone(rs);
       obj(copy['spec'])['replicas'] = 0;
-      tolerate(() => this.core.update(rsType, namespace, String(metadataOf(rs)['name']), copy, systemWrite('deployment-controller')));
+      tolerate(() =>
+        this.core.update(
+          rsType,
+          namespace,
+          text(metadataOf(rs)['name']),
+          copy,
+          systemWrite('deployment-controller'),
+        ),
+      );
     }
-    const all = this.core.store.list('replicasets.apps', namespace).filter((rs) => controllerOf(rs) === uid);
-    const sum = (field: string): number => all.reduce((n, rs) => n + Number(obj(rs['status'])[field] ?? 0), 0);
+    const all = this.core.store
+      .list('replicasets.apps', namespace)
+      .filter((rs) => controllerOf(rs) === uid);
+    const sum = (field: string): number =>
+      all.reduce((n, rs) => n + Number(obj(rs['status'])[field] ?? 0), 0);
     const newStatus = current ? obj(current['status']) : {};
     const replicas = sum('replicas');
     const ready = sum('readyReplicas');
@@ -231,7 +285,9 @@ export class WorkloadControllers {
     const updated = Number(newStatus['replicas'] ?? 0);
     const now = this.core.timestamp();
     const previous = obj(deployment['status'])['conditions'];
-    const oldActive = all.some((rs) => metadataOf(rs)['name'] !== newName && Number(obj(rs['status'])['replicas'] ?? 0) > 0);
+    const oldActive = all.some(
+      (rs) => metadataOf(rs)['name'] !== newName && Number(obj(rs['status'])['replicas'] ?? 0) > 0,
+    );
     const complete = updated === desired && available >= desired && !oldActive;
     const status: JsonObject = {
       observedGeneration: metadataOf(deployment)['generation'] ?? 1,
@@ -241,11 +297,39 @@ export class WorkloadControllers {
       availableReplicas: available,
       conditions: [
         available >= desired
-          ? condition('Available', true, 'MinimumReplicasAvailable', 'Deployment has minimum availability.', now, previous)
-          : condition('Available', false, 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.', now, previous),
+          ? condition(
+              'Available',
+              true,
+              'MinimumReplicasAvailable',
+              'Deployment has minimum availability.',
+              now,
+              previous,
+            )
+          : condition(
+              'Available',
+              false,
+              'MinimumReplicasUnavailable',
+              'Deployment does not have minimum availability.',
+              now,
+              previous,
+            ),
         complete
-          ? condition('Progressing', true, 'NewReplicaSetAvailable', `ReplicaSet "${newName}" has successfully progressed.`, now, previous)
-          : condition('Progressing', true, 'ReplicaSetUpdated', `ReplicaSet "${newName}" is progressing.`, now, previous),
+          ? condition(
+              'Progressing',
+              true,
+              'NewReplicaSetAvailable',
+              `ReplicaSet "${newName}" has successfully progressed.`,
+              now,
+              previous,
+            )
+          : condition(
+              'Progressing',
+              true,
+              'ReplicaSetUpdated',
+              `ReplicaSet "${newName}" is progressing.`,
+              now,
+              previous,
+            ),
       ],
     };
     if (replicas - available > 0) status['unavailableReplicas'] = replicas - available;
@@ -254,7 +338,16 @@ export class WorkloadControllers {
     if (jsonEqual(status, deployment['status'] ?? {})) return;
     const copy = structuredClone(deployment);
     copy['status'] = status;
-    tolerate(() => this.core.update(this.core.typeOf('apps', 'deployments'), namespace, name, copy, systemWrite('deployment-controller'), 'status'));
+    tolerate(() =>
+      this.core.update(
+        this.core.typeOf('apps', 'deployments'),
+        namespace,
+        name,
+        copy,
+        systemWrite('deployment-controller'),
+        'status',
+      ),
+    );
   }
 
   private reconcileReplicaSet(key: string): void {
@@ -279,10 +372,14 @@ export class WorkloadControllers {
         },
         spec: structuredClone(obj(template['spec'])),
       };
-      tolerate(() => this.core.create(podType, namespace, body, systemWrite('replicaset-controller')));
+      tolerate(() =>
+        this.core.create(podType, namespace, body, systemWrite('replicaset-controller')),
+      );
     }
     for (const extra of pods.slice(desired)) {
-      tolerate(() => this.core.delete(podType, namespace, String(metadataOf(extra)['name']), { dryRun: false }));
+      tolerate(() =>
+        this.core.delete(podType, namespace, text(metadataOf(extra)['name']), { dryRun: false }),
+      );
     }
     pods = this.podsOf(rs).filter((p) => metadataOf(p)['deletionTimestamp'] === undefined);
     const ready = pods.filter(isReady).length;
@@ -301,7 +398,16 @@ export class WorkloadControllers {
     if (jsonEqual(status, rs['status'] ?? {})) return;
     const copy = structuredClone(rs);
     copy['status'] = status;
-    tolerate(() => this.core.update(this.core.typeOf('apps', 'replicasets'), namespace, name, copy, systemWrite('replicaset-controller'), 'status'));
+    tolerate(() =>
+      this.core.update(
+        this.core.typeOf('apps', 'replicasets'),
+        namespace,
+        name,
+        copy,
+        systemWrite('replicaset-controller'),
+        'status',
+      ),
+    );
   }
 
   /** The fail mode of a pod: its own annotation, else its ReplicaSet's, else its Deployment's. */
@@ -321,7 +427,7 @@ export class WorkloadControllers {
     const [namespace = '', name = ''] = key.split('/');
     const pod = this.core.store.get('pods', namespace, name);
     if (!pod || metadataOf(pod)['deletionTimestamp'] !== undefined) return;
-    const uid = String(metadataOf(pod)['uid']);
+    const uid = text(metadataOf(pod)['uid']);
     const seen = this.firstSeen.get(uid) ?? Date.now();
     this.firstSeen.set(uid, seen);
     const waited = Date.now() - seen;
@@ -329,8 +435,14 @@ export class WorkloadControllers {
     const previous = obj(pod['status']);
     const now = this.core.timestamp();
     const startTime = typeof previous['startTime'] === 'string' ? previous['startTime'] : now;
-    const containers = (Array.isArray(obj(pod['spec'])['containers']) ? (obj(pod['spec'])['containers'] as JsonValue[]) : []).filter(isJsonObject);
-    const previousStatuses = Array.isArray(previous['containerStatuses']) ? previous['containerStatuses'].filter(isJsonObject) : [];
+    const containers = (
+      Array.isArray(obj(pod['spec'])['containers'])
+        ? (obj(pod['spec'])['containers'] as JsonValue[])
+        : []
+    ).filter(isJsonObject);
+    const previousStatuses = Array.isArray(previous['containerStatuses'])
+      ? previous['containerStatuses'].filter(isJsonObject)
+      : [];
     if (mode === undefined && waited < this.options.podReadyDelayMs) {
       this.pods.addAfter(key, this.options.podReadyDelayMs - waited);
       if (previous['phase'] === 'Pending' && previous['startTime'] !== undefined) return;
@@ -343,7 +455,12 @@ export class WorkloadControllers {
       const state: JsonObject = !started
         ? { waiting: { reason: 'ContainerCreating' } }
         : mode === 'crashloop'
-          ? { waiting: { reason: 'CrashLoopBackOff', message: `back-off restarting failed container ${String(c['name'])}` } }
+          ? {
+              waiting: {
+                reason: 'CrashLoopBackOff',
+                message: `back-off restarting failed container ${text(c['name'])}`,
+              },
+            }
           : { running: { startedAt: obj(obj(before?.['state'])['running'])['startedAt'] ?? now } };
       return {
         name: c['name'] ?? '',
@@ -358,12 +475,27 @@ export class WorkloadControllers {
     const conditions = previous['conditions'];
     const podConditions = [
       { type: 'Initialized', status: 'True' },
-      { type: 'Ready', status: ready ? 'True' : 'False', ...(ready ? {} : { reason: 'ContainersNotReady' }) },
-      { type: 'ContainersReady', status: ready ? 'True' : 'False', ...(ready ? {} : { reason: 'ContainersNotReady' }) },
+      {
+        type: 'Ready',
+        status: ready ? 'True' : 'False',
+        ...(ready ? {} : { reason: 'ContainersNotReady' }),
+      },
+      {
+        type: 'ContainersReady',
+        status: ready ? 'True' : 'False',
+        ...(ready ? {} : { reason: 'ContainersNotReady' }),
+      },
       { type: 'PodScheduled', status: 'True' },
     ].map((c) => {
-      const before = Array.isArray(conditions) ? conditions.filter(isJsonObject).find((p) => p['type'] === c.type) : undefined;
-      return { ...c, lastProbeTime: null, lastTransitionTime: before && before['status'] === c.status ? (before['lastTransitionTime'] ?? now) : now } satisfies JsonObject;
+      const before = Array.isArray(conditions)
+        ? conditions.filter(isJsonObject).find((p) => p['type'] === c.type)
+        : undefined;
+      return {
+        ...c,
+        lastProbeTime: null,
+        lastTransitionTime:
+          before && before['status'] === c.status ? (before['lastTransitionTime'] ?? now) : now,
+      } satisfies JsonObject;
     });
     const status: JsonObject = {
       phase: started ? 'Running' : 'Pending',
@@ -377,6 +509,15 @@ export class WorkloadControllers {
     if (jsonEqual(status, pod['status'] ?? {})) return;
     const copy = structuredClone(pod);
     copy['status'] = status;
-    tolerate(() => this.core.update(this.core.typeOf('', 'pods'), namespace, name, copy, systemWrite('kubelet'), 'status'));
+    tolerate(() =>
+      this.core.update(
+        this.core.typeOf('', 'pods'),
+        namespace,
+        name,
+        copy,
+        systemWrite('kubelet'),
+        'status',
+      ),
+    );
   }
 }

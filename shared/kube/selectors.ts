@@ -102,11 +102,17 @@ export function parseLabelSelector(input: string): LabelSelector {
       }
     }
     if (!isValidLabelKey(requirement.key)) {
-      throw new SelectorError(`unable to parse requirement: invalid label key "${requirement.key}"`, input);
+      throw new SelectorError(
+        `unable to parse requirement: invalid label key "${requirement.key}"`,
+        input,
+      );
     }
     for (const value of requirement.values) {
       if (!isValidLabelValue(value)) {
-        throw new SelectorError(`unable to parse requirement: invalid label value: "${value}"`, input);
+        throw new SelectorError(
+          `unable to parse requirement: invalid label value: "${value}"`,
+          input,
+        );
       }
     }
     requirements.push(requirement);
@@ -126,7 +132,10 @@ export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSel
       case 'In':
       case 'NotIn':
         if (values.length === 0) {
-          throw new SelectorError(`values: Required value: must be specified when \`operator\` is 'In' or 'NotIn'`, expression.key);
+          throw new SelectorError(
+            `values: Required value: must be specified when \`operator\` is 'In' or 'NotIn'`,
+            expression.key,
+          );
         }
         requirements.push({ key: expression.key, operator: expression.operator, values });
         break;
@@ -135,7 +144,10 @@ export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSel
         requirements.push({ key: expression.key, operator: expression.operator, values: [] });
         break;
       default:
-        throw new SelectorError(`"${expression.operator}" is not a valid label selector operator`, expression.key);
+        throw new SelectorError(
+          `"${expression.operator}" is not a valid label selector operator`,
+          expression.key,
+        );
     }
   }
   return requirements;
@@ -208,7 +220,11 @@ export function parseFieldSelector(input: string): FieldSelector {
   if (trimmed === '') return [];
   return trimmed.split(',').map((raw) => {
     const match = /^\s*([^=!\s]+)\s*(==|=|!=)\s*(.*?)\s*$/.exec(raw);
-    if (!match) throw new SelectorError(`invalid selector: '${raw.trim()}'; can't understand '${raw.trim()}'`, input);
+    if (!match)
+      throw new SelectorError(
+        `invalid selector: '${raw.trim()}'; can't understand '${raw.trim()}'`,
+        input,
+      );
     return {
       field: match[1] ?? '',
       operator: match[2] === '!=' ? 'NotEquals' : 'Equals',
@@ -224,7 +240,9 @@ export function matchesFieldSelector(
 ): boolean {
   for (const requirement of selector) {
     const value = fieldValue(requirement.field) ?? '';
-    if (requirement.operator === 'Equals' ? value !== requirement.value : value === requirement.value) {
+    if (
+      requirement.operator === 'Equals' ? value !== requirement.value : value === requirement.value
+    ) {
       return false;
     }
   }
