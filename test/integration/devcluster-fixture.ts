@@ -3,6 +3,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import {
@@ -100,4 +101,53 @@ export async function waitFor<T>(
       throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** A raw HTTPS response from the devcluster. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** Sends one raw HTTPS request as the admin (client certificate from the kubeconfig) or with no client certificate. */
+export function rawRequest(
+  fixture: ClusterFixture,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+  identity: 'admin' | 'none' = 'admin',
+): Promise<RawResponse> {
+  const cluster = fixture.kubeConfig.getCurrentCluster();
+  const user = fixture.kubeConfig.getCurrentUser();
+  const decode = (value: string | undefined): string =>
+    Buffer.from(value ?? '', 'base64').toString('utf8');
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      `${fixture.cluster.url}${path}`,
+      {
+        method,
+        ca: decode(cluster?.caData),
+        ...(identity === 'admin'
+          ? { cert: decode(user?.certData), key: decode(user?.keyData) }
+          : {}),
+        headers: { 'Content-Type': 'application/json', ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
