@@ -26,7 +26,6 @@ const deployment = (name: string): JsonObject => ({
       spec: { containers: [{ name: 'c', image: 'i' }] },
     },
   },
-  t.end();
 });
 
 function apiError(fn: () => unknown): ApiError {

@@ -5,7 +5,6 @@ const cm = (name: string, namespace = 'default') => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',
   metadata: { name, namespace },
-  t.end();
 });
 
 void t.test('store - every write gets the next cluster-wide resourceVersion', (t) => {
@@ -34,24 +33,21 @@ void t.test('store - lists in namespace/name order, optionally within one namesp
   t.end();
 });
 
-void t.test(
-  'store - events since a resourceVersion replay later changes of one resource',
-  (t) => {
-    const store = new ObjectStore();
-    store.put('configmaps', cm('a'));
-    const after = store.currentResourceVersion();
-    store.put('configmaps', cm('b'));
-    store.put('secrets', cm('s'));
-    store.remove('configmaps', 'default', 'a');
-    const since = store.eventsSince(after, 'configmaps');
-    t.ok(since.ok);
-    if (since.ok)
-      t.same(
-        since.events.map((e) => `${e.type}:${e.name}`),
-        ['ADDED:b', 'DELETED:a'],
-      );
-  },
-);
+void t.test('store - events since a resourceVersion replay later changes of one resource', (t) => {
+  const store = new ObjectStore();
+  store.put('configmaps', cm('a'));
+  const after = store.currentResourceVersion();
+  store.put('configmaps', cm('b'));
+  store.put('secrets', cm('s'));
+  store.remove('configmaps', 'default', 'a');
+  const since = store.eventsSince(after, 'configmaps');
+  t.ok(since.ok);
+  if (since.ok)
+    t.same(
+      since.events.map((e) => `${e.type}:${e.name}`),
+      ['ADDED:b', 'DELETED:a'],
+    );
+});
 
 void t.test('store - a resourceVersion older than the bounded log is expired', (t) => {
   const store = new ObjectStore({ eventLogSize: 2 });
