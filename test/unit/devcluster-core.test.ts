@@ -78,7 +78,7 @@ void t.test('core - generation is bumped by spec changes only', (t) => {
     {
       ...structuredClone(created),
       metadata: { ...meta(created), labels: { a: 'b' } },
-    } as JsonObject,
+    },
     systemWrite(),
   );
   t.equal(meta(labelled)['generation'], 1);

@@ -47,6 +47,7 @@ void t.test('store - events since a resourceVersion replay later changes of one 
       since.events.map((e) => `${e.type}:${e.name}`),
       ['ADDED:b', 'DELETED:a'],
     );
+  t.end();
 });
 
 void t.test('store - a resourceVersion older than the bounded log is expired', (t) => {
