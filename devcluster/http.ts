@@ -38,7 +38,7 @@ import {
 import { answerReview } from './reviews.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
-import type { WatchHub } from './watch.js';
+import type { WatchHub, WatchSink } from './watch.js';
 import {
   parseFieldSelector,
   parseLabelSelector,
@@ -298,10 +298,20 @@ function verbOf(method: string, path: ResourcePath, query: URLSearchParams): str
   }
 }
 
-function peerCertificate(
-  req: IncomingMessage,
-): { commonName: string; organizations: string[] } | undefined {
+type PeerIdentity = { commonName: string; organizations: string[] } | undefined;
+
+/** Peer identities per TLS connection: reading the certificate is costly and it never changes. */
+const peerIdentities = new WeakMap<object, PeerIdentity>();
+
+function peerCertificate(req: IncomingMessage): PeerIdentity {
   const socket = req.socket as TLSSocket;
+  if (peerIdentities.has(socket)) return peerIdentities.get(socket);
+  const identity = readPeerCertificate(socket);
+  peerIdentities.set(socket, identity);
+  return identity;
+}
+
+function readPeerCertificate(socket: TLSSocket): PeerIdentity {
   if (typeof socket.getPeerCertificate !== 'function' || !socket.authorized) return undefined;
   const certificate = socket.getPeerCertificate();
   if (!certificate || !certificate.subject) return undefined;
@@ -311,6 +321,52 @@ function peerCertificate(
   return {
     commonName: Array.isArray(cn) ? (cn[0] ?? '') : (cn ?? ''),
     organizations: Array.isArray(o) ? o : o !== undefined ? [o] : [],
+  };
+}
+
+/** Sinks with lines waiting, flushed together by one timer. */
+const dirtySinks = new Set<() => void>();
+let flushTimer: NodeJS.Timeout | undefined;
+
+/** How long watch lines may wait to be coalesced into one socket write. */
+const watchFlushDelayMs = 2;
+
+function scheduleFlush(flush: () => void): void {
+  dirtySinks.add(flush);
+  flushTimer ??= setTimeout(() => {
+    flushTimer = undefined;
+    const sinks = [...dirtySinks];
+    dirtySinks.clear();
+    for (const f of sinks) f();
+  }, watchFlushDelayMs);
+}
+
+/**
+ * A watch sink that gathers the lines of a couple of milliseconds into one socket write: with
+ * many writers and watchers, one TLS write per event per watcher would dominate the server's time.
+ */
+function batchedSink(res: ServerResponse): WatchSink {
+  let pending: string[] = [];
+  let ended = false;
+  const flush = (): void => {
+    if (pending.length === 0 || res.writableEnded) return;
+    const chunk = pending.join('');
+    pending = [];
+    res.write(chunk);
+  };
+  return {
+    write: (line) => {
+      if (ended) return;
+      pending.push(line);
+      if (pending.length === 1) scheduleFlush(flush);
+    },
+    end: () => {
+      if (ended) return;
+      ended = true;
+      dirtySinks.delete(flush);
+      flush();
+      res.end();
+    },
   };
 }
 
@@ -838,7 +894,7 @@ export function createRequestListener(
             }
           : {}),
       },
-      { write: (line) => void res.write(line), end: () => res.end() },
+      batchedSink(res),
       {
         fromResourceVersion: from,
         allowBookmarks: query.get('allowWatchBookmarks') === 'true',
