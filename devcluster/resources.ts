@@ -111,6 +111,20 @@ function count(object: JsonObject, ...path: string[]): number {
   return 0;
 }
 
+function containerField(object: JsonObject, key: string, ...specPath: string[]): string {
+  const containers = field(object, ...specPath, 'containers');
+  if (!Array.isArray(containers)) return '';
+  return containers.map((c) => str(c as JsonObject, key)).join(',');
+}
+
+function selectorText(selector: unknown): string {
+  const labels = field({ s: selector as JsonObject }, 's', 'matchLabels');
+  if (typeof labels !== 'object' || labels === null) return '<none>';
+  return Object.entries(labels as Record<string, unknown>)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : ''}`)
+    .join(',');
+}
+
 const ageColumn: PrinterColumn = {
   name: 'Age',
   type: 'string',
@@ -263,6 +277,18 @@ const builtinSpecs: BuiltinSpec[] = [
       { name: 'Status', type: 'string', cell: podStatusText },
       { name: 'Restarts', type: 'string', cell: podRestarts },
       ageColumn,
+      {
+        name: 'IP',
+        type: 'string',
+        priority: 1,
+        cell: (o) => str(o, 'status', 'podIP') || '<none>',
+      },
+      {
+        name: 'Node',
+        type: 'string',
+        priority: 1,
+        cell: (o) => str(o, 'spec', 'nodeName') || '<none>',
+      },
     ],
   },
   {
@@ -321,6 +347,24 @@ const builtinSpecs: BuiltinSpec[] = [
       { name: 'Up-to-date', type: 'integer', cell: (o) => num(o, 'status', 'updatedReplicas') },
       { name: 'Available', type: 'integer', cell: (o) => num(o, 'status', 'availableReplicas') },
       ageColumn,
+      {
+        name: 'Containers',
+        type: 'string',
+        priority: 1,
+        cell: (o) => containerField(o, 'name', 'spec', 'template', 'spec'),
+      },
+      {
+        name: 'Images',
+        type: 'string',
+        priority: 1,
+        cell: (o) => containerField(o, 'image', 'spec', 'template', 'spec'),
+      },
+      {
+        name: 'Selector',
+        type: 'string',
+        priority: 1,
+        cell: (o) => selectorText(field(o, 'spec', 'selector')),
+      },
     ],
   },
   {
