@@ -146,48 +146,35 @@ function impersonationRequests(
   return requests;
 }
 
+/**
+ * What each kind of impersonation is checked as. Core kinds carry no API version in kube's
+ * request; extras and uids are authentication.k8s.io/v1 resources.
+ */
+const impersonatedResources: Readonly<
+  Record<ImpersonationRequest['kind'], { apiGroup: string; apiVersion: string; resource: string }>
+> = {
+  User: { apiGroup: '', apiVersion: '', resource: 'users' },
+  ServiceAccount: { apiGroup: '', apiVersion: '', resource: 'serviceaccounts' },
+  Group: { apiGroup: '', apiVersion: '', resource: 'groups' },
+  UserExtra: { apiGroup: 'authentication.k8s.io', apiVersion: 'v1', resource: 'userextras' },
+  UID: { apiGroup: 'authentication.k8s.io', apiVersion: 'v1', resource: 'uids' },
+};
+
 function impersonateAttributes(
   requestor: UserInfo,
   request: ImpersonationRequest,
 ): RequestAttributes {
-  const base = {
+  return {
     user: requestor,
     verb: 'impersonate',
     resourceRequest: true,
+    ...impersonatedResources[request.kind],
+    // The extra key is the subresource: `userextras/scopes`.
+    subresource: request.extraKey,
     namespace: request.namespace,
     name: request.name,
     path: '',
   };
-  switch (request.kind) {
-    case 'ServiceAccount':
-      return {
-        ...base,
-        apiGroup: '',
-        apiVersion: 'v1',
-        resource: 'serviceaccounts',
-        subresource: '',
-      };
-    case 'User':
-      return { ...base, apiGroup: '', apiVersion: 'v1', resource: 'users', subresource: '' };
-    case 'Group':
-      return { ...base, apiGroup: '', apiVersion: 'v1', resource: 'groups', subresource: '' };
-    case 'UserExtra':
-      return {
-        ...base,
-        apiGroup: 'authentication.k8s.io',
-        apiVersion: 'v1',
-        resource: 'userextras',
-        subresource: request.extraKey,
-      };
-    case 'UID':
-      return {
-        ...base,
-        apiGroup: 'authentication.k8s.io',
-        apiVersion: 'v1',
-        resource: 'uids',
-        subresource: '',
-      };
-  }
 }
 
 /** Authenticates a request (client cert, static or ServiceAccount bearer token; anonymous is refused) and applies impersonation headers after authorizing the `impersonate` verb. */

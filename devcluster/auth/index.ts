@@ -1,6 +1,12 @@
 // Public surface of the auth room: who is calling (certificates, tokens, impersonation) and
 // what they may do (RBAC, as kube-apiserver's RBAC authorizer decides it).
 // The types below are the contract; the functions live in the files named by the exports.
+//
+// Per request the API layer calls `authenticate` (401/403/500 answers come ready-made), then
+// `authorize` with the effective user; on a denial it answers `forbiddenStatus(attributes,
+// decision)`. The RBAC objects are read through an `RbacSource` at every call, so changes apply
+// at once; ClusterRoles with an aggregationRule get their rules from `aggregatedRules` (the
+// aggregation controller's job, to run on every ClusterRole change).
 import type { JsonObject } from '../json.js';
 
 /** An authenticated identity (user.Info). */
@@ -59,7 +65,10 @@ export interface ClusterCertificates {
 
 /** What `authenticate` needs from the request and the cluster. */
 export interface AuthenticationInput {
-  /** Peer certificate of the TLS connection, if any (node's tls.PeerCertificate subject fields). */
+  /**
+   * Peer certificate of the TLS connection, only when the TLS layer verified it against the
+   * cluster CA (`socket.authorized`): subject CN, and O as a list (node gives a string for one O).
+   */
   clientCertificate?: { commonName: string; organizations: string[] } | undefined;
   authorizationHeader?: string | undefined;
   /**
@@ -96,6 +105,7 @@ export { forbiddenMessage, forbiddenStatus, forbiddenStatusMessage } from './for
 export { authorize, rulesReview } from './rbac-authorizer.js';
 export {
   createServiceAccountSigningKey,
+  InvalidSigningKeyError,
   issueServiceAccountToken,
   serviceAccountIssuer,
   UnsupportedSigningKeyError,

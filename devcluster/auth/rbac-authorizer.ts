@@ -6,7 +6,7 @@ import { goQuote } from './go-quote.js';
 import { privilegedGroup, serviceAccountUsername } from './identity.js';
 import type { Decision, RbacSource, RequestAttributes, UserInfo } from './index.js';
 import type { PolicyRule } from './policy-rule.js';
-import { policyRuleToJson, policyRulesOf, ruleAllows } from './policy-rule.js';
+import { policyRulesOf, ruleAllows } from './policy-rule.js';
 
 interface Subject {
   kind: string;
@@ -103,6 +103,32 @@ type RuleVisitor = (
   error: string | undefined,
 ) => boolean;
 
+/**
+ * Visits the rules of one binding if one of its subjects is the user; false when the visitor
+ * asked to stop. `bindingNamespace` is "" for ClusterRoleBindings.
+ */
+function visitBinding(
+  binding: JsonObject,
+  bindingNamespace: string,
+  user: UserInfo,
+  rbac: RbacSource,
+  visit: RuleVisitor,
+): boolean {
+  const subject = subjectsOf(binding).find((s) => appliesToUser(user, s, bindingNamespace));
+  if (subject === undefined) return true;
+  const ref = roleRefOf(binding);
+  const rules = roleReferenceRules(ref, bindingNamespace, rbac);
+  if (!Array.isArray(rules)) return visit('', undefined, rules.error);
+  const name = metadataField(binding, 'name');
+  // RBAC names a RoleBinding "<name>/<namespace>" when it explains a decision.
+  const described =
+    bindingNamespace === ''
+      ? `ClusterRoleBinding ${goQuote(name)}`
+      : `RoleBinding ${goQuote(`${name}/${bindingNamespace}`)}`;
+  const source = `${described} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, bindingNamespace)}`;
+  return rules.every((rule) => visit(source, rule, undefined));
+}
+
 /** ClusterRoleBindings first, then the RoleBindings of `namespace` (kube's VisitRulesFor order). */
 function visitRulesFor(
   user: UserInfo,
@@ -111,30 +137,11 @@ function visitRulesFor(
   visit: RuleVisitor,
 ): void {
   for (const binding of rbac.clusterRoleBindings()) {
-    const subject = subjectsOf(binding).find((s) => appliesToUser(user, s, ''));
-    if (subject === undefined) continue;
-    const ref = roleRefOf(binding);
-    const rules = roleReferenceRules(ref, '', rbac);
-    if (!Array.isArray(rules)) {
-      if (!visit('', undefined, rules.error)) return;
-      continue;
-    }
-    const source = `ClusterRoleBinding ${goQuote(metadataField(binding, 'name'))} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, '')}`;
-    for (const rule of rules) if (!visit(source, rule, undefined)) return;
+    if (!visitBinding(binding, '', user, rbac, visit)) return;
   }
   if (namespace === '') return;
   for (const binding of rbac.roleBindings(namespace)) {
-    const subject = subjectsOf(binding).find((s) => appliesToUser(user, s, namespace));
-    if (subject === undefined) continue;
-    const ref = roleRefOf(binding);
-    const rules = roleReferenceRules(ref, namespace, rbac);
-    if (!Array.isArray(rules)) {
-      if (!visit('', undefined, rules.error)) return;
-      continue;
-    }
-    const bindingName = `${metadataField(binding, 'name')}/${namespace}`;
-    const source = `RoleBinding ${goQuote(bindingName)} of ${ref.kind} ${goQuote(ref.name)} to ${describeSubject(subject, namespace)}`;
-    for (const rule of rules) if (!visit(source, rule, undefined)) return;
+    if (!visitBinding(binding, namespace, user, rbac, visit)) return;
   }
 }
 
@@ -165,6 +172,15 @@ export function authorize(attributes: RequestAttributes, rbac: RbacSource): Deci
     : { allowed: false, reason: '', evaluationError: `RBAC: ${aggregateErrors(errors)}` };
 }
 
+/** A ResourceRule of a SelfSubjectRulesReview (empty lists omitted, as kube serializes them). */
+function resourceRuleJson(rule: PolicyRule): JsonObject {
+  const out: JsonObject = { verbs: [...rule.verbs] };
+  if (rule.apiGroups.length > 0) out['apiGroups'] = [...rule.apiGroups];
+  out['resources'] = [...rule.resources];
+  if (rule.resourceNames.length > 0) out['resourceNames'] = [...rule.resourceNames];
+  return out;
+}
+
 /** SelfSubjectRulesReview status for a user in a namespace. */
 export function rulesReview(
   user: UserInfo,
@@ -180,22 +196,9 @@ export function rulesReview(
   const nonResourceRules: JsonObject[] = [];
   const errors: string[] = [];
   visitRulesFor(user, namespace, rbac, (_source, rule, error) => {
-    if (rule !== undefined) {
-      const json = policyRuleToJson(rule);
-      if (rule.resources.length > 0) {
-        resourceRules.push({
-          verbs: json['verbs'] ?? [],
-          ...(json['apiGroups'] !== undefined ? { apiGroups: json['apiGroups'] } : {}),
-          ...(json['resources'] !== undefined ? { resources: json['resources'] } : {}),
-          ...(json['resourceNames'] !== undefined ? { resourceNames: json['resourceNames'] } : {}),
-        });
-      }
-      if (rule.nonResourceURLs.length > 0) {
-        nonResourceRules.push({
-          verbs: json['verbs'] ?? [],
-          nonResourceURLs: json['nonResourceURLs'] ?? [],
-        });
-      }
+    if (rule !== undefined && rule.resources.length > 0) resourceRules.push(resourceRuleJson(rule));
+    if (rule !== undefined && rule.nonResourceURLs.length > 0) {
+      nonResourceRules.push({ verbs: [...rule.verbs], nonResourceURLs: [...rule.nonResourceURLs] });
     }
     if (error !== undefined) errors.push(error);
     return true;

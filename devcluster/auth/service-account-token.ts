@@ -19,15 +19,22 @@ export const serviceAccountIssuer = 'https://kubernetes.default.svc.cluster.loca
 /** Clock skew kube tolerates on exp/nbf/iat (go-jose's default leeway). */
 const leewaySeconds = 60;
 
+/** The signing key PEM cannot be read as a private key. */
+export class InvalidSigningKeyError extends Error {
+  /** Stable code of this failure. */
+  readonly code = 'InvalidSigningKey';
+  constructor(options?: ErrorOptions) {
+    super('service account signing key is not a PEM private key', options);
+    this.name = 'InvalidSigningKeyError';
+  }
+}
+
 /** The signing key cannot sign JWTs (only EC P-256 → ES256 and RSA → RS256 are supported). */
 export class UnsupportedSigningKeyError extends Error {
   /** Stable code of this failure. */
   readonly code = 'UnsupportedSigningKey';
-  constructor(keyType: string, options?: ErrorOptions) {
-    super(
-      `service account signing key of type ${keyType} is not supported (use EC P-256 or RSA)`,
-      options,
-    );
+  constructor(keyType: string) {
+    super(`service account signing key of type ${keyType} is not supported (use EC P-256 or RSA)`);
     this.name = 'UnsupportedSigningKeyError';
   }
 }
@@ -47,7 +54,12 @@ const signingKeys = new Map<string, SigningKey>();
 function signingKeyOf(pem: string): SigningKey {
   const cached = signingKeys.get(pem);
   if (cached !== undefined) return cached;
-  const privateKey = createPrivateKey(pem);
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(pem);
+  } catch (error) {
+    throw new InvalidSigningKeyError({ cause: error });
+  }
   const publicKey = createPublicKey(privateKey);
   let algorithm: Algorithm;
   if (privateKey.asymmetricKeyType === 'rsa') algorithm = 'RS256';

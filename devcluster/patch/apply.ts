@@ -10,9 +10,13 @@ import { compareObjects, fieldSetOf, mergeApplied, removeFields } from './fields
 import type { MergeRules } from './index.js';
 import { cloneJson, compareStrings, jsonEqual } from './values.js';
 
+/** Who writes and how: the field manager, its merge rules and what to record. */
 export interface ApplyOptions {
+  /** Field manager (the fieldManager query parameter, or the client's default). */
   manager: string;
+  /** Take fields from other managers instead of failing with a conflict (force=true). */
   force: boolean;
+  /** Merge rules of the object's kind. */
   rules: MergeRules;
   /** apiVersion recorded in managedFields entries. */
   apiVersion: string;
@@ -57,6 +61,7 @@ const UNOWNED: readonly string[][] = [
   ['f:metadata', 'f:deletionGracePeriodSeconds'],
 ];
 
+// The part of a field set managers can own: without UNOWNED and reset fields.
 function ownable(set: FieldSet, resetFields: readonly string[] | undefined): FieldSet {
   const unowned = new FieldSet();
   for (const path of UNOWNED) unowned.insert(path);
@@ -161,6 +166,65 @@ function withManagedFields(object: JsonObject, entries: readonly ManagerEntry[])
   return out;
 }
 
+// The applier's field set; malformed lists are reported the way kube-apiserver words them.
+function typedFieldSet(config: JsonObject, rules: MergeRules): FieldSet {
+  try {
+    return fieldSetOf(config, rules, true);
+  } catch (err) {
+    if (!(err instanceof PatchError)) throw err;
+    const apiVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+    const kind = typeof config.kind === 'string' ? config.kind : '';
+    throw new PatchError(
+      `failed to create typed patch object (${group ?? ''}/${version ?? ''}, Kind=${kind}): ${err.message}`,
+      err.reason,
+      { cause: err },
+    );
+  }
+}
+
+/**
+ * An applied configuration without its null fields: kube-apiserver decodes them to unset Go
+ * fields, so `creationTimestamp: null` from `kubectl create --dry-run -o yaml` sets nothing.
+ */
+function withoutNullFields<T extends JsonValue>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => withoutNullFields(item)) as T;
+  if (!isJsonObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value))
+    if (child !== null) out[key] = withoutNullFields(child);
+  return out as T;
+}
+
+// Metadata the API server maintains; an apply never changes it on a stored object.
+const SYSTEM_METADATA = [
+  'uid',
+  'resourceVersion',
+  'creationTimestamp',
+  'generation',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'selfLink',
+];
+
+function keepSystemMetadata(merged: JsonObject, live: JsonObject): JsonObject {
+  const liveMetadata = metadataOf(live);
+  const metadata: JsonObject = { ...metadataOf(merged) };
+  let changed = false;
+  for (const field of SYSTEM_METADATA) {
+    const kept = liveMetadata[field];
+    if (
+      jsonEqual(metadata[field], kept) ||
+      (kept === undefined && Object.keys(liveMetadata).length === 0)
+    )
+      continue;
+    if (kept === undefined) delete metadata[field];
+    else metadata[field] = kept;
+    changed = true;
+  }
+  return changed ? { ...merged, metadata } : merged;
+}
+
 function entryFor(
   options: Omit<ApplyOptions, 'force'>,
   operation: Operation,
@@ -199,15 +263,15 @@ export function serverSideApply(
     throw new PatchError('metadata.managedFields must be nil', 'BadRequest');
   }
   const { rules, resetFields } = options;
-  const config = ownedView(applied, resetFields);
+  const config = withoutNullFields(ownedView(applied, resetFields));
   const liveView = ownedView(live ?? {}, undefined);
   const entries = decodeEntries(metadataOf(live).managedFields);
   const self = identity({ ...options, operation: 'Apply' });
   const previous = entries.find((e) => identity(e) === self);
   const others = entries.filter((e) => identity(e) !== self);
-  const appliedFields = ownable(fieldSetOf(config, rules, true), resetFields);
+  const appliedFields = ownable(typedFieldSet(config, rules), resetFields);
 
-  const merged = mergeApplied(liveView, config, rules);
+  const merged = keepSystemMetadata(mergeApplied(liveView, config, rules), liveView);
   const changes = compareObjects(liveView, merged, rules);
   const changed = changes.modified.union(changes.added);
   const conflicts: ApplyConflict[] = [];
@@ -257,15 +321,13 @@ export function recordUpdate(
   options: Omit<ApplyOptions, 'force'>,
 ): JsonObject {
   const { rules, resetFields } = options;
-  const stored = metadataOf(before).managedFields;
+  // As kube-apiserver: `managedFields: [{}]` resets ownership, other managedFields a writer
+  // sends replace the stored ones, and a write without (or with empty) managedFields keeps them.
   const sent = metadataOf(after).managedFields;
-  // A writer that sends managedFields different from the stored ones replaces them; an empty
-  // list clears field ownership altogether.
-  const base = sent !== undefined && !jsonEqual(sent, stored) ? sent : stored;
-  if (Array.isArray(sent) && sent.length === 0 && !jsonEqual(sent, stored)) {
-    return withManagedFields(after, []);
-  }
-  const entries = decodeEntries(base);
+  const reset = Array.isArray(sent) && sent.length === 1 && jsonEqual(sent[0], {});
+  const sentEntries = reset ? [] : decodeEntries(sent);
+  const entries =
+    reset || sentEntries.length > 0 ? sentEntries : decodeEntries(metadataOf(before).managedFields);
   const changes = compareObjects(
     ownedView(before ?? {}, resetFields),
     ownedView(after, resetFields),

@@ -14,9 +14,11 @@ export type ListRule =
       applyAtomic?: boolean;
     }
   | {
+      // primitive items merged as a set
       type: 'set';
-      /** Merged as a set under SMP but atomic for server-side apply. */ applyAtomic?: boolean;
-    } // primitive items merged as a set
+      /** Merged as a set under SMP but atomic for server-side apply (patchStrategy merge without listType). */
+      applyAtomic?: boolean;
+    }
   | { type: 'atomic' }; // replaced whole
 
 /**

@@ -177,8 +177,12 @@ export function applyJsonPatch(target: JsonValue, patch: unknown): JsonValue {
           if (Array.isArray(container))
             container[arrayIndex(key, container.length - 1) ?? 0] = cloneJson(value);
           else container[key] = cloneJson(value);
-        } else if (!jsonEqual(read(container, key, path, 'test'), value)) {
-          throw rejected(`testing value ${path} failed: test failed`);
+        } else {
+          // json-patch v4 treats a missing key as null: testing it against null passes.
+          const missing = !Array.isArray(container) && !Object.hasOwn(container, key);
+          const current = missing ? null : read(container, key, path, 'test');
+          if (!jsonEqual(current, value))
+            throw rejected(`testing value ${path} failed: test failed`);
         }
         break;
       }

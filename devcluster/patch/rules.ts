@@ -55,6 +55,7 @@ function containerLists(container: string): RuleTable {
     [`${container}.volumeMounts`]: { type: 'map', keys: ['mountPath'] },
     [`${container}.volumeDevices`]: { type: 'map', keys: ['devicePath'] },
     [`${container}.resizePolicy`]: atomic(),
+    [`${container}.resources.claims`]: byName(),
     [`${container}.command`]: atomic(),
     [`${container}.args`]: atomic(),
   };
@@ -94,7 +95,7 @@ function podSpecLists(spec: string): RuleTable {
 }
 
 function podSpecAtomicMaps(spec: string): string[] {
-  const maps = [itemRulePath(`${spec}.imagePullSecrets`)];
+  const maps = [itemRulePath(`${spec}.imagePullSecrets`), `${spec}.nodeSelector`];
   for (const kind of ['containers', 'initContainers', 'ephemeralContainers']) {
     maps.push(...containerAtomicMaps(itemRulePath(`${spec}.${kind}`)));
   }
@@ -108,25 +109,24 @@ interface KindRules {
   structs?: string[];
 }
 
-// Kinds whose pods come from spec.template.
-function workloadRules(selectorAtomic: boolean): KindRules {
+// Kinds whose pods come from a template at `template` (e.g. "spec.template").
+function workloadRules(template: string, extraStructs: readonly string[]): KindRules {
+  const podSpec = `${template}.spec`;
   return {
     lists: {
-      ...podSpecLists('spec.template.spec'),
-      ...metadataLists('spec.template.metadata'),
+      ...podSpecLists(podSpec),
+      ...metadataLists(`${template}.metadata`),
       'status.conditions': byType(),
     },
-    atomicMaps: [
-      ...podSpecAtomicMaps('spec.template.spec'),
-      ...(selectorAtomic ? ['spec.selector'] : []),
-    ],
+    atomicMaps: [...podSpecAtomicMaps(podSpec), 'spec.selector'],
     structs: [
       'spec',
       'status',
-      'spec.template',
-      'spec.template.metadata',
-      'spec.template.spec',
-      'spec.strategy',
+      template,
+      `${template}.metadata`,
+      podSpec,
+      `${podSpec}.containers`,
+      ...extraStructs,
     ],
   };
 }
@@ -137,10 +137,15 @@ const BUILTIN: Record<string, KindRules> = {
     atomicMaps: podSpecAtomicMaps('spec'),
     structs: ['spec', 'status', 'spec.containers'],
   },
-  'apps/Deployment': workloadRules(true),
-  'apps/ReplicaSet': workloadRules(true),
-  'apps/StatefulSet': workloadRules(true),
-  'apps/DaemonSet': workloadRules(true),
+  'apps/Deployment': workloadRules('spec.template', ['spec.strategy']),
+  'apps/ReplicaSet': workloadRules('spec.template', []),
+  'apps/StatefulSet': workloadRules('spec.template', ['spec.updateStrategy']),
+  'apps/DaemonSet': workloadRules('spec.template', ['spec.updateStrategy']),
+  'batch/Job': workloadRules('spec.template', []),
+  'batch/CronJob': workloadRules('spec.jobTemplate.spec.template', [
+    'spec.jobTemplate',
+    'spec.jobTemplate.spec',
+  ]),
   '/Namespace': {
     lists: { 'spec.finalizers': atomic(), 'status.conditions': byType() },
     structs: ['spec', 'status'],
@@ -153,6 +158,7 @@ const BUILTIN: Record<string, KindRules> = {
       'spec.ipFamilies': atomic(),
       'status.conditions': byType(),
     },
+    atomicMaps: ['spec.selector'],
     structs: ['spec', 'status'],
   },
   '/ServiceAccount': {

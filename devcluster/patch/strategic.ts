@@ -24,28 +24,26 @@ export function applyStrategicMergePatch(
   patch: JsonObject,
   rules: MergeRules,
 ): JsonObject {
-  return mergeMap(cloneJson(target), patch, '', rules) ?? {};
+  return mergeMap(cloneJson(target), patch, '', rules);
 }
 
-// Merges `patch` into `original` (owned, mutated). Undefined means "$patch: delete".
+// Merges `patch` into `original` (owned, mutated).
 function mergeMap(
   original: JsonObject,
   patch: JsonObject,
   path: string,
   rules: MergeRules,
-): JsonObject | undefined {
+): JsonObject {
   const directive = patch[PATCH];
   if (directive !== undefined) {
-    if (directive === 'delete') return undefined;
+    // As kube-apiserver: "delete" empties the map, "replace" takes the patch map as it is.
+    if (directive === 'delete') return {};
     if (directive === 'replace') {
       const rest: JsonObject = { ...patch };
       delete rest[PATCH];
       return mergeMap({}, rest, path, rules);
     }
-    if (directive !== 'merge')
-      throw badRequest(
-        `Unknown patch type: ${String(JSON.stringify(directive))} in map: ${JSON.stringify(patch)}`,
-      );
+    throw badRequest(`unknown patch type: ${goString(directive)} in map: ${goString(patch)}`);
   }
 
   const retainKeys = patch[RETAIN_KEYS];
@@ -61,6 +59,13 @@ function mergeMap(
       }
     }
     for (const key of Object.keys(original)) if (!retained.has(key)) delete original[key];
+  }
+
+  // $setElementOrder places server-only items by their position in the stored list.
+  const stored = new Map<string, JsonValue[]>();
+  for (const key of Object.keys(patch)) {
+    const value = key.startsWith(SET_ORDER) ? original[key.slice(SET_ORDER.length)] : undefined;
+    if (Array.isArray(value)) stored.set(key.slice(SET_ORDER.length), [...value]);
   }
 
   for (const [key, value] of Object.entries(patch)) {
@@ -86,9 +91,7 @@ function mergeMap(
       delete original[key];
       continue;
     }
-    const merged = mergeValue(original[key], value, childPath, rules);
-    if (merged === undefined) delete original[key];
-    else original[key] = merged;
+    original[key] = mergeValue(original[key], value, childPath, rules);
   }
 
   for (const [key, order] of Object.entries(patch)) {
@@ -96,8 +99,10 @@ function mergeMap(
     const field = key.slice(SET_ORDER.length);
     if (!Array.isArray(order)) throw badRequest('invalid patch format of setElementOrder list');
     const current = original[field];
-    if (Array.isArray(current))
-      original[field] = reorder(current, order, patchListRule(rules, fieldRulePath(path, field)));
+    if (Array.isArray(current)) {
+      const rule = patchListRule(rules, fieldRulePath(path, field));
+      original[field] = reorder(current, order, rule, stored.get(field) ?? []);
+    }
   }
   return original;
 }
@@ -107,7 +112,7 @@ function mergeValue(
   patch: JsonValue,
   path: string,
   rules: MergeRules,
-): JsonValue | undefined {
+): JsonValue {
   if (isJsonObject(patch)) {
     return mergeMap(isJsonObject(original) ? original : {}, patch, path, rules);
   }
@@ -134,93 +139,117 @@ function mergeList(
   if (rule.type === 'atomic') {
     // A replaced list still goes through directive handling for its map items.
     return patch.map((item) =>
-      isJsonObject(item) ? (mergeMap({}, item, itemPath, rules) ?? {}) : cloneJson(item),
+      isJsonObject(item) ? mergeMap({}, item, itemPath, rules) : cloneJson(item),
     );
   }
   const mergeKey = rule.keys[0] ?? 'name';
-  // An item {"$patch": "replace"} replaces the whole list with the other items of the patch.
-  if (patch.some((item) => isJsonObject(item) && item[PATCH] === 'replace')) {
-    return patch
-      .filter((item) => !(isJsonObject(item) && item[PATCH] === 'replace'))
-      .map((item) =>
-        isJsonObject(item) ? (mergeMap({}, item, itemPath, rules) ?? {}) : cloneJson(item),
-      );
-  }
-  const out: JsonValue[] = [...original];
+  const keyOf = (item: JsonObject): JsonValue => {
+    const key = item[mergeKey];
+    if (key === undefined) {
+      throw badRequest(`map: ${goString(item)} does not contain declared merge key: ${mergeKey}`);
+    }
+    return key;
+  };
+  // Directive items first, as kube-apiserver does: deletions, then a whole-list replace.
+  let out: JsonValue[] = [...original];
+  let replace = false;
+  const items: JsonObject[] = [];
   for (const item of patch) {
-    if (!isJsonObject(item))
+    if (!isJsonObject(item)) {
       throw badRequest(
-        `the patch of list ${path} holds ${JSON.stringify(item)} where a map with merge key ${mergeKey} is expected`,
-      );
-    if (item[mergeKey] === undefined) {
-      throw badRequest(
-        `map: ${JSON.stringify(item)} does not contain declared merge key: ${mergeKey}`,
+        `the list ${path} merges by ${mergeKey}, so its patch items must be maps, got ${goString(item)}`,
       );
     }
+    const directive = item[PATCH];
+    if (directive === undefined) {
+      items.push(item);
+    } else if (directive === 'delete') {
+      const key = keyOf(item);
+      out = out.filter(
+        (existing) => !(isJsonObject(existing) && jsonEqual(existing[mergeKey], key)),
+      );
+    } else if (directive === 'replace') {
+      replace = true;
+    } else if (directive === 'merge') {
+      throw badRequest('merging lists cannot yet be specified in the patch');
+    } else {
+      throw badRequest(`unknown patch type: ${goString(directive)} in map: ${goString(item)}`);
+    }
+  }
+  if (replace) return items.map((item) => mergeMap({}, item, itemPath, rules));
+  for (const item of items) {
+    const key = keyOf(item);
     const at = out.findIndex(
-      (existing) => isJsonObject(existing) && jsonEqual(existing[mergeKey], item[mergeKey]),
+      (existing) => isJsonObject(existing) && jsonEqual(existing[mergeKey], key),
     );
-    if (item[PATCH] === 'delete') {
-      if (at >= 0) {
-        // Every item with that key goes, including duplicates.
-        for (let i = out.length - 1; i >= 0; i--) {
-          const existing = out[i];
-          if (isJsonObject(existing) && jsonEqual(existing[mergeKey], item[mergeKey]))
-            out.splice(i, 1);
-        }
-      }
-      continue;
-    }
     const base = at >= 0 ? out[at] : undefined;
     const merged = mergeMap(isJsonObject(base) ? cloneJson(base) : {}, item, itemPath, rules);
-    if (merged === undefined) {
-      if (at >= 0) out.splice(at, 1);
-    } else if (at >= 0) {
-      out[at] = merged;
-    } else {
-      out.push(merged);
-    }
+    if (at >= 0) out[at] = merged;
+    else out.push(merged);
   }
   return out;
 }
 
+/** A value as Go's %v prints it in kube-apiserver's messages: map[a:1 b:[x y]]. */
+function goString(value: JsonValue): string {
+  if (value === null) return '<nil>';
+  if (Array.isArray(value)) return `[${value.map(goString).join(' ')}]`;
+  if (isJsonObject(value)) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${k}:${goString(value[k] ?? null)}`);
+    return `map[${entries.join(' ')}]`;
+  }
+  return String(value);
+}
+
 /**
- * Applies $setElementOrder: items named in `order` take that order; items the order does not
- * name (server-only items) keep their place relative to the ordered items around them.
+ * Applies $setElementOrder: items named in `order` take that order; items it does not name
+ * (server-only items) are slotted in before the first ordered item that came after them in
+ * the stored list. Ordered items the server never had are not compared, so they go first.
  */
-function reorder(list: JsonValue[], order: JsonValue[], rule: ListRule): JsonValue[] {
+function reorder(
+  list: JsonValue[],
+  order: JsonValue[],
+  rule: ListRule,
+  server: readonly JsonValue[],
+): JsonValue[] {
   const keyOf = (item: JsonValue): JsonValue | undefined => {
     if (rule.type !== 'map') return item;
     const mergeKey = rule.keys[0] ?? 'name';
     return isJsonObject(item) ? item[mergeKey] : undefined;
   };
-  const orderKeys = order.map(keyOf);
-  const rank = (item: JsonValue): number => {
+  const indexIn = (items: readonly JsonValue[], item: JsonValue): number => {
     const key = keyOf(item);
-    return key === undefined
-      ? -1
-      : orderKeys.findIndex((k) => k !== undefined && jsonEqual(k, key));
+    return key === undefined ? -1 : items.findIndex((other) => jsonEqual(keyOf(other), key));
   };
-  const positions = new Map(list.map((item, i) => [item, i]));
-  const ordered = list.filter((item) => rank(item) >= 0).sort((a, b) => rank(a) - rank(b));
-  const serverOnly = list.filter((item) => rank(item) < 0);
-  const out = [...ordered];
-  let from = 0;
-  for (const item of serverOnly) {
-    const position = positions.get(item) ?? 0;
-    let at = from;
-    while (at < out.length) {
-      const candidate = out[at];
-      if (
-        candidate !== undefined &&
-        ordered.includes(candidate) &&
-        (positions.get(candidate) ?? -1) > position
-      )
-        break;
-      at++;
+  const ordered = list
+    .filter((item) => indexIn(order, item) >= 0)
+    .sort((a, b) => indexIn(order, a) - indexIn(order, b));
+  const serverOnly = list.filter((item) => indexIn(order, item) < 0);
+  const out: JsonValue[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < ordered.length) {
+    const left = serverOnly[i];
+    const right = ordered[j];
+    if (left === undefined) {
+      if (right !== undefined) out.push(right);
+      j++;
+    } else if (right === undefined) {
+      out.push(left);
+      i++;
+    } else {
+      const l = indexIn(server, left);
+      const r = indexIn(server, right);
+      if (l >= 0 && r >= 0 && l < r) {
+        out.push(left);
+        i++;
+      } else {
+        out.push(right);
+        j++;
+      }
     }
-    out.splice(at, 0, item);
-    from = at + 1;
   }
   return out;
 }

@@ -83,6 +83,24 @@ export function invalid(field: string, value: JsonValue | undefined, detail: str
   };
 }
 
+/** A value printed as Go prints a typed slice, e.g. []string{"a", "b"}. */
+export function goStringSlice(values: readonly string[]): { readonly goSyntax: string } {
+  return { goSyntax: `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}` };
+}
+
+/** field.Invalid for a bad value already rendered in Go syntax (typed values kube prints with %#v). */
+export function invalidTyped(
+  field: string,
+  value: { readonly goSyntax: string },
+  detail: string,
+): FieldCause {
+  return {
+    type: 'FieldValueInvalid',
+    field,
+    message: withDetail(`Invalid value: ${value.goSyntax}`, detail),
+  };
+}
+
 /** field.TypeInvalid (printed as "Invalid value" too). */
 export function typeInvalid(field: string, value: JsonValue, detail: string): FieldCause {
   return {

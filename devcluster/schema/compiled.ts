@@ -36,6 +36,8 @@ export interface SchemaNode {
   readonly embeddedResource: boolean;
   readonly listType: string | undefined;
   readonly listMapKeys: readonly string[];
+  /** Whether list-type or embedded-resource checks apply here or anywhere below. */
+  readonly hasStructureChecks: boolean;
   /** Present only when the schema declares `default`. */
   readonly defaultValue: { readonly value: JsonValue } | undefined;
 }
@@ -118,6 +120,21 @@ export function compileSchema(schema: JsonObject): SchemaNode {
       ? { source: schema.pattern, regex: compilePattern(schema.pattern) }
       : undefined;
 
+  const items = isJsonObject(schema.items) ? compileSchema(schema.items) : undefined;
+  const listType =
+    typeof schema['x-kubernetes-list-type'] === 'string'
+      ? schema['x-kubernetes-list-type']
+      : undefined;
+  const embeddedResource = schema['x-kubernetes-embedded-resource'] === true;
+  const children = [...(properties?.values() ?? [])];
+  if (items !== undefined) children.push(items);
+  if (typeof additionalProperties === 'object') children.push(additionalProperties);
+  const hasStructureChecks =
+    listType === 'set' ||
+    listType === 'map' ||
+    embeddedResource ||
+    children.some((c) => c.hasStructureChecks);
+
   const node: SchemaNode = {
     types,
     nullable: schema.nullable === true,
@@ -127,7 +144,7 @@ export function compileSchema(schema: JsonObject): SchemaNode {
       ? schema.required.filter((r): r is string => typeof r === 'string')
       : [],
     additionalProperties,
-    items: isJsonObject(schema.items) ? compileSchema(schema.items) : undefined,
+    items,
     enumValues: Array.isArray(schema.enum) ? schema.enum : undefined,
     pattern,
     minimum: numberOf(schema.minimum),
@@ -147,22 +164,17 @@ export function compileSchema(schema: JsonObject): SchemaNode {
     oneOf: nodeList(schema.oneOf),
     not: isJsonObject(schema.not) ? compileSchema(schema.not) : undefined,
     preserveUnknownFields: schema['x-kubernetes-preserve-unknown-fields'] === true,
-    embeddedResource: schema['x-kubernetes-embedded-resource'] === true,
-    listType:
-      typeof schema['x-kubernetes-list-type'] === 'string'
-        ? schema['x-kubernetes-list-type']
-        : undefined,
+    embeddedResource,
+    listType,
     listMapKeys: Array.isArray(schema['x-kubernetes-list-map-keys'])
       ? schema['x-kubernetes-list-map-keys'].filter((k): k is string => typeof k === 'string')
       : [],
+    hasStructureChecks,
     defaultValue: 'default' in schema ? { value: schema.default ?? null } : undefined,
   };
   compiledSchemas.set(schema, node);
   return node;
 }
-
-/** A node that declares nothing: what pruning sees below `additionalProperties: true`. */
-export const EMPTY_NODE: SchemaNode = compileSchema({});
 
 /** Deep equality of JSON values (object key order ignored). */
 export function jsonEqual(a: JsonValue, b: JsonValue): boolean {

@@ -5,8 +5,10 @@
 import type { JsonObject, JsonValue } from '../json.js';
 import { isJsonObject } from '../json.js';
 import type { FieldCause } from './index.js';
-import { childPath, forbidden, indexPath, invalid, notSupported, required } from './cause.js';
+import { childPath, indexPath, invalid, notSupported, required } from './cause.js';
 import { jsonEqual } from './compiled.js';
+import { validateConversion } from './crd-conversion.js';
+import { objectAt, stringAt, stringsAt } from './crd-fields.js';
 import { dns1035LabelErrors, dns1123SubdomainErrors } from './dns-names.js';
 import { schemaIssues } from './schema-issues.js';
 
@@ -21,7 +23,6 @@ const printerColumnFormats = [
   'int64',
   'password',
 ];
-const acceptedConversionReviewVersions = ['v1', 'v1beta1'];
 
 /** Root keywords allowed when the status subresource is on (kube's allowedFieldsAtRootSchema). */
 const allowedAtRootWithStatus = [
@@ -51,18 +52,6 @@ const allowedAtRootWithStatus = [
 const allowedAtRootGoNames =
   '[Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations]';
 
-function objectAt(value: JsonValue | undefined): JsonObject | undefined {
-  return isJsonObject(value) ? value : undefined;
-}
-
-function stringAt(value: JsonValue | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function stringsAt(value: JsonValue | undefined): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
 /** Semantic equality as kube compares per-version fields: empty lists equal missing ones. */
 function sameField(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   const norm = (v: JsonValue | undefined): JsonValue | undefined =>
@@ -71,6 +60,26 @@ function sameField(a: JsonValue | undefined, b: JsonValue | undefined): boolean 
   const y = norm(b);
   if (x === undefined || y === undefined) return x === y;
   return jsonEqual(x, y);
+}
+
+/**
+ * kube prints whole Go structs as bad values here (every schema included); we print only what
+ * the error is about, so a megabyte CRD does not end up in an error message.
+ */
+function versionSummary(versions: JsonObject[]): JsonValue {
+  return versions.map((v) => ({
+    name: v.name ?? null,
+    served: v.served ?? null,
+    storage: v.storage ?? null,
+  }));
+}
+
+/** The root keywords that break the status-subresource rule, with their values. */
+function disallowedRootKeywords(schema: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(schema))
+    if (!allowedAtRootWithStatus.includes(key)) out[key] = value;
+  return out;
 }
 
 function validateSimpleJSONPath(value: string, path: string): FieldCause[] {
@@ -208,7 +217,7 @@ function validateRootWithStatus(schema: JsonObject, path: string, out: FieldCaus
     out.push(
       invalid(
         path,
-        schema,
+        disallowedRootKeywords(schema),
         `only ${allowedAtRootGoNames} fields are allowed at the root of the schema if the status subresource is enabled`,
       ),
     );
@@ -229,141 +238,6 @@ function validateSchema(
   }
   if (statusEnabled) validateRootWithStatus(schema, schemaPath, out);
   out.push(...schemaIssues(schema, schemaPath));
-}
-
-function validateWebhookClientConfig(config: JsonObject, path: string, out: FieldCause[]): void {
-  const url = config.url;
-  const service = objectAt(config.service);
-  if ((url === undefined) === (service === undefined)) {
-    out.push(required(path, 'exactly one of url or service is required'));
-    return;
-  }
-  if (typeof url === 'string') {
-    const urlPath = childPath(path, 'url');
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      out.push(invalid(urlPath, url, 'host must be specified'));
-    }
-    if (parsed !== undefined) {
-      if (parsed.protocol !== 'https:')
-        out.push(invalid(urlPath, url, "'https' is the only allowed URL scheme"));
-      if (parsed.host === '') out.push(invalid(urlPath, url, 'host must be specified'));
-      if (parsed.username !== '' || parsed.password !== '') {
-        out.push(invalid(urlPath, url, 'user information is not permitted in the URL'));
-      }
-      if (parsed.hash !== '')
-        out.push(invalid(urlPath, url, 'fragments are not permitted in the URL'));
-      if (parsed.search !== '')
-        out.push(invalid(urlPath, url, 'query parameters are not permitted in the URL'));
-    }
-  }
-  if (service !== undefined) {
-    const servicePath = childPath(path, 'service');
-    if (stringAt(service.name) === '')
-      out.push(required(childPath(servicePath, 'name'), 'service name is required'));
-    if (stringAt(service.namespace) === '') {
-      out.push(required(childPath(servicePath, 'namespace'), 'service namespace is required'));
-    }
-    const servicePathValue = service.path;
-    if (
-      typeof servicePathValue === 'string' &&
-      servicePathValue !== '' &&
-      !servicePathValue.startsWith('/')
-    ) {
-      out.push(invalid(childPath(servicePath, 'path'), servicePathValue, "must start with a '/'"));
-    }
-    const port = service.port;
-    if (typeof port === 'number' && (port < 1 || port > 65535 || !Number.isInteger(port))) {
-      out.push(
-        invalid(
-          childPath(servicePath, 'port'),
-          port,
-          'port is not valid: must be between 1 and 65535, inclusive',
-        ),
-      );
-    }
-  }
-}
-
-function validateConversion(
-  conversion: JsonObject | undefined,
-  preserveUnknownFields: boolean,
-  path: string,
-  out: FieldCause[],
-): void {
-  if (conversion === undefined) return;
-  const strategy = conversion.strategy === undefined ? 'None' : stringAt(conversion.strategy);
-  const webhook = objectAt(conversion.webhook);
-  const clientConfig = objectAt(webhook?.clientConfig);
-  const reviewVersions = stringsAt(webhook?.conversionReviewVersions);
-  if (strategy !== 'None' && strategy !== 'Webhook') {
-    out.push(notSupported(childPath(path, 'strategy'), strategy, ['None', 'Webhook']));
-    return;
-  }
-  if (strategy === 'Webhook') {
-    if (clientConfig === undefined) {
-      out.push(
-        required(
-          childPath(path, 'webhookClientConfig'),
-          'required when strategy is set to Webhook',
-        ),
-      );
-    } else {
-      validateWebhookClientConfig(clientConfig, childPath(path, 'webhookClientConfig'), out);
-    }
-    const versionsPath = childPath(path, 'conversionReviewVersions');
-    if (reviewVersions.length === 0) {
-      out.push(required(versionsPath, ''));
-    } else {
-      const seen = new Set<string>();
-      reviewVersions.forEach((v, i) => {
-        if (seen.has(v)) {
-          out.push(invalid(indexPath(versionsPath, i), v, 'duplicate version'));
-          return;
-        }
-        seen.add(v);
-        for (const msg of dns1035LabelErrors(v))
-          out.push(invalid(indexPath(versionsPath, i), v, msg));
-      });
-      if (!reviewVersions.some((v) => acceptedConversionReviewVersions.includes(v))) {
-        out.push(
-          invalid(
-            versionsPath,
-            reviewVersions,
-            `must include at least one of ${acceptedConversionReviewVersions.join(', ')}`,
-          ),
-        );
-      }
-    }
-    if (preserveUnknownFields) {
-      out.push(
-        invalid(
-          childPath(path, 'strategy'),
-          strategy,
-          'must be None if spec.preserveUnknownFields is true',
-        ),
-      );
-    }
-  } else {
-    if (clientConfig !== undefined) {
-      out.push(
-        forbidden(
-          childPath(path, 'webhookClientConfig'),
-          'should not be set when strategy is not set to Webhook',
-        ),
-      );
-    }
-    if (reviewVersions.length > 0) {
-      out.push(
-        forbidden(
-          childPath(path, 'conversionReviewVersions'),
-          'should not be set when strategy is not set to Webhook',
-        ),
-      );
-    }
-  }
 }
 
 function validateDeprecation(version: JsonObject, path: string, out: FieldCause[]): void {
@@ -457,12 +331,19 @@ export function crdIssues(crd: JsonObject): FieldCause[] {
       });
     }
   });
-  if (!unique) out.push(invalid('spec.versions', versions, 'must contain unique version names'));
+  if (!unique)
+    out.push(
+      invalid('spec.versions', versionSummary(versions), 'must contain unique version names'),
+    );
   if (versions.length === 0)
     out.push(required('spec.versions', 'must have exactly one version marked as storage version'));
   else if (storageCount !== 1)
     out.push(
-      invalid('spec.versions', versions, 'must have exactly one version marked as storage version'),
+      invalid(
+        'spec.versions',
+        versionSummary(versions),
+        'must have exactly one version marked as storage version',
+      ),
     );
 
   // v1 defaults singular to the lower-cased kind and listKind to kind+"List" before validating.

@@ -1,8 +1,9 @@
 // String formats kube-apiserver checks on custom objects (the go-openapi strfmt registry, as
 // narrowed by apiextensions' supported-format list). Unknown formats are ignored, as in kube.
+// strfmt.IsDateTime: a full date, "T", and a time with seconds and a zone.
 const dateTimeRe =
-  /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
-const dateRe = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+  /^(\d{4}-\d{2}-\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const dateRe = /^(\d{4})-(\d{2})-(\d{2})$/;
 const base64Re = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const uuidRe = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const uuid3Re = /^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
@@ -62,8 +63,20 @@ function isURI(value: string): boolean {
   }
 }
 
+/** A calendar date as Go's time.Parse("2006-01-02") accepts it. */
+function isDate(value: string): boolean {
+  const m = dateRe.exec(value);
+  if (m === null) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+  );
+}
+
 function isDateTime(value: string): boolean {
-  return dateTimeRe.test(value) && !Number.isNaN(Date.parse(value.replace(' ', 'T')));
+  const m = dateTimeRe.exec(value);
+  return m !== null && isDate(m[1] ?? '');
 }
 
 const checks: ReadonlyMap<string, (value: string) => boolean> = new Map<
@@ -71,7 +84,7 @@ const checks: ReadonlyMap<string, (value: string) => boolean> = new Map<
   (value: string) => boolean
 >([
   ['datetime', isDateTime],
-  ['date', (v) => dateRe.test(v)],
+  ['date', isDate],
   ['byte', (v) => base64Re.test(v)],
   ['uuid', (v) => uuidRe.test(v)],
   ['uuid3', (v) => uuid3Re.test(v)],

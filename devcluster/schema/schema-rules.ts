@@ -7,6 +7,8 @@ import type { FieldCause } from './index.js';
 import {
   childPath,
   forbidden,
+  goStringSlice,
+  invalidTyped,
   invalid,
   keyPath,
   indexPath,
@@ -89,7 +91,8 @@ function validateListAndMapTypes(schema: JsonObject, path: string, out: FieldCau
       out.push(
         invalid(
           childPath(itemsPath, 'x-kubernetes-map-type'),
-          items['x-kubernetes-map-type'] ?? null,
+          // kube reports the items' list type here (its own quirk), usually unset.
+          items['x-kubernetes-list-type'] ?? null,
           'must be atomic as item of a list with x-kubernetes-list-type=set',
         ),
       );
@@ -169,18 +172,18 @@ function validateListAndMapTypes(schema: JsonObject, path: string, out: FieldCau
           }
         } else {
           out.push(
-            invalid(
+            invalidTyped(
               childPath(path, 'x-kubernetes-list-map-keys'),
-              mapKeys,
+              goStringSlice(mapKeys),
               'entries must all be names of item properties',
             ),
           );
         }
         if (seen.has(key)) {
           out.push(
-            invalid(
+            invalidTyped(
               childPath(path, 'x-kubernetes-list-map-keys'),
-              mapKeys,
+              goStringSlice(mapKeys),
               'must not contain duplicate entries',
             ),
           );

@@ -51,6 +51,22 @@ function isIntOrStringAllOf(schema: JsonObject): boolean {
   return first !== undefined && isIntOrStringAnyOf(first);
 }
 
+/** Constructs ECMAScript accepts but Go's RE2 (what kube compiles patterns with) rejects. */
+const re2Unsupported = /(?<!\\)\((\?<?[=!])|(?<!\\)\\([1-9])/;
+
+/** Why kube would refuse a pattern, or undefined when it compiles. */
+function patternProblem(pattern: string): string | undefined {
+  const unsupported = re2Unsupported.exec(pattern);
+  if (unsupported?.[1] !== undefined) {
+    return `error parsing regexp: invalid or unsupported Perl syntax: \`(${unsupported[1]}\``;
+  }
+  if (unsupported?.[2] !== undefined)
+    return `error parsing regexp: invalid escape sequence: \`\\${unsupported[2]}\``;
+  if (compilePattern(pattern) === undefined)
+    return `error parsing regexp: invalid pattern: \`${pattern}\``;
+  return undefined;
+}
+
 function validateValueValidation(
   schema: JsonObject,
   skipAnyOf: boolean,
@@ -75,18 +91,12 @@ function validateValueValidation(
     validateNested(sub, false, indexPath(childPath(path, 'oneOf'), i), out),
   );
   if (isJsonObject(schema.not)) validateNested(schema.not, false, childPath(path, 'not'), out);
-  if (
-    typeof schema.pattern === 'string' &&
-    schema.pattern !== '' &&
-    compilePattern(schema.pattern) === undefined
-  ) {
-    out.push(
-      invalid(
-        childPath(path, 'pattern'),
-        schema.pattern,
-        "must be a valid regular expression, but isn't: invalid pattern",
-      ),
-    );
+  if (typeof schema.pattern === 'string' && schema.pattern !== '') {
+    const problem = patternProblem(schema.pattern);
+    if (problem !== undefined) {
+      const detail = `must be a valid regular expression, but isn't: ${problem}`;
+      out.push(invalid(childPath(path, 'pattern'), schema.pattern, detail));
+    }
   }
 }
 

@@ -343,7 +343,7 @@ function validateStructure(
   lists: FieldCause[],
   embedded: FieldCause[],
 ): void {
-  if (node === undefined || value === null || typeof value !== 'object') return;
+  if (node?.hasStructureChecks !== true || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     validateListType(node, value, path, lists);
     if (node.items !== undefined) {

@@ -19,6 +19,7 @@ export function rbacOf(objects: readonly JsonObject[]): RbacSource {
   };
 }
 
+/** A ClusterRole with `rules` and `labels`. */
 export function clusterRole(
   name: string,
   rules: JsonObject[],
@@ -32,6 +33,7 @@ export function clusterRole(
   };
 }
 
+/** A namespaced Role. */
 export function role(namespace: string, name: string, rules: JsonObject[]): JsonObject {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -41,6 +43,7 @@ export function role(namespace: string, name: string, rules: JsonObject[]): Json
   };
 }
 
+/** A binding subject; ServiceAccounts may leave the namespace out. */
 export type SubjectSpec =
   | { kind: 'User' | 'Group'; name: string }
   | { kind: 'ServiceAccount'; name: string; namespace?: string };
@@ -55,6 +58,7 @@ function subjectJson(subject: SubjectSpec): JsonObject {
   return out;
 }
 
+/** A ClusterRoleBinding to the ClusterRole `roleName`. */
 export function clusterRoleBinding(
   name: string,
   roleName: string,
@@ -69,6 +73,7 @@ export function clusterRoleBinding(
   };
 }
 
+/** A RoleBinding to a Role or a ClusterRole. */
 export function roleBinding(
   namespace: string,
   name: string,
@@ -84,6 +89,7 @@ export function roleBinding(
   };
 }
 
+/** A user authenticated by certificate, member of devs. */
 export const alice: UserInfo = { username: 'alice', groups: ['devs', 'system:authenticated'] };
 
 /** A resource request; unspecified fields are empty, as kube's RequestInfo leaves them. */
