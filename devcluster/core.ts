@@ -532,7 +532,8 @@ export class ApiCore {
     ]) {
       delete metadata[k];
     }
-    if (type.statusSubresource && type.crdName !== undefined) delete body['status'];
+    // Status is the controllers' to write: a create through the main resource cannot set it.
+    if (type.statusSubresource) delete body['status'];
     let object = body;
     strategyOf(type.group, type.kind).prepareCreate?.(object, this.strategyContext);
     object = this.applySchema(type, object, options, name);
