@@ -102,6 +102,13 @@ async function rate(
   return total / ((performance.now() - start) / 1000);
 }
 
+/** CPU seconds (user + system) the process has used so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of /proc/pid/stat, in clock ticks (100 per second on Linux).
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / 100;
+}
+
 function peakRssBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = /VmHWM:\s+(\d+) kB/.exec(status);
@@ -169,6 +176,7 @@ async function main(): Promise<void> {
     metadata: { resourceVersion: string };
   };
   const writeStart = performance.now();
+  const cpuBefore = cpuSeconds(child.pid ?? 0);
   const createsPerSecond = await rate(args.objects, args.concurrency, async (i) => {
     const r = await call(
       creds,
@@ -194,6 +202,10 @@ async function main(): Promise<void> {
     if (r.status !== 200) throw new Error(`update failed: ${r.status} ${r.body}`);
   });
   const expected = args.watchers * args.objects * 2;
+  const deliveredDeadline = performance.now() + 60_000;
+  while (delivered < expected && performance.now() < deliveredDeadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  const writeCpu = cpuSeconds(child.pid ?? 0) - cpuBefore;
   const deadline = performance.now() + 60_000;
   while (delivered < expected && performance.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -241,6 +253,10 @@ async function main(): Promise<void> {
     durable: args.dataDir !== undefined,
     createsPerSecond: Math.round(createsPerSecond),
     updatesPerSecond: Math.round(updatesPerSecond),
+    // The server is one thread: writes per second of its CPU is its capacity on an idle core,
+    // independent of what else the (shared) machine is doing.
+    serverCpuSecondsForWrites: Number(writeCpu.toFixed(2)),
+    writesPerServerCpuSecond: Math.round((args.objects * 2) / writeCpu),
     watchers: args.watchers,
     watchEventsDelivered: delivered,
     watchEventsExpected: expected,

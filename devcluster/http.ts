@@ -11,6 +11,7 @@ import {
   forbiddenStatus,
   issueServiceAccountToken,
   type AuthenticationContext,
+  type AuthenticationResult,
   type RbacSource,
   type RequestAttributes,
   type UserInfo,
@@ -36,6 +37,7 @@ import {
   openApiV3Index,
 } from './openapi.js';
 import { answerReview } from './reviews.js';
+import { jsonText } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
 import type { WatchHub, WatchSink } from './watch.js';
@@ -121,7 +123,7 @@ function sendJson(
   contentType = 'application/json',
   warnings: readonly string[] = [],
 ): void {
-  const payload = JSON.stringify(body);
+  const payload = jsonText(body);
   const headers: Record<string, string | string[]> = {
     'Content-Type': contentType,
     'Content-Length': String(Buffer.byteLength(payload)),
@@ -297,6 +299,9 @@ function verbOf(method: string, path: ResourcePath, query: URLSearchParams): str
       return '';
   }
 }
+
+/** Authentication results of connections identified by their client certificate only. */
+const certificateUsers = new WeakMap<object, AuthenticationResult>();
 
 type PeerIdentity = { commonName: string; organizations: string[] } | undefined;
 
@@ -905,6 +910,30 @@ export function createRequestListener(
     res.on('close', () => handle.close());
   }
 
+  /**
+   * Authenticates a request. A connection authenticated by its client certificate alone (no
+   * token, no impersonation) keeps its identity, so only such results are reused.
+   */
+  function authenticateRequest(req: IncomingMessage): AuthenticationResult {
+    const plain =
+      req.headers['authorization'] === undefined &&
+      !Object.keys(req.headers).some((h) => h.startsWith('impersonate-'));
+    if (plain) {
+      const cached = certificateUsers.get(req.socket);
+      if (cached) return cached;
+    }
+    const outcome = authenticate(
+      {
+        clientCertificate: peerCertificate(req),
+        authorizationHeader: req.headers['authorization'],
+        headers: req.headersDistinct,
+      },
+      options.authContext(),
+    );
+    if (plain && outcome.ok) certificateUsers.set(req.socket, outcome);
+    return outcome;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://devcluster');
     const pathname = url.pathname;
@@ -921,14 +950,7 @@ export function createRequestListener(
       return;
     }
     if (openPaths.has(pathname)) return sendJson(res, 200, versionInfo(options.kubernetesVersion));
-    const outcome = authenticate(
-      {
-        clientCertificate: peerCertificate(req),
-        authorizationHeader: req.headers['authorization'],
-        headers: req.headersDistinct,
-      },
-      options.authContext(),
-    );
+    const outcome = authenticateRequest(req);
     if (!outcome.ok) {
       req.resume();
       throw new ApiError(outcome.reason, outcome.message);

@@ -1,6 +1,7 @@
 // Watches: replays the event log from a resourceVersion, then streams live changes, each
 // event serialised once per apiVersion and shared by every watcher that receives it.
 import type { JsonObject } from './json.js';
+import { jsonText } from './serialization.js';
 import { apiVersionOf, storageKey, type ResourceType } from './resources.js';
 import type { ChangeEvent, ChangeType, ObjectStore } from './store.js';
 
@@ -184,6 +185,6 @@ export class WatchHub {
   private line(watcher: Watcher, type: ChangeType, object: JsonObject): string {
     const presented = this.present(watcher, object);
     const rendered = watcher.filter.render ? watcher.filter.render(presented) : presented;
-    return `{"type":"${type}","object":${JSON.stringify(rendered)}}\n`;
+    return `{"type":"${type}","object":${jsonText(rendered)}}\n`;
   }
 }
