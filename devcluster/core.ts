@@ -37,6 +37,7 @@ import {
   validateCustomResourceDefinition,
 } from './schema/index.js';
 import type { ObjectStore } from './store.js';
+import type { UserInfo } from './auth/index.js';
 import { strategyOf, type StrategyContext } from './strategies.js';
 import { crdCleanupFinalizer, establishedStatus, resourceTypesOfCrd } from './crds.js';
 import {
@@ -56,7 +57,12 @@ export interface WriteOptions {
   fieldValidation: FieldValidation;
   /** Warnings to return in `Warning:` headers; the core appends to it. */
   warnings: string[];
+  /** Who is writing, for admission checks; absent for the server's own controllers. */
+  user?: UserInfo;
 }
+
+/** A check of an object about to be stored on behalf of a user; throws an ApiError to refuse it. */
+export type Admission = (type: ResourceType, object: JsonObject, user: UserInfo) => void;
 
 /** The PATCH content types the server accepts. */
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
@@ -96,6 +102,8 @@ export interface CoreOptions {
   registry: ResourceRegistry;
   now?: () => Date;
   faults?: ConflictInjector;
+  /** Admission checks of user writes (e.g. RBAC escalation prevention). */
+  admission?: Admission;
 }
 
 /** RFC 3339 time without fractions, as metav1.Time serialises. */
@@ -209,6 +217,7 @@ export class ApiCore {
   readonly registry: ResourceRegistry;
   private readonly now: () => Date;
   private readonly faults: ConflictInjector | undefined;
+  private readonly admission: Admission | undefined;
   private readonly rulesCache = new Map<ResourceType, MergeRules>();
   private nextServiceIp = 10;
   private readonly strategyContext: StrategyContext;
@@ -218,6 +227,7 @@ export class ApiCore {
     this.registry = options.registry;
     this.now = options.now ?? (() => new Date());
     this.faults = options.faults;
+    this.admission = options.admission;
     this.strategyContext = {
       allocateClusterIP: () => {
         const n = this.nextServiceIp++;
@@ -561,6 +571,7 @@ export class ApiCore {
     }
     if (!managedFieldsDone) object = this.finishWrite(type, undefined, object, options, '');
     object['apiVersion'] = apiVersionOf(type.group, type.storageVersion);
+    if (options.user !== undefined) this.admission?.(type, object, options.user);
     if (options.dryRun) return this.present(type, object);
     const stored = this.store.put(this.key(type), object);
     if (type.kind === 'CustomResourceDefinition' && type.group === 'apiextensions.k8s.io')
@@ -706,6 +717,8 @@ export class ApiCore {
     };
     if (jsonEqual(comparable(object), comparable(presentedOld))) return presentedOld;
     object['apiVersion'] = apiVersionOf(type.group, type.storageVersion);
+    if (options.user !== undefined && subresource === '')
+      this.admission?.(type, object, options.user);
     if (options.dryRun) return this.present(type, object);
     if (this.readyToRemove(type, object)) {
       return this.present(type, this.store.remove(this.key(type), namespace, name) ?? object);

@@ -476,7 +476,11 @@ export function createRequestListener(
     throw new ApiError('NotFound', 'the server could not find the requested resource');
   }
 
-  function writeOptions(query: URLSearchParams, req: IncomingMessage): WriteOptions {
+  function writeOptions(
+    query: URLSearchParams,
+    req: IncomingMessage,
+    user: UserInfo,
+  ): WriteOptions {
     const validation = query.get('fieldValidation') ?? 'Warn';
     if (validation !== 'Strict' && validation !== 'Warn' && validation !== 'Ignore') {
       throw badRequest(
@@ -494,6 +498,7 @@ export function createRequestListener(
       fieldManager: query.get('fieldManager') ?? agent,
       fieldValidation: validation,
       warnings: [],
+      user,
     };
   }
 
@@ -620,7 +625,7 @@ export function createRequestListener(
       case 'create': {
         const raw = await readBody(req);
         const body = decodeBody(raw, mediaType(req));
-        const opts = writeOptions(query, req);
+        const opts = writeOptions(query, req, user);
         if (type.virtual) {
           const answer = answerReview(
             type.kind,
@@ -646,7 +651,7 @@ export function createRequestListener(
       case 'update': {
         const raw = await readBody(req);
         const body = decodeBody(raw, mediaType(req));
-        const opts = writeOptions(query, req);
+        const opts = writeOptions(query, req, user);
         if (path.subresource === 'scale') {
           const updated = setScale(type, namespace, name, body, opts);
           await core.store.flushed();
@@ -660,7 +665,7 @@ export function createRequestListener(
       case 'patch': {
         const raw = await readBody(req);
         const patchType = patchTypeOf(mediaType(req));
-        const opts = { ...writeOptions(query, req), force: query.get('force') === 'true' };
+        const opts = { ...writeOptions(query, req, user), force: query.get('force') === 'true' };
         if (path.subresource === 'scale') {
           const current = scaleOf(type, core.get(type, namespace, name));
           const patch = JSON.parse(raw.toString('utf8')) as JsonValue;

@@ -16,7 +16,8 @@ import {
   type RbacSource,
   type UserInfo,
 } from './auth/index.js';
-import { ApiCore, systemWrite } from './core.js';
+import { ApiCore, systemWrite, type Admission } from './core.js';
+import { checkRbacEscalation } from './rbac-admission.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import {
   ClusterRoleAggregationController,
@@ -128,11 +129,6 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
   const registry = new ResourceRegistry(builtinResourceTypes());
   const hub = new WatchHub(store);
   const faults = new Faults(store, hub);
-  const core = new ApiCore({ store, registry, faults });
-  for (const crd of store.list(storageKey('apiextensions.k8s.io', 'customresourcedefinitions')))
-    core.serveCrd(crd);
-  bootstrap(core);
-
   const rbac: RbacSource = {
     roles: (ns) => store.list(storageKey('rbac.authorization.k8s.io', 'roles'), ns),
     roleBindings: (ns) => store.list(storageKey('rbac.authorization.k8s.io', 'rolebindings'), ns),
@@ -140,6 +136,13 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     clusterRoleBindings: () =>
       store.list(storageKey('rbac.authorization.k8s.io', 'clusterrolebindings')),
   };
+  const admission: Admission = (type, object, user) =>
+    checkRbacEscalation(type, object, user, store, rbac);
+  const core = new ApiCore({ store, registry, faults, admission });
+  for (const crd of store.list(storageKey('apiextensions.k8s.io', 'customresourcedefinitions')))
+    core.serveCrd(crd);
+  bootstrap(core);
+
   const adminToken = randomBytes(24).toString('base64url');
   const staticTokens = new Map<string, UserInfo>([
     [adminToken, { username: 'admin', groups: ['system:masters', 'system:authenticated'] }],

@@ -545,3 +545,75 @@ void t.test('client-node - creating in a terminating namespace is refused', asyn
     return result?.code === 404 ? true : undefined;
   });
 });
+
+void t.test(
+  'client-node - RBAC escalation: a service account can grant only permissions it holds',
+  async (t) => {
+    const ns = 'escalation';
+    await core.createNamespace({ body: { metadata: { name: ns } } });
+    await core.createNamespacedServiceAccount({
+      namespace: ns,
+      body: { metadata: { name: 'installer' } },
+    });
+    await objects.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'installer', namespace: ns },
+      rules: [
+        {
+          apiGroups: ['rbac.authorization.k8s.io'],
+          resources: ['roles', 'rolebindings'],
+          verbs: ['create', 'get'],
+        },
+        { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] },
+      ],
+    } as KubernetesObject);
+    await objects.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'installer', namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'installer' },
+      subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: ns }],
+    } as KubernetesObject);
+    const token = await core.createNamespacedServiceAccountToken({
+      namespace: ns,
+      name: 'installer',
+      body: { spec: { audiences: [] } },
+    });
+    const cluster = fixture.kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('no cluster in kubeconfig');
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [cluster],
+      users: [{ name: 'installer', token: token.status?.token ?? '' }],
+      contexts: [{ name: 'installer', cluster: cluster.name, user: 'installer' }],
+      currentContext: 'installer',
+    });
+    const installer = KubernetesObjectApi.makeApiClient(kc);
+    const role = (name: string, resources: string[]) =>
+      ({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name, namespace: ns },
+        rules: [{ apiGroups: [''], resources, verbs: ['get'] }],
+      }) as KubernetesObject;
+    const held = await installer.create(role('held', ['configmaps']));
+    t.equal(held.metadata?.name, 'held');
+    const escalated = await failure(installer.create(role('escalated', ['secrets'])));
+    t.equal(escalated.code, 403);
+    t.match(
+      String(escalated.status['message']),
+      'is attempting to grant RBAC permissions not currently held',
+    );
+    const binding = await failure(
+      installer.create({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'too-much', namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
+        subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: ns }],
+      } as KubernetesObject),
+    );
+    t.equal(binding.code, 403);
+  },
+);
