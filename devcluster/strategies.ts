@@ -119,6 +119,9 @@ function defaultPodSpec(spec: JsonObject): void {
     container['terminationMessagePath'] ??= '/dev/termination-log';
     container['terminationMessagePolicy'] ??= 'File';
     container['resources'] ??= {};
+    for (const port of Array.isArray(container['ports']) ? container['ports'] : []) {
+      if (isJsonObject(port)) port['protocol'] ??= 'TCP';
+    }
   }
 }
 

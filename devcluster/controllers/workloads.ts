@@ -153,6 +153,38 @@ export class WorkloadControllers {
     };
   }
 
+  /** Records a Normal event about `object`, as kube's controllers do (shown by kubectl describe). */
+  private event(object: JsonObject, component: string, reason: string, message: string): void {
+    const m = metadataOf(object);
+    const namespace = text(m['namespace']);
+    const now = this.core.timestamp();
+    const body: JsonObject = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `${text(m['name'])}.${randomSuffix(10)}`, namespace },
+      involvedObject: {
+        apiVersion: object['apiVersion'] ?? '',
+        kind: object['kind'] ?? '',
+        namespace,
+        name: m['name'] ?? '',
+        uid: m['uid'] ?? '',
+        resourceVersion: m['resourceVersion'] ?? '',
+      },
+      reason,
+      message,
+      type: 'Normal',
+      source: { component },
+      reportingComponent: component,
+      reportingInstance: '',
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    };
+    tolerate(() =>
+      this.core.create(this.core.typeOf('', 'events'), namespace, body, systemWrite(component)),
+    );
+  }
+
   private keyOf(object: JsonObject): string {
     const m = metadataOf(object);
     return `${text(m['namespace'] ?? '')}/${text(m['name'])}`;
@@ -251,6 +283,13 @@ export class WorkloadControllers {
         this.core.create(rsType, namespace, body, systemWrite('deployment-controller')),
       );
       current = this.core.store.get('replicasets.apps', namespace, newName);
+      if (current)
+        this.event(
+          deployment,
+          'deployment-controller',
+          'ScalingReplicaSet',
+          `Scaled up replica set ${newName} to ${desired}`,
+        );
     } else if (obj(current['spec'])['replicas'] !== desired) {
       const copy = structuredClone(current);
       obj(copy['spec'])['replicas'] = desired;
@@ -271,6 +310,12 @@ export class WorkloadControllers {
           copy,
           systemWrite('deployment-controller'),
         ),
+      );
+      this.event(
+        deployment,
+        'deployment-controller',
+        'ScalingReplicaSet',
+        `Scaled down replica set ${text(metadataOf(rs)['name'])} to 0`,
       );
     }
     const all = this.core.store
@@ -375,10 +420,22 @@ export class WorkloadControllers {
       tolerate(() =>
         this.core.create(podType, namespace, body, systemWrite('replicaset-controller')),
       );
+      this.event(
+        rs,
+        'replicaset-controller',
+        'SuccessfulCreate',
+        `Created pod: ${text(obj(body['metadata'])['name'])}`,
+      );
     }
     for (const extra of pods.slice(desired)) {
       tolerate(() =>
         this.core.delete(podType, namespace, text(metadataOf(extra)['name']), { dryRun: false }),
+      );
+      this.event(
+        rs,
+        'replicaset-controller',
+        'SuccessfulDelete',
+        `Deleted pod: ${text(metadataOf(extra)['name'])}`,
       );
     }
     pods = this.podsOf(rs).filter((p) => metadataOf(p)['deletionTimestamp'] === undefined);

@@ -253,6 +253,8 @@ if (missing !== undefined) {
       await run(['rollout', 'status', 'deployment/cascade', '-n', 'default', '--timeout=20s']);
       const pods = await run(['get', 'pods', '-n', 'default', '-l', 'app=cascade', '-o', 'name']);
       t.equal(pods.trim().split('\n').length, 2);
+      const described = await run(['describe', 'deployment', 'cascade', '-n', 'default']);
+      t.match(described, /ScalingReplicaSet\s+.*Scaled up replica set cascade-\w+ to 2/);
       await run(['delete', 'deployment', 'cascade', '-n', 'default', '--cascade=foreground']);
       await waitFor('pods of cascade to be gone', async () => {
         const out = await run([
