@@ -72,17 +72,20 @@ const standardVerbs = [
   'watch',
 ] as const;
 
-/** Age as kubectl prints it (5s, 3m12s, 4h, 2d). */
+/** Age as kubectl prints it (apimachinery's HumanDuration: 45s, 5m, 3m12s, 2h5m, 10h, 3d4h, 30d). */
 export function formatAge(timestamp: string | undefined, now: number): string {
   if (timestamp === undefined) return '<unknown>';
   const seconds = Math.max(0, Math.floor((now - Date.parse(timestamp)) / 1000));
   if (seconds < 120) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return `${minutes}m${seconds % 60}s`;
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
   if (minutes < 180) return `${minutes}m`;
   const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
   if (hours < 48) return `${hours}h`;
-  return `${Math.floor(hours / 24)}d`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  return `${days}d`;
 }
 
 function field(object: JsonObject, ...path: string[]): unknown {
