@@ -36,6 +36,7 @@ import {
   openApiV3Document,
   openApiV3Index,
 } from './openapi.js';
+import { decodeProtobufBody, protobufMediaType } from './protobuf.js';
 import { answerReview } from './reviews.js';
 import { jsonText } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
@@ -194,6 +195,8 @@ export function decodeBody(raw: Buffer, contentType: string): JsonObject {
         `couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`,
       );
     }
+  } else if (contentType === protobufMediaType) {
+    return decodeProtobufBody(raw);
   } else if (
     contentType === 'application/yaml' ||
     contentType === 'application/x-yaml' ||
@@ -695,14 +698,14 @@ export function createRequestListener(
       }
       case 'delete': {
         const raw = await readBody(req);
-        const deleteOptions = parseDeleteOptions(query, raw);
+        const deleteOptions = parseDeleteOptions(query, raw, mediaType(req));
         const { object, deleted } = core.delete(type, namespace, name, deleteOptions);
         await core.store.flushed();
         return respondObject(res, req, query, type, deleted ? 200 : 202, object);
       }
       case 'deletecollection': {
         const raw = await readBody(req);
-        const deleteOptions = parseDeleteOptions(query, raw);
+        const deleteOptions = parseDeleteOptions(query, raw, mediaType(req));
         const { labels, fields } = parseSelectors(query);
         const list = core.list(type, path.namespace, {
           labelSelector: labels,
@@ -737,9 +740,15 @@ export function createRequestListener(
     }
   }
 
-  function parseDeleteOptions(query: URLSearchParams, raw: Buffer): DeleteOptions {
+  function parseDeleteOptions(
+    query: URLSearchParams,
+    raw: Buffer,
+    contentType: string,
+  ): DeleteOptions {
     let body: JsonObject = {};
-    if (raw.length > 0 && raw.toString('utf8').trim() !== '')
+    if (contentType === protobufMediaType && raw.length > 0)
+      body = decodeProtobufBody(raw, 'DeleteOptions');
+    else if (raw.length > 0 && raw.toString('utf8').trim() !== '')
       body = decodeBody(raw, 'application/json');
     let policy =
       query.get('propagationPolicy') ??
