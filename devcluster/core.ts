@@ -16,6 +16,7 @@ import {
   type StatusCause,
 } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { unknownBuiltinFields, unknownMetadataFields } from './known-fields.js';
 import { nameFromGenerateName, nameRuleOf, validateName } from './names.js';
 import {
   ApplyConflictError,
@@ -424,20 +425,17 @@ export class ApiCore {
     name: string,
   ): JsonObject {
     const schema = type.schema;
-    if (schema === undefined) return object;
+    if (schema === undefined) {
+      this.reportUnknownFields(type, unknownBuiltinFields(type.group, type.kind, object), options);
+      return object;
+    }
     const { apiVersion, kind, metadata, ...content } = object;
     const pruned = prune(content, schema);
-    if (pruned.unknownFields.length > 0) {
-      if (options.fieldValidation === 'Strict') {
-        const list = pruned.unknownFields.map((f) => `unknown field "${f}"`).join(', ');
-        throw badRequest(
-          `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${list}`,
-        );
-      }
-      if (options.fieldValidation === 'Warn') {
-        for (const f of pruned.unknownFields) options.warnings.push(`unknown field "${f}"`);
-      }
-    }
+    this.reportUnknownFields(
+      type,
+      [...unknownMetadataFields(metadata), ...pruned.unknownFields],
+      options,
+    );
     const defaulted = applyDefaults(pruned.value, schema);
     const result: JsonObject = {
       apiVersion: apiVersion ?? null,
@@ -451,6 +449,24 @@ export class ApiCore {
     );
     if (causes.length > 0) throw invalid(this.ref(type, name), causes);
     return result;
+  }
+
+  /** Unknown fields fail the request (Strict), become warnings (Warn) or pass silently (Ignore). */
+  private reportUnknownFields(
+    type: ResourceType,
+    unknown: readonly string[],
+    options: WriteOptions,
+  ): void {
+    if (unknown.length === 0) return;
+    if (options.fieldValidation === 'Strict') {
+      const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
+      throw badRequest(
+        `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${list}`,
+      );
+    }
+    if (options.fieldValidation === 'Warn') {
+      for (const f of unknown) options.warnings.push(`unknown field "${f}"`);
+    }
   }
 
   private validateBuiltin(type: ResourceType, object: JsonObject, name: string): void {

@@ -233,3 +233,21 @@ void t.test('bad inputs - requests without credentials are a 401 Unauthorized', 
   t.equal(response.status, 401);
   t.equal(status(response).reason, 'Unauthorized');
 });
+
+void t.test(
+  'bad inputs - a typo in a built-in kind with fieldValidation=Strict is a 400 naming the field',
+  async (t) => {
+    const body = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'typo', lables: { a: 'b' } },
+      dta: { a: '1' },
+    });
+    const response = await rawRequest(fixture, 'POST', `${cms}?fieldValidation=Strict`, body);
+    t.equal(response.status, 400);
+    t.equal(
+      status(response).message,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "dta", unknown field "metadata.lables"',
+    );
+  },
+);
