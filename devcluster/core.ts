@@ -42,6 +42,8 @@ import type { UserInfo } from './auth/index.js';
 import { strategyOf, type StrategyContext } from './strategies.js';
 import { crdCleanupFinalizer, establishedStatus, resourceTypesOfCrd } from './crds.js';
 import {
+  isValidLabelKey,
+  isValidLabelValue,
   matchesFieldSelector,
   matchesLabelSelector,
   type FieldSelector,
@@ -205,6 +207,49 @@ export function checkFieldSelector(type: ResourceType, selector: FieldSelector):
     if (extra.includes(requirement.field)) continue;
     throw badRequest(`field label not supported: ${requirement.field}`);
   }
+}
+
+/** Causes for malformed metadata.ownerReferences (empty fields, more than one controller). */
+function ownerReferenceCauses(value: JsonValue | undefined): StatusCause[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    return [
+      {
+        type: 'FieldValueInvalid',
+        field: 'metadata.ownerReferences',
+        message: 'Invalid value: must be a list',
+      },
+    ];
+  }
+  const causes: StatusCause[] = [];
+  const required: [string, string][] = [
+    ['apiVersion', 'version must not be empty'],
+    ['kind', 'kind must not be empty'],
+    ['name', 'name must not be empty'],
+    ['uid', 'uid must not be empty'],
+  ];
+  let controllers = 0;
+  for (const ref of value) {
+    const entry = isJsonObject(ref) ? ref : {};
+    for (const [field, message] of required) {
+      if (typeof entry[field] !== 'string' || entry[field] === '') {
+        causes.push({
+          type: 'FieldValueInvalid',
+          field: `metadata.ownerReferences.${field}`,
+          message: `Invalid value: "": ${message}`,
+        });
+      }
+    }
+    if (entry['controller'] === true) controllers++;
+  }
+  if (controllers > 1) {
+    causes.push({
+      type: 'FieldValueInvalid',
+      field: 'metadata.ownerReferences',
+      message: 'Invalid value: Only one reference can have Controller set to true',
+    });
+  }
+  return causes;
 }
 
 interface ContinueToken {
@@ -489,7 +534,24 @@ export class ApiCore {
         field: 'metadata.labels',
         message: 'Invalid value: must be a map of strings',
       });
+    } else if (isJsonObject(labels)) {
+      for (const [key, value] of Object.entries(labels)) {
+        if (!isValidLabelKey(key)) {
+          causes.push({
+            type: 'FieldValueInvalid',
+            field: 'metadata.labels',
+            message: `Invalid value: ${JSON.stringify(key)}: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+          });
+        } else if (typeof value !== 'string' || !isValidLabelValue(value)) {
+          causes.push({
+            type: 'FieldValueInvalid',
+            field: `metadata.labels`,
+            message: `Invalid value: ${JSON.stringify(value)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+          });
+        }
+      }
     }
+    causes.push(...ownerReferenceCauses(metadata['ownerReferences']));
     if (causes.length > 0) throw invalid(this.ref(type, name), causes);
   }
 

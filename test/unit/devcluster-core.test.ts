@@ -202,3 +202,44 @@ void t.test('core - list pages with limit and continue', (t) => {
   t.equal(second.continueToken, undefined);
   t.end();
 });
+
+void t.test('core - owner references without uid or with two controllers are Invalid', (t) => {
+  const core = setup();
+  const type = core.typeOf('', 'configmaps');
+  const error = apiError(() =>
+    core.create(
+      type,
+      'default',
+      {
+        metadata: {
+          name: 'owned',
+          ownerReferences: [
+            { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: '', controller: true },
+            { apiVersion: 'v1', kind: 'ConfigMap', name: 'b', uid: 'x', controller: true },
+          ],
+        },
+      },
+      systemWrite(),
+    ),
+  );
+  t.equal(error.reason, 'Invalid');
+  t.same(
+    error.details?.causes?.map((c) => c.field),
+    ['metadata.ownerReferences.uid', 'metadata.ownerReferences'],
+  );
+  t.end();
+});
+
+void t.test('core - an invalid label value is Invalid', (t) => {
+  const core = setup();
+  const error = apiError(() =>
+    core.create(
+      core.typeOf('', 'configmaps'),
+      'default',
+      { metadata: { name: 'l', labels: { a: 'not valid!' } } },
+      systemWrite(),
+    ),
+  );
+  t.equal(error.reason, 'Invalid');
+  t.end();
+});
