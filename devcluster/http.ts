@@ -400,6 +400,18 @@ export function createRequestListener(
     }
   }
 
+  // OpenAPI documents are rebuilt only when the served types change.
+  let documentsGeneration = -1;
+  const documents = new Map<string, JsonObject | undefined>();
+  function cached(key: string, build: () => JsonObject | undefined): JsonObject | undefined {
+    if (registry.generation !== documentsGeneration) {
+      documents.clear();
+      documentsGeneration = registry.generation;
+    }
+    if (!documents.has(key)) documents.set(key, build());
+    return documents.get(key);
+  }
+
   function nonResource(
     req: IncomingMessage,
     res: ServerResponse,
@@ -465,15 +477,25 @@ export function createRequestListener(
         res.end(body);
         return;
       }
-      return sendJson(res, 200, openApiV2Document(registry, options.kubernetesVersion));
+      return sendJson(
+        res,
+        200,
+        cached('v2', () => openApiV2Document(registry, options.kubernetesVersion)) ?? {},
+      );
     }
     if (pathname === '/openapi/v3' || pathname === '/openapi/v3/') {
-      return sendJson(res, 200, openApiV3Index(registry, options.kubernetesVersion));
+      return sendJson(
+        res,
+        200,
+        cached('v3', () => openApiV3Index(registry, options.kubernetesVersion)) ?? {},
+      );
     }
     if (parts[0] === 'openapi' && parts[1] === 'v3') {
       const group = parts[2] === 'api' ? '' : (parts[3] ?? '');
       const version = parts[2] === 'api' ? (parts[3] ?? '') : (parts[4] ?? '');
-      const document = openApiV3Document(registry, group, version, options.kubernetesVersion);
+      const document = cached(`v3/${group}/${version}`, () =>
+        openApiV3Document(registry, group, version, options.kubernetesVersion),
+      );
       if (document) return sendJson(res, 200, document);
     }
     throw new ApiError('NotFound', 'the server could not find the requested resource');

@@ -556,6 +556,8 @@ export const defaultColumns: readonly PrinterColumn[] = [ageColumn];
 /** All served types, indexed for routing, discovery and OpenAPI; CRD types come and go. */
 export class ResourceRegistry {
   private readonly byGvr = new Map<string, ResourceType>();
+  /** Bumped on every change, so documents derived from the registry can be cached. */
+  generation = 0;
 
   constructor(types: readonly ResourceType[]) {
     for (const type of types) this.add(type);
@@ -564,11 +566,13 @@ export class ResourceRegistry {
   /** Serves a type (replacing one of the same group/version/resource). */
   add(type: ResourceType): void {
     this.byGvr.set(`${type.group}/${type.version}/${type.resource}`, type);
+    this.generation++;
   }
 
   /** Stops serving every version defined by the CRD `crdName`. */
   removeCrd(crdName: string): void {
     for (const [key, type] of this.byGvr) if (type.crdName === crdName) this.byGvr.delete(key);
+    this.generation++;
   }
 
   /** The type served at group/version/resource, if any. */
