@@ -47,6 +47,12 @@ function metadataOf(object: JsonObject): JsonObject {
   return object['metadata'] as JsonObject;
 }
 
+/**
+ * Events kept for watches resuming from a resourceVersion. Older resumes get 410 Expired and
+ * clients re-list, as with kube's watch cache; the bound keeps a long-running server's memory flat.
+ */
+export const defaultEventLogSize = 25_000;
+
 /** In-memory object store with a global resourceVersion and a ring of recent events. */
 export class ObjectStore {
   private readonly buckets = new Map<string, Bucket>();
@@ -61,7 +67,7 @@ export class ObjectStore {
   journal: Journal | undefined;
 
   constructor(options: { eventLogSize?: number; initialResourceVersion?: number } = {}) {
-    this.ring = new Array<ChangeEvent | undefined>(options.eventLogSize ?? 100_000);
+    this.ring = new Array<ChangeEvent | undefined>(options.eventLogSize ?? defaultEventLogSize);
     this.rv = options.initialResourceVersion ?? 1;
     this.expiredThrough = this.rv - 1;
   }
