@@ -11,6 +11,7 @@ import {
   bootstrapRbac,
   createClusterCertificates,
   createServiceAccountSigningKey,
+  issueServiceAccountToken,
   type AuthenticationContext,
   type ClusterCertificates,
   type RbacSource,
@@ -23,6 +24,7 @@ import {
   ClusterRoleAggregationController,
   CrdCleanupController,
   NamespaceController,
+  TokenSecretController,
 } from './controllers/lifecycle.js';
 import { WorkloadControllers } from './controllers/workloads.js';
 import { Faults, type FaultHooks } from './faults.js';
@@ -164,6 +166,18 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     new NamespaceController(core, logger).start(),
     new CrdCleanupController(core, logger).start(),
     new ClusterRoleAggregationController(core, logger).start(),
+    new TokenSecretController(
+      core,
+      logger,
+      (namespace, name, uid) =>
+        issueServiceAccountToken(
+          secrets.signingKeyPem,
+          { namespace, name, uid },
+          10 * 365 * 24 * 3600,
+          new Date(),
+        ).token,
+      secrets.certificates.caCertPem,
+    ).start(),
     new WorkloadControllers(core, logger, {
       podReadyDelayMs: options.podReadyDelayMs ?? 1000,
     }).start(),

@@ -237,3 +237,77 @@ export class ClusterRoleAggregationController {
     }
   }
 }
+
+/** Secret type of legacy ServiceAccount token secrets. */
+export const serviceAccountTokenType = 'kubernetes.io/service-account-token';
+
+/** Fills legacy ServiceAccount token secrets (type kubernetes.io/service-account-token), as kube's token controller does. */
+export class TokenSecretController {
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly core: ApiCore,
+    logger: Logger,
+    private readonly issue: (namespace: string, name: string, uid: string) => string,
+    private readonly caCertPem: string,
+  ) {
+    this.queue = new WorkQueue('token-secrets', (key) => this.reconcile(key), logger);
+  }
+
+  /** Starts following changes; returns the stop function. */
+  start(): () => void {
+    for (const secret of this.core.store.list('secrets')) {
+      if (secret['type'] === serviceAccountTokenType)
+        this.queue.add(
+          `${text(metadataOf(secret)['namespace'])}/${text(metadataOf(secret)['name'])}`,
+        );
+    }
+    const unsubscribe = this.core.store.subscribe((event) => {
+      if (
+        event.key === 'secrets' &&
+        event.type !== 'DELETED' &&
+        event.object['type'] === serviceAccountTokenType
+      ) {
+        this.queue.add(`${event.namespace}/${event.name}`);
+      }
+    });
+    return () => {
+      unsubscribe();
+      this.queue.stop();
+    };
+  }
+
+  private reconcile(key: string): void {
+    const [namespace = '', name = ''] = key.split('/');
+    const secret = this.core.store.get('secrets', namespace, name);
+    if (!secret || metadataOf(secret)['deletionTimestamp'] !== undefined) return;
+    const annotations = isJsonObject(metadataOf(secret)['annotations'])
+      ? (metadataOf(secret)['annotations'] as JsonObject)
+      : {};
+    const accountName = text(annotations['kubernetes.io/service-account.name']);
+    const account = this.core.store.get('serviceaccounts', namespace, accountName);
+    const type = this.core.typeOf('', 'secrets');
+    if (!account) {
+      // A token secret for a missing account is removed, as kube's token controller does.
+      tolerate(() => this.core.delete(type, namespace, name, { dryRun: false }));
+      return;
+    }
+    const uid = text(metadataOf(account)['uid']);
+    const data = isJsonObject(secret['data']) ? secret['data'] : {};
+    if (
+      typeof data['token'] === 'string' &&
+      annotations['kubernetes.io/service-account.uid'] === uid
+    )
+      return;
+    const copy = structuredClone(secret);
+    const b64 = (value: string): string => Buffer.from(value).toString('base64');
+    copy['data'] = {
+      ...data,
+      token: b64(this.issue(namespace, accountName, uid)),
+      'ca.crt': b64(this.caCertPem),
+      namespace: b64(namespace),
+    };
+    metadataOf(copy)['annotations'] = { ...annotations, 'kubernetes.io/service-account.uid': uid };
+    tolerate(() => this.core.update(type, namespace, name, copy, systemWrite('token-controller')));
+  }
+}

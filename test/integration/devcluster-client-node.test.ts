@@ -617,3 +617,50 @@ void t.test(
     t.equal(binding.code, 403);
   },
 );
+
+void t.test(
+  'client-node - a legacy service-account-token secret is filled with a working token',
+  async (t) => {
+    const ns = 'legacy-token';
+    await core.createNamespace({ body: { metadata: { name: ns } } });
+    await core.createNamespacedServiceAccount({
+      namespace: ns,
+      body: { metadata: { name: 'old-style' } },
+    });
+    await core.createNamespacedSecret({
+      namespace: ns,
+      body: {
+        metadata: {
+          name: 'old-style-token',
+          annotations: { 'kubernetes.io/service-account.name': 'old-style' },
+        },
+        type: 'kubernetes.io/service-account-token',
+      },
+    });
+    const secret = await waitFor('the token to be filled in', async () => {
+      const s = await core.readNamespacedSecret({ namespace: ns, name: 'old-style-token' });
+      return s.data?.['token'] !== undefined ? s : undefined;
+    });
+    t.ok(secret.data?.['ca.crt']);
+    const cluster = fixture.kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('no cluster in kubeconfig');
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [cluster],
+      users: [
+        {
+          name: 'old-style',
+          token: Buffer.from(secret.data?.['token'] ?? '', 'base64').toString(),
+        },
+      ],
+      contexts: [{ name: 'old-style', cluster: cluster.name, user: 'old-style' }],
+      currentContext: 'old-style',
+    });
+    const denied = await failure(kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: ns }));
+    t.equal(denied.code, 403, 'authenticated (403, not 401) as the service account');
+    t.match(
+      String(denied.status['message']),
+      'User "system:serviceaccount:legacy-token:old-style" cannot list resource "pods"',
+    );
+  },
+);
