@@ -170,6 +170,9 @@ const strategies: Record<string, Strategy> = {
       spec['type'] ??= 'ClusterIP';
     },
   },
+  '/ConfigMap': {
+    validate: (object) => dataSizeCauses(object, ['data', 'binaryData']),
+  },
   '/Secret': {
     prepareCreate(object) {
       secretStringData(object);
@@ -177,6 +180,7 @@ const strategies: Record<string, Strategy> = {
     prepareUpdate(object) {
       secretStringData(object);
     },
+    validate: (object) => dataSizeCauses(object, ['data']),
   },
   '/Pod': {
     prepareCreate(object) {
@@ -214,6 +218,34 @@ const strategies: Record<string, Strategy> = {
     validate: validateWorkload,
   },
 };
+
+/** Largest total size of a ConfigMap's or Secret's data (kube's MaxSecretSize / configmap limit). */
+export const maxDataBytes = 1024 * 1024;
+
+function dataSizeCauses(object: JsonObject, fields: readonly string[]): StatusCause[] {
+  let total = 0;
+  for (const field of fields) {
+    const data = object[field];
+    if (!isJsonObject(data)) continue;
+    for (const [key, value] of Object.entries(data)) {
+      const text = typeof value === 'string' ? value : '';
+      // binaryData and Secret data are base64 on the wire; the limit counts decoded bytes.
+      const size =
+        field === 'data' && object['kind'] !== 'Secret'
+          ? Buffer.byteLength(text)
+          : Buffer.from(text, 'base64').length;
+      total += key.length + size;
+    }
+  }
+  if (total <= maxDataBytes) return [];
+  return [
+    {
+      type: 'FieldValueTooLong',
+      field: '[]',
+      message: `Too long: must have at most ${maxDataBytes} bytes`,
+    },
+  ];
+}
 
 function secretStringData(object: JsonObject): void {
   const stringData = object['stringData'];

@@ -251,3 +251,18 @@ void t.test(
     );
   },
 );
+
+void t.test('bad inputs - ConfigMap data over 1 MiB is a 422 Invalid', async (t) => {
+  const body = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'large' },
+    data: { blob: 'x'.repeat(2 * 1024 * 1024) },
+  });
+  const response = await rawRequest(fixture, 'POST', cms, body);
+  t.equal(response.status, 422);
+  t.equal(
+    status(response).message,
+    'ConfigMap "large" is invalid: []: Too long: must have at most 1048576 bytes',
+  );
+});
