@@ -37,6 +37,8 @@ interface Watcher {
   apiVersion: string;
   timers: NodeJS.Timeout[];
   closed: boolean;
+  /** Highest resourceVersion this watcher has been brought up to (no event at or below it is sent again). */
+  seenThrough: number;
 }
 
 /** An open watch; `close` stops it and ends its sink. */
@@ -63,6 +65,9 @@ export function expiredEventLine(requested: number, oldest: number): string {
 /** Fans committed changes out to open watches. */
 export class WatchHub {
   private readonly byKey = new Map<string, Set<Watcher>>();
+  /** With a journal, changes wait here until they are on disk, so watchers never see a change a crash could lose. */
+  private pending: ChangeEvent[] = [];
+  private waiting = false;
 
   constructor(private readonly store: ObjectStore) {
     store.subscribe((event) => this.dispatch(event));
@@ -84,6 +89,7 @@ export class WatchHub {
       apiVersion: apiVersionOf(filter.type.group, filter.type.version),
       timers: [],
       closed: false,
+      seenThrough: 0,
     };
     const handle: WatchHandle = { close: () => this.close(key, watcher) };
     if (options.fromResourceVersion === undefined) {
@@ -99,6 +105,8 @@ export class WatchHub {
       }
       for (const event of replay.events) this.deliver(watcher, event);
     }
+    // The list or replay covered everything committed so far, durable or not yet.
+    watcher.seenThrough = this.store.currentResourceVersion();
     let set = this.byKey.get(key);
     if (!set) this.byKey.set(key, (set = new Set()));
     set.add(watcher);
@@ -136,18 +144,56 @@ export class WatchHub {
     const object = {
       kind: watcher.filter.type.kind,
       apiVersion: watcher.apiVersion,
-      metadata: { resourceVersion: String(this.store.currentResourceVersion()) },
+      metadata: { resourceVersion: String(Math.max(watcher.seenThrough, this.deliveredThrough())) },
     };
     watcher.sink.write(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`);
   }
 
+  /** Every change at or below this resourceVersion has been offered to watchers. */
+  private deliveredThrough(): number {
+    const first = this.pending[0];
+    return first === undefined ? this.store.currentResourceVersion() : first.rv - 1;
+  }
+
   private dispatch(event: ChangeEvent): void {
+    if (this.store.journal === undefined) {
+      this.deliverAll(event);
+      return;
+    }
+    this.pending.push(event);
+    if (!this.waiting) this.awaitDurability();
+  }
+
+  private awaitDurability(): void {
+    const last = this.pending[this.pending.length - 1];
+    if (last === undefined) return;
+    this.waiting = true;
+    const upTo = last.rv;
+    this.store.flushed().then(
+      () => {
+        this.waiting = false;
+        const ready = this.pending.filter((e) => e.rv <= upTo);
+        this.pending = this.pending.filter((e) => e.rv > upTo);
+        for (const event of ready) this.deliverAll(event);
+        if (this.pending.length > 0) this.awaitDurability();
+      },
+      () => {
+        // The journal failed: nothing more becomes durable, so nothing more is announced.
+        this.waiting = false;
+        this.pending = [];
+      },
+    );
+  }
+
+  private deliverAll(event: ChangeEvent): void {
     const set = this.byKey.get(event.key);
     if (!set) return;
     for (const watcher of set) this.deliver(watcher, event);
   }
 
   private deliver(watcher: Watcher, event: ChangeEvent): void {
+    if (event.rv <= watcher.seenThrough) return;
+    watcher.seenThrough = event.rv;
     const { filter } = watcher;
     if (filter.namespace !== undefined && event.namespace !== filter.namespace) return;
     const now = filter.matches(event.object);

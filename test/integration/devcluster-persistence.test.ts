@@ -4,9 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import t from 'tap';
-import { waitFor } from './devcluster-fixture.js';
+import { startCluster, waitFor } from './devcluster-fixture.js';
 
 const command = join(import.meta.dirname, '..', '..', 'devcluster', 'command.js');
 
@@ -117,3 +117,41 @@ void t.test('persistence - a clean SIGTERM shutdown exits 0 and keeps everything
   const secret = await second.core.readNamespacedSecret({ namespace: 'kept', name: 's' });
   t.equal(Buffer.from(secret.data?.['k'] ?? '', 'base64').toString(), 'v');
 });
+
+void t.test(
+  'persistence - watchers of a durable cluster receive each change once it is on disk',
+  async (t) => {
+    const fixture = await startCluster({ dataDir: join(dir, 'watch') });
+    t.teardown(() => fixture.close());
+    const core = fixture.kubeConfig.makeApiClient(CoreV1Api);
+    const informer = makeInformer<V1ConfigMap>(
+      fixture.kubeConfig,
+      '/api/v1/namespaces/default/configmaps',
+      () => core.listNamespacedConfigMap({ namespace: 'default' }),
+    );
+    const seen: string[] = [];
+    informer.on('add', (o) => seen.push(`add:${o.metadata?.name ?? ''}`));
+    informer.on('update', (o) => seen.push(`update:${o.metadata?.name ?? ''}`));
+    await informer.start();
+    t.teardown(() => informer.stop());
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        core.createNamespacedConfigMap({
+          namespace: 'default',
+          body: { metadata: { name: `w-${i}` } },
+        }),
+      ),
+    );
+    await core.replaceNamespacedConfigMap({
+      namespace: 'default',
+      name: 'w-0',
+      body: { metadata: { name: 'w-0' }, data: { a: '1' } },
+    });
+    await waitFor('all adds and the update', () =>
+      seen.filter((s) => s.startsWith('add:')).length === 20 && seen.includes('update:w-0')
+        ? true
+        : undefined,
+    );
+    t.equal(new Set(seen).size, seen.length, 'no event delivered twice');
+  },
+);
