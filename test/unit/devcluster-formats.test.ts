@@ -9,6 +9,7 @@ import {
   formatAge,
 } from '../../devcluster/resources.js';
 import { evaluateJsonPath } from '../../devcluster/table.js';
+import { StatusReasons } from '../../devcluster/errors.js';
 
 void t.test('formats - JSONPath filters pick the condition a printer column names', (t) => {
   const object = {
@@ -96,5 +97,27 @@ void t.test('formats - devcluster command flags parse, and bad ones name the fla
     t.same((error as ZodError).issues[0]?.path, ['port']);
   }
   t.throws(() => parseDevclusterArgs(['--kubeconfig']), /needs a value/);
+  t.end();
+});
+
+void t.test('formats - the Status reason catalogue and its HTTP codes are pinned', (t) => {
+  t.same(StatusReasons, {
+    BadRequest: 400,
+    Unauthorized: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    MethodNotAllowed: 405,
+    NotAcceptable: 406,
+    AlreadyExists: 409,
+    Conflict: 409,
+    Gone: 410,
+    Expired: 410,
+    RequestEntityTooLarge: 413,
+    UnsupportedMediaType: 415,
+    Invalid: 422,
+    TooManyRequests: 429,
+    InternalError: 500,
+    ServiceUnavailable: 503,
+  });
   t.end();
 });
