@@ -119,14 +119,15 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const dir = mkdtempSync(join(tmpdir(), 'olmq-bench-'));
   const kubeconfig = join(dir, 'kubeconfig');
-  const command = join(import.meta.dirname, '..', 'devcluster', 'command.js');
+  const olmq = join(import.meta.dirname, '..', 'cli', 'main.js');
   // BENCH_SERVER_NODE_ARGS (e.g. --cpu-prof) lets a profile of the server be taken.
   const nodeArgs = (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(
     process.execPath,
     [
       ...nodeArgs,
-      command,
+      olmq,
+      'devcluster',
       '--kubeconfig',
       kubeconfig,
       ...(args.dataDir ? ['--data-dir', args.dataDir] : []),

@@ -130,6 +130,7 @@ export const commands = {
         schemes: natsSchemes,
         doc: 'Use this NATS server instead of starting a local nats-server.',
       }),
+      metricsPort,
       logLevel,
     },
   }),
@@ -177,7 +178,6 @@ export const commands = {
       }),
       logLevel,
     },
-    pending: 'issue #3 (devcluster: the embedded Kubernetes-compatible API server)',
   }),
   watcher: command({
     words: ['watcher'],

@@ -3,10 +3,18 @@
 // vars, validated once), then runs it. Exit codes are listed in ./commands.ts.
 import { commands, exitCodes, olmqVersion, type Command } from './commands.js';
 import { ConfigError, describeOptions, parseCommandLine } from './options.js';
-import { runUp } from './up.js';
-import { runWatcher } from './watcher.js';
 
 const all: Command[] = Object.values(commands);
+
+type CommandName = keyof typeof commands;
+type Handler = (config: never) => Promise<number>;
+
+// Handlers load lazily: `olmq --help` should not pay for the Kubernetes client's import.
+const handlers: Partial<Record<CommandName, () => Promise<Handler>>> = {
+  up: async () => (await import('./up.js')).runUp,
+  devcluster: async () => (await import('./devcluster.js')).runDevcluster,
+  watcher: async () => (await import('./watcher.js')).runWatcher,
+};
 
 function usage(): string {
   const width = Math.max(...all.map((c) => c.words.join(' ').length)) + 2;
@@ -112,9 +120,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`olmq ${olmqVersion()} (node ${process.version})\n`);
     return exitCodes.ok;
   }
-  if (found === commands.up) return runUp(parsed.config as Parameters<typeof runUp>[0]);
-  if (found === commands.watcher)
-    return runWatcher(parsed.config as Parameters<typeof runWatcher>[0]);
+  const key = (Object.keys(commands) as CommandName[]).find((k) => commands[k] === found);
+  const load = key === undefined ? undefined : handlers[key];
+  if (load !== undefined) return (await load())(parsed.config as never);
   return fail(`${name}: no handler`, exitCodes.failed);
 }
 

@@ -1,36 +1,135 @@
-// `olmq up` (what `npm start` runs): the whole system on one machine.
+// `olmq up` (what `npm start` runs): the whole system on one machine — the embedded devcluster
+// (unless --kubeconfig names a cluster), a local nats-server (unless NATS_URL is given), the OLM
+// API installed, the watcher, and the functions that exist in this build.
+import { hostname } from 'node:os';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { startDevcluster, type Devcluster } from '../devcluster/index.js';
+import { startWatcher } from '../functions/watcher/index.js';
+import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer, type NatsServer } from '../shared/bus/nats-server.js';
+import { KubeClient } from '../shared/kube/client.js';
+import { KubeconfigError, loadClusters } from '../shared/kube/clusters.js';
+import { isAlreadyExists } from '../shared/kube/errors.js';
+import { ensureOlmApi } from '../shared/kube/olm-api.js';
+import { serveOperations } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
+import { createRegistry } from '../shared/runtime/metrics.js';
 import { exitCodes, type CommandConfig } from './commands.js';
+import { connectNats, untilSignal } from './lifecycle.js';
 
-/** Pieces of the system that have not landed yet, named so `npm start` says what is missing. */
-const pendingPieces = [
-  'the embedded devcluster (issue #3)',
-  'the watcher and the function host (issue #4)',
-  'the catalog, resolve, plan, install, rbac and copy-csv functions (issues #5 to #8)',
+/** Functions not in this build yet, named so `npm start` says what is missing. */
+const pendingFunctions = [
+  'catalog (issue #5)',
+  'resolve and plan (issue #6)',
+  'install (issue #7)',
+  'rbac and copy-csv (issue #8)',
 ];
 
-/** Starts what exists of the system and names what does not exist yet. */
+/** Starts everything, prints how to use it, and runs until SIGTERM/SIGINT. */
 export async function runUp(config: CommandConfig<'up'>): Promise<number> {
   const log = createLogger('up', config.logLevel);
-  let nats: NatsServer | undefined;
-  if (config.natsUrl === undefined) {
-    const storeDir = resolve(join(config.dataDir, 'nats'));
-    await mkdir(storeDir, { recursive: true });
-    nats = await startNatsServer({ storeDir, monitoring: true });
-    log.info({ url: nats.url, storeDir }, 'local nats-server started');
+  const dataDir = resolve(config.dataDir);
+  const stops: (() => Promise<void>)[] = [];
+  const shutdown = async (): Promise<void> => {
+    for (const stop of stops.reverse())
+      await stop().catch((error: unknown) => log.warn({ err: error }, 'shutdown step failed'));
+  };
+  try {
+    // The cluster: the given kubeconfig, or the embedded devcluster.
+    let kubeconfigPath = config.kubeconfig === undefined ? undefined : resolve(config.kubeconfig);
+    let devcluster: Devcluster | undefined;
+    if (kubeconfigPath === undefined) {
+      await mkdir(join(dataDir, 'devcluster'), { recursive: true });
+      devcluster = await startDevcluster({
+        port: config.port,
+        dataDir: join(dataDir, 'devcluster'),
+        logger: log.child({ component: 'devcluster' }),
+      });
+      stops.push(() => devcluster?.close() ?? Promise.resolve());
+      kubeconfigPath = resolve(config.kubeconfigOut);
+      await mkdir(dirname(kubeconfigPath), { recursive: true });
+      await devcluster.writeKubeconfig(kubeconfigPath);
+    }
+    const [cluster] = loadClusters({
+      path: kubeconfigPath,
+      context: undefined,
+      clusterId: undefined,
+    });
+    if (cluster === undefined)
+      throw new KubeconfigError(`kubeconfig ${kubeconfigPath} has no context`);
+
+    // NATS: the given server, or a local nats-server keeping its data beside the devcluster's.
+    let nats: NatsServer | undefined;
+    if (config.natsUrl === undefined) {
+      await mkdir(join(dataDir, 'nats'), { recursive: true });
+      nats = await startNatsServer({ storeDir: join(dataDir, 'nats'), monitoring: true });
+      stops.push(() => nats?.stop() ?? Promise.resolve());
+    }
+    const natsUrl = nats?.url ?? config.natsUrl ?? '';
+    const nc = await connectNats(natsUrl, 'olmq-up', log);
+    stops.push(() => nc.close());
+    const backbone = await openBackbone(nc);
+
+    // The OLM API and the watcher's lease namespace.
+    const client = await KubeClient.fromKubeConfig(cluster.id, cluster.kubeConfig, {
+      userAgent: 'olmq-up',
+    });
+    stops.push(() => Promise.resolve(client.close()));
+    await ensureOlmApi(client);
+    await client
+      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmq-system' } })
+      .catch((error: unknown) => {
+        if (!isAlreadyExists(error)) throw error;
+      });
+
+    const registry = createRegistry();
+    const watcher = await startWatcher({
+      cluster,
+      backbone,
+      log,
+      registry,
+      identity: `${hostname()}-${process.pid}`,
+      leaseNamespace: 'olmq-system',
+      leaseName: `olmq-watcher-${cluster.id}`.slice(0, 63),
+      leaseDurationSeconds: 15,
+    });
+    stops.push(() => watcher.stop());
+    await watcher.synced();
+    const endpoint = await serveOperations({
+      port: config.metricsPort,
+      host: '127.0.0.1',
+      registry,
+      readiness: { nats: () => (nc.isClosed() ? 'connection closed' : '') },
+    });
+    stops.push(() => endpoint.close());
+
+    process.stdout.write(
+      [
+        'olmq is ready',
+        `  cluster:  ${devcluster === undefined ? `${cluster.id} (from ${kubeconfigPath})` : `embedded devcluster at ${devcluster.url}`}`,
+        `  NATS:     ${natsUrl}${nats === undefined ? '' : ' (local nats-server)'}`,
+        `  metrics:  ${endpoint.url}/metrics`,
+        '  running:  watcher',
+        `  not in this build yet: ${pendingFunctions.join(', ')}`,
+        '',
+        'Point kubectl at it:',
+        `  export KUBECONFIG=${kubeconfigPath}`,
+        '  kubectl api-resources --api-group=operators.coreos.com',
+        '  kubectl get csv,sub,ip,catsrc,og -A',
+        '',
+      ].join('\n'),
+    );
+    const signal = await untilSignal();
+    log.info({ signal }, 'shutting down');
+    await shutdown();
+    return exitCodes.ok;
+  } catch (error) {
+    await shutdown();
+    if (error instanceof KubeconfigError) {
+      process.stderr.write(`olmq up: ${error.message}\n`);
+      return exitCodes.usage;
+    }
+    throw error;
   }
-  const natsUrl = nats?.url ?? config.natsUrl;
-  process.stdout.write(
-    [
-      `NATS JetStream: ${natsUrl}${nats === undefined ? ' (given)' : ' (local nats-server)'}`,
-      'Not built yet, so olmq stops here:',
-      ...pendingPieces.map((piece) => `  - ${piece}`),
-      '',
-    ].join('\n'),
-  );
-  await nats?.stop();
-  return exitCodes.notAvailable;
 }

@@ -8,7 +8,7 @@ import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernet
 import t from 'tap';
 import { startCluster, waitFor } from './devcluster-fixture.js';
 
-const command = join(import.meta.dirname, '..', '..', 'devcluster', 'command.js');
+const olmq = join(import.meta.dirname, '..', '..', 'cli', 'main.js');
 
 interface Running {
   child: ChildProcess;
@@ -20,14 +20,15 @@ async function launch(dataDir: string, kubeconfig: string): Promise<Running> {
   const child = spawn(
     process.execPath,
     [
-      command,
+      olmq,
+      'devcluster',
       '--port',
       '0',
       '--kubeconfig',
       kubeconfig,
       '--data-dir',
       dataDir,
-      '--pod-ready-delay-ms',
+      '--pod-ready-delay',
       '0',
     ],
     {

@@ -1,6 +1,4 @@
 import t from 'tap';
-import { ZodError } from 'zod';
-import { parseDevclusterArgs } from '../../devcluster/command.js';
 import { aggregatedVersionAccepted } from '../../devcluster/discovery.js';
 import { openApiV2Protobuf, schemaName } from '../../devcluster/openapi.js';
 import {
@@ -80,25 +78,6 @@ void t.test(
     t.end();
   },
 );
-
-void t.test('formats - devcluster command flags parse, and bad ones name the flag', (t) => {
-  t.same(parseDevclusterArgs(['--port', '8443', '--kubeconfig=/tmp/k', '--data-dir', '/tmp/d']), {
-    port: 8443,
-    host: '127.0.0.1',
-    kubeconfig: '/tmp/k',
-    dataDir: '/tmp/d',
-    podReadyDelayMs: 1000,
-  });
-  try {
-    parseDevclusterArgs(['--port', 'x', '--kubeconfig', '/tmp/k']);
-    t.fail('expected an error');
-  } catch (error) {
-    t.ok(error instanceof ZodError);
-    t.same((error as ZodError).issues[0]?.path, ['port']);
-  }
-  t.throws(() => parseDevclusterArgs(['--kubeconfig']), /needs a value/);
-  t.end();
-});
 
 void t.test('formats - the Status reason catalogue and its HTTP codes are pinned', (t) => {
   t.same(StatusReasons, {
