@@ -1,0 +1,239 @@
+// Lifecycle controllers: namespace termination and default ServiceAccounts, CRD cleanup on
+// deletion, and ClusterRole aggregation (as kube-controller-manager does them).
+import { text } from '../values.js';
+import type { Logger } from 'pino';
+import { aggregatedRules } from '../auth/index.js';
+import { jsonEqual, systemWrite, type ApiCore } from '../core.js';
+import { crdCleanupFinalizer, storageVersionOf } from '../crds.js';
+import { ApiError } from '../errors.js';
+import { isJsonObject, type JsonObject } from '../json.js';
+import { storageKey } from '../resources.js';
+import type { ChangeEvent } from '../store.js';
+import { splitStorageKey } from './garbage-collector.js';
+import { WorkQueue } from './queue.js';
+
+function metadataOf(object: JsonObject): JsonObject {
+  return object['metadata'] as JsonObject;
+}
+
+function tolerate(action: () => unknown): void {
+  try {
+    action();
+  } catch (error) {
+    if (
+      error instanceof ApiError &&
+      (error.reason === 'NotFound' ||
+        error.reason === 'AlreadyExists' ||
+        error.reason === 'Conflict')
+    )
+      return;
+    throw error;
+  }
+}
+
+/** Namespace lifecycle: default ServiceAccount, content removal and the `kubernetes` finalizer. */
+export class NamespaceController {
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly core: ApiCore,
+    logger: Logger,
+  ) {
+    this.queue = new WorkQueue('namespace', (name) => this.reconcile(name), logger);
+  }
+
+  /** Starts following changes; returns the stop function. */
+  start(): () => void {
+    for (const ns of this.core.store.list('namespaces'))
+      this.queue.add(text(metadataOf(ns)['name']));
+    const unsubscribe = this.core.store.subscribe((event: ChangeEvent) => {
+      if (event.key === 'namespaces' && event.type !== 'DELETED') this.queue.add(event.name);
+      else if (
+        event.namespace !== '' &&
+        (event.type === 'DELETED' || event.key === 'serviceaccounts')
+      ) {
+        const ns = this.core.store.get('namespaces', '', event.namespace);
+        if (
+          ns &&
+          (metadataOf(ns)['deletionTimestamp'] !== undefined || event.key === 'serviceaccounts')
+        )
+          this.queue.add(event.namespace);
+      }
+    });
+    return () => {
+      unsubscribe();
+      this.queue.stop();
+    };
+  }
+
+  private reconcile(name: string): void {
+    const ns = this.core.store.get('namespaces', '', name);
+    if (!ns) return;
+    if (metadataOf(ns)['deletionTimestamp'] === undefined) {
+      if (!this.core.store.get('serviceaccounts', name, 'default')) {
+        const type = this.core.typeOf('', 'serviceaccounts');
+        tolerate(() =>
+          this.core.create(
+            type,
+            name,
+            {
+              apiVersion: 'v1',
+              kind: 'ServiceAccount',
+              metadata: { name: 'default', namespace: name },
+            },
+            systemWrite('service-account-controller'),
+          ),
+        );
+      }
+      return;
+    }
+    let remaining = 0;
+    for (const key of this.core.store.keys()) {
+      const { group, resource } = splitStorageKey(key);
+      let type;
+      try {
+        type = this.core.typeOf(group, resource);
+      } catch {
+        continue;
+      }
+      if (!type.namespaced) continue;
+      for (const object of this.core.store.list(key, name)) {
+        remaining++;
+        if (metadataOf(object)['deletionTimestamp'] !== undefined) continue;
+        tolerate(() =>
+          this.core.delete(type, name, text(metadataOf(object)['name']), {
+            propagationPolicy: 'Background',
+            dryRun: false,
+          }),
+        );
+      }
+    }
+    if (remaining > 0) {
+      // Deleting content emits events that requeue us; objects held by finalizers keep it waiting.
+      return;
+    }
+    const spec = isJsonObject(ns['spec']) ? ns['spec'] : {};
+    const finalizers = Array.isArray(spec['finalizers']) ? spec['finalizers'] : [];
+    if (finalizers.includes('kubernetes')) {
+      const type = this.core.typeOf('', 'namespaces');
+      const body: JsonObject = {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name },
+        spec: { finalizers: finalizers.filter((f) => f !== 'kubernetes') },
+      };
+      tolerate(() =>
+        this.core.update(type, '', name, body, systemWrite('namespace-controller'), 'finalize'),
+      );
+    }
+  }
+}
+
+/** Removes a deleted CRD's objects, then lets the CRD go and stops serving it. */
+export class CrdCleanupController {
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly core: ApiCore,
+    logger: Logger,
+  ) {
+    this.queue = new WorkQueue('crd-cleanup', (name) => this.reconcile(name), logger);
+  }
+
+  /** Starts following changes; returns the stop function. */
+  start(): () => void {
+    const crdKey = storageKey('apiextensions.k8s.io', 'customresourcedefinitions');
+    for (const crd of this.core.store.list(crdKey)) this.queue.add(text(metadataOf(crd)['name']));
+    const unsubscribe = this.core.store.subscribe((event) => {
+      if (event.key === crdKey) {
+        if (event.type === 'DELETED') this.core.registry.removeCrd(event.name);
+        else this.queue.add(event.name);
+      } else if (event.type === 'DELETED') {
+        const { group, resource } = splitStorageKey(event.key);
+        const crdName = `${resource}.${group}`;
+        if (group !== '' && this.core.store.get(crdKey, '', crdName)) this.queue.add(crdName);
+      }
+    });
+    return () => {
+      unsubscribe();
+      this.queue.stop();
+    };
+  }
+
+  private reconcile(name: string): void {
+    const crdKey = storageKey('apiextensions.k8s.io', 'customresourcedefinitions');
+    const crd = this.core.store.get(crdKey, '', name);
+    if (!crd || metadataOf(crd)['deletionTimestamp'] === undefined) return;
+    const spec = isJsonObject(crd['spec']) ? crd['spec'] : {};
+    const names = isJsonObject(spec['names']) ? spec['names'] : {};
+    const group = text(spec['group'] ?? '');
+    const plural = text(names['plural'] ?? '');
+    const key = storageKey(group, plural);
+    const version = storageVersionOf(crd);
+    const type = this.core.registry.get(group, version, plural);
+    const objects = this.core.store.list(key);
+    if (type) {
+      for (const object of objects) {
+        if (metadataOf(object)['deletionTimestamp'] !== undefined) continue;
+        tolerate(() =>
+          this.core.delete(
+            type,
+            text(metadataOf(object)['namespace'] ?? ''),
+            text(metadataOf(object)['name']),
+            { propagationPolicy: 'Background', dryRun: false },
+          ),
+        );
+      }
+    }
+    if (this.core.store.count(key) > 0) return;
+    this.core.removeFinalizer(
+      this.core.typeOf('apiextensions.k8s.io', 'customresourcedefinitions'),
+      '',
+      name,
+      crdCleanupFinalizer,
+    );
+  }
+}
+
+/** Keeps the rules of ClusterRoles with an aggregationRule equal to the union of the selected roles' rules. */
+export class ClusterRoleAggregationController {
+  private readonly queue: WorkQueue;
+
+  constructor(
+    private readonly core: ApiCore,
+    logger: Logger,
+  ) {
+    this.queue = new WorkQueue('clusterrole-aggregation', () => this.reconcile(), logger);
+  }
+
+  /** Starts following changes; returns the stop function. */
+  start(): () => void {
+    const key = storageKey('rbac.authorization.k8s.io', 'clusterroles');
+    this.queue.add('all');
+    const unsubscribe = this.core.store.subscribe((event) => {
+      if (event.key === key) this.queue.add('all');
+    });
+    return () => {
+      unsubscribe();
+      this.queue.stop();
+    };
+  }
+
+  private reconcile(): void {
+    const type = this.core.typeOf('rbac.authorization.k8s.io', 'clusterroles');
+    const roles = this.core.store.list(storageKey('rbac.authorization.k8s.io', 'clusterroles'));
+    for (const [name, rules] of aggregatedRules(roles)) {
+      const current = this.core.store.get(
+        storageKey('rbac.authorization.k8s.io', 'clusterroles'),
+        '',
+        name,
+      );
+      if (!current || jsonEqual(current['rules'] ?? [], rules)) continue;
+      const copy = structuredClone(current);
+      copy['rules'] = rules;
+      tolerate(() =>
+        this.core.update(type, '', name, copy, systemWrite('clusterrole-aggregation-controller')),
+      );
+    }
+  }
+}

@@ -1,0 +1,231 @@
+// Public entry point of the devcluster: an embedded Kubernetes-compatible API server over HTTPS.
+import { text } from './values.js';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import {
+  bootstrapRbac,
+  createClusterCertificates,
+  createServiceAccountSigningKey,
+  type AuthenticationContext,
+  type ClusterCertificates,
+  type RbacSource,
+  type UserInfo,
+} from './auth/index.js';
+import { ApiCore, systemWrite } from './core.js';
+import { GarbageCollector } from './controllers/garbage-collector.js';
+import {
+  ClusterRoleAggregationController,
+  CrdCleanupController,
+  NamespaceController,
+} from './controllers/lifecycle.js';
+import { WorkloadControllers } from './controllers/workloads.js';
+import { Faults, type FaultHooks } from './faults.js';
+import { createRequestListener } from './http.js';
+import { FileJournal, recoverStore } from './journal.js';
+import type { JsonObject } from './json.js';
+import { renderKubeconfig } from './kubeconfig.js';
+import { builtinResourceTypes, ResourceRegistry, storageKey } from './resources.js';
+import { ObjectStore } from './store.js';
+import { WatchHub } from './watch.js';
+
+export type { FaultHooks, ObjectTarget } from './faults.js';
+export { failAnnotation } from './controllers/workloads.js';
+
+/** Options of startDevcluster. */
+export interface DevclusterOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Listen address (default 127.0.0.1). */
+  host?: string;
+  /** Directory for durable storage and certificates; in-memory when absent. */
+  dataDir?: string;
+  /** Delay before simulated pods become Ready (default 1000 ms; 0 allowed). */
+  podReadyDelayMs?: number;
+  /** Version reported by /version (default v1.30.6). */
+  kubernetesVersion?: string;
+  /** Logger (default: silent). */
+  logger?: Logger;
+  /** Interval of watch bookmarks when clients allow them (default 5000 ms). */
+  bookmarkIntervalMs?: number;
+}
+
+/** A running devcluster. */
+export interface Devcluster {
+  /** https://host:port */
+  url: string;
+  port: number;
+  /** Admin kubeconfig (YAML) with the cluster CA and an admin client certificate; context "olmq-devcluster". */
+  kubeconfig(): string;
+  /** Writes the admin kubeconfig to a file (mode 0600). */
+  writeKubeconfig(path: string): Promise<void>;
+  /** Fault injection for failure tests. */
+  faults: FaultHooks;
+  /** Stops serving, ends watches and controllers, flushes storage. */
+  close(): Promise<void>;
+}
+
+/** Default Kubernetes version reported by /version. */
+export const defaultKubernetesVersion = 'v1.30.6';
+
+const initialNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+interface Secrets {
+  certificates: ClusterCertificates;
+  signingKeyPem: string;
+}
+
+async function loadSecrets(dataDir: string | undefined, hosts: string[]): Promise<Secrets> {
+  const file = dataDir === undefined ? undefined : join(dataDir, 'pki.json');
+  if (file !== undefined && existsSync(file))
+    return JSON.parse(readFileSync(file, 'utf8')) as Secrets;
+  const secrets: Secrets = {
+    certificates: await createClusterCertificates(hosts),
+    signingKeyPem: createServiceAccountSigningKey(),
+  };
+  if (file !== undefined) writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+  return secrets;
+}
+
+function bootstrap(core: ApiCore): void {
+  const write = systemWrite('devcluster-bootstrap');
+  const nsType = core.typeOf('', 'namespaces');
+  for (const name of initialNamespaces) {
+    if (!core.find(nsType, '', name))
+      core.create(nsType, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, write);
+  }
+  for (const object of bootstrapRbac()) {
+    const kind = text(object['kind']);
+    const type = core.typeOf('rbac.authorization.k8s.io', `${kind.toLowerCase()}s`);
+    const metadata = object['metadata'] as JsonObject;
+    const namespace = text(metadata['namespace'] ?? '');
+    if (core.find(type, namespace, text(metadata['name']))) continue;
+    core.create(type, namespace, structuredClone(object), write);
+  }
+}
+
+/** Starts a devcluster and resolves once it serves. */
+export async function startDevcluster(options: DevclusterOptions = {}): Promise<Devcluster> {
+  const host = options.host ?? '127.0.0.1';
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const kubernetesVersion = options.kubernetesVersion ?? defaultKubernetesVersion;
+  if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+  const secrets = await loadSecrets(options.dataDir, [
+    ...new Set([host, '127.0.0.1', 'localhost', '::1']),
+  ]);
+
+  const store = new ObjectStore();
+  let journal: FileJournal | undefined;
+  if (options.dataDir !== undefined) {
+    recoverStore(options.dataDir, store);
+    journal = new FileJournal(options.dataDir, store);
+    store.journal = journal;
+  }
+  const registry = new ResourceRegistry(builtinResourceTypes());
+  const hub = new WatchHub(store);
+  const faults = new Faults(store, hub);
+  const core = new ApiCore({ store, registry, faults });
+  for (const crd of store.list(storageKey('apiextensions.k8s.io', 'customresourcedefinitions')))
+    core.serveCrd(crd);
+  bootstrap(core);
+
+  const rbac: RbacSource = {
+    roles: (ns) => store.list(storageKey('rbac.authorization.k8s.io', 'roles'), ns),
+    roleBindings: (ns) => store.list(storageKey('rbac.authorization.k8s.io', 'rolebindings'), ns),
+    clusterRoles: () => store.list(storageKey('rbac.authorization.k8s.io', 'clusterroles')),
+    clusterRoleBindings: () =>
+      store.list(storageKey('rbac.authorization.k8s.io', 'clusterrolebindings')),
+  };
+  const adminToken = randomBytes(24).toString('base64url');
+  const staticTokens = new Map<string, UserInfo>([
+    [adminToken, { username: 'admin', groups: ['system:masters', 'system:authenticated'] }],
+  ]);
+  const authContext = (): AuthenticationContext => ({
+    signingKeyPem: secrets.signingKeyPem,
+    staticTokens,
+    serviceAccountUid: (namespace, name) => {
+      const account = store.get('serviceaccounts', namespace, name);
+      const uid = account ? (account['metadata'] as JsonObject)['uid'] : undefined;
+      return typeof uid === 'string' ? uid : undefined;
+    },
+    rbac,
+    now: new Date(),
+  });
+
+  const stops = [
+    new GarbageCollector(core, logger).start(),
+    new NamespaceController(core, logger).start(),
+    new CrdCleanupController(core, logger).start(),
+    new ClusterRoleAggregationController(core, logger).start(),
+    new WorkloadControllers(core, logger, {
+      podReadyDelayMs: options.podReadyDelayMs ?? 1000,
+    }).start(),
+  ];
+
+  let address = '';
+  const listener = createRequestListener({
+    core,
+    hub,
+    rbac,
+    kubernetesVersion,
+    serverAddress: () => address,
+    authContext,
+    signingKeyPem: secrets.signingKeyPem,
+    logger,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5000,
+  });
+  const { certificates } = secrets;
+  const server: Server = createServer(
+    {
+      key: certificates.serverKeyPem,
+      cert: certificates.serverCertPem,
+      ca: certificates.caCertPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
+    listener,
+  );
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${host}:${port}`;
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const kubeconfig = (): string =>
+    renderKubeconfig({
+      server: url,
+      caCertPem: certificates.caCertPem,
+      clientCertPem: certificates.adminCertPem,
+      clientKeyPem: certificates.adminKeyPem,
+    });
+  logger.info({ url, dataDir: options.dataDir }, 'devcluster serving');
+
+  let closed = false;
+  return {
+    url,
+    port,
+    kubeconfig,
+    writeKubeconfig: (path) => writeFile(path, kubeconfig(), { mode: 0o600 }),
+    faults,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      for (const stop of stops) stop();
+      hub.closeAll();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await journal?.close();
+    },
+  };
+}

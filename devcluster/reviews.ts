@@ -1,0 +1,131 @@
+// The review kinds answered on create and never stored: SubjectAccessReview,
+// SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview and TokenReview.
+import {
+  authenticate,
+  authorize,
+  rulesReview,
+  type AuthenticationContext,
+  type RbacSource,
+  type RequestAttributes,
+  type UserInfo,
+} from './auth/index.js';
+import { badRequest } from './errors.js';
+import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+
+function obj(value: JsonValue | undefined): JsonObject {
+  return isJsonObject(value) ? value : {};
+}
+
+function str(value: JsonValue | undefined): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function strings(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function accessStatus(
+  spec: JsonObject,
+  user: UserInfo,
+  rbac: RbacSource,
+  namespaceOverride?: string,
+): JsonObject {
+  const resource = spec['resourceAttributes'];
+  const nonResource = spec['nonResourceAttributes'];
+  let attributes: RequestAttributes;
+  if (isJsonObject(resource)) {
+    attributes = {
+      user,
+      verb: str(resource['verb']),
+      resourceRequest: true,
+      apiGroup: str(resource['group']),
+      apiVersion: str(resource['version']),
+      resource: str(resource['resource']),
+      subresource: str(resource['subresource']),
+      namespace: namespaceOverride ?? str(resource['namespace']),
+      name: str(resource['name']),
+      path: '',
+    };
+  } else if (isJsonObject(nonResource)) {
+    attributes = {
+      user,
+      verb: str(nonResource['verb']),
+      resourceRequest: false,
+      apiGroup: '',
+      apiVersion: '',
+      resource: '',
+      subresource: '',
+      namespace: '',
+      name: '',
+      path: str(nonResource['path']),
+    };
+  } else {
+    throw badRequest('spec.resourceAttributes or spec.nonResourceAttributes is required');
+  }
+  const decision = authorize(attributes, rbac);
+  const status: JsonObject = { allowed: decision.allowed };
+  if (decision.reason !== '') status['reason'] = decision.reason;
+  if (decision.evaluationError) status['evaluationError'] = decision.evaluationError;
+  return status;
+}
+
+/** Answers a review object for `kind`, created by `requester`; returns the object with its status. */
+export function answerReview(
+  kind: string,
+  body: JsonObject,
+  requester: UserInfo,
+  namespace: string,
+  rbac: RbacSource,
+  authContext: AuthenticationContext,
+): JsonObject {
+  const spec = obj(body['spec']);
+  const result: JsonObject = {
+    ...body,
+    metadata: { ...obj(body['metadata']), creationTimestamp: null },
+  };
+  switch (kind) {
+    case 'SelfSubjectAccessReview':
+      result['status'] = accessStatus(spec, requester, rbac);
+      break;
+    case 'SubjectAccessReview':
+    case 'LocalSubjectAccessReview': {
+      const user: UserInfo = { username: str(spec['user']), groups: strings(spec['groups']) };
+      if (typeof spec['uid'] === 'string') user.uid = spec['uid'];
+      result['status'] = accessStatus(
+        spec,
+        user,
+        rbac,
+        kind === 'LocalSubjectAccessReview' ? namespace : undefined,
+      );
+      break;
+    }
+    case 'SelfSubjectRulesReview': {
+      const review = rulesReview(requester, str(spec['namespace']), rbac);
+      const status: JsonObject = {
+        resourceRules: review.resourceRules,
+        nonResourceRules: review.nonResourceRules,
+        incomplete: review.incomplete,
+      };
+      if (review.evaluationError !== undefined) status['evaluationError'] = review.evaluationError;
+      result['status'] = status;
+      break;
+    }
+    case 'TokenReview': {
+      const outcome = authenticate(
+        { authorizationHeader: `Bearer ${str(spec['token'])}`, headers: {} },
+        authContext,
+      );
+      if (outcome.ok) {
+        const user: JsonObject = { username: outcome.user.username, groups: outcome.user.groups };
+        if (outcome.user.uid !== undefined) user['uid'] = outcome.user.uid;
+        result['status'] = { authenticated: true, user, audiences: strings(spec['audiences']) };
+      } else {
+        result['status'] = { authenticated: false, user: {}, error: outcome.message };
+      }
+      break;
+    }
+    default:
+      throw badRequest(`${kind} cannot be created here`);
+  }
+  return result;
+}

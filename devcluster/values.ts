@@ -1,0 +1,10 @@
+// Reading plain JSON values as text without "[object Object]" surprises.
+import type { JsonValue } from './json.js';
+
+/** A JSON value as text: strings as they are, numbers and booleans printed, null/absent as "", objects as JSON. */
+export function text(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}

@@ -1,0 +1,189 @@
+// Watches: replays the event log from a resourceVersion, then streams live changes, each
+// event serialised once per apiVersion and shared by every watcher that receives it.
+import type { JsonObject } from './json.js';
+import { apiVersionOf, storageKey, type ResourceType } from './resources.js';
+import type { ChangeEvent, ChangeType, ObjectStore } from './store.js';
+
+/** Where a watch writes its newline-delimited JSON events. */
+export interface WatchSink {
+  write(line: string): void;
+  /** Ends the stream (the client sees a clean end of the response). */
+  end(): void;
+}
+
+/** Which objects a watch receives. */
+export interface WatchFilter {
+  type: ResourceType;
+  /** Only this namespace; undefined = all. */
+  namespace: string | undefined;
+  matches(object: JsonObject): boolean;
+  /** Renders an object for this watcher when it is not the plain object (Table watches). */
+  render?: (object: JsonObject) => JsonObject;
+}
+
+/** Options of one watch request. */
+export interface WatchOptions {
+  /** Resume after this resourceVersion; undefined = send the current state first. */
+  fromResourceVersion: number | undefined;
+  allowBookmarks: boolean;
+  timeoutSeconds: number | undefined;
+  bookmarkIntervalMs: number;
+}
+
+interface Watcher {
+  filter: WatchFilter;
+  sink: WatchSink;
+  apiVersion: string;
+  timers: NodeJS.Timeout[];
+  closed: boolean;
+}
+
+/** An open watch; `close` stops it and ends its sink. */
+export interface WatchHandle {
+  close(): void;
+}
+
+/** The "too old resource version" ERROR event kube sends before ending a watch. */
+export function expiredEventLine(requested: number, oldest: number): string {
+  return `${JSON.stringify({
+    type: 'ERROR',
+    object: {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `too old resource version: ${requested} (${oldest})`,
+      reason: 'Expired',
+      code: 410,
+    },
+  })}\n`;
+}
+
+/** Fans committed changes out to open watches. */
+export class WatchHub {
+  private readonly byKey = new Map<string, Set<Watcher>>();
+
+  constructor(private readonly store: ObjectStore) {
+    store.subscribe((event) => this.dispatch(event));
+  }
+
+  /** Number of open watches (for tests and metrics). */
+  size(): number {
+    let n = 0;
+    for (const set of this.byKey.values()) n += set.size;
+    return n;
+  }
+
+  /** Opens a watch; the initial state or replay is written synchronously before live events. */
+  open(filter: WatchFilter, sink: WatchSink, options: WatchOptions): WatchHandle {
+    const key = storageKey(filter.type.group, filter.type.resource);
+    const watcher: Watcher = {
+      filter,
+      sink,
+      apiVersion: apiVersionOf(filter.type.group, filter.type.version),
+      timers: [],
+      closed: false,
+    };
+    const handle: WatchHandle = { close: () => this.close(key, watcher) };
+    if (options.fromResourceVersion === undefined) {
+      for (const object of this.store.list(key, filter.namespace)) {
+        if (filter.matches(object)) sink.write(this.line(watcher, 'ADDED', object));
+      }
+    } else {
+      const replay = this.store.eventsSince(options.fromResourceVersion, key);
+      if (!replay.ok) {
+        sink.write(expiredEventLine(options.fromResourceVersion, replay.oldest));
+        sink.end();
+        return { close: () => undefined };
+      }
+      for (const event of replay.events) this.deliver(watcher, event);
+    }
+    let set = this.byKey.get(key);
+    if (!set) this.byKey.set(key, (set = new Set()));
+    set.add(watcher);
+    if (options.allowBookmarks) {
+      const timer = setInterval(() => this.bookmark(watcher), options.bookmarkIntervalMs);
+      timer.unref();
+      watcher.timers.push(timer);
+    }
+    if (options.timeoutSeconds !== undefined && options.timeoutSeconds > 0) {
+      const timer = setTimeout(() => {
+        if (options.allowBookmarks) this.bookmark(watcher);
+        handle.close();
+      }, options.timeoutSeconds * 1000);
+      timer.unref();
+      watcher.timers.push(timer);
+    }
+    return handle;
+  }
+
+  /** Ends every open watch (fault injection: clients see their connections drop). */
+  closeAll(): void {
+    for (const [key, set] of this.byKey) for (const watcher of [...set]) this.close(key, watcher);
+  }
+
+  private close(key: string, watcher: Watcher): void {
+    if (watcher.closed) return;
+    watcher.closed = true;
+    for (const timer of watcher.timers) clearTimeout(timer);
+    this.byKey.get(key)?.delete(watcher);
+    watcher.sink.end();
+  }
+
+  private bookmark(watcher: Watcher): void {
+    if (watcher.closed) return;
+    const object = {
+      kind: watcher.filter.type.kind,
+      apiVersion: watcher.apiVersion,
+      metadata: { resourceVersion: String(this.store.currentResourceVersion()) },
+    };
+    watcher.sink.write(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`);
+  }
+
+  private dispatch(event: ChangeEvent): void {
+    const set = this.byKey.get(event.key);
+    if (!set) return;
+    for (const watcher of set) this.deliver(watcher, event);
+  }
+
+  private deliver(watcher: Watcher, event: ChangeEvent): void {
+    const { filter } = watcher;
+    if (filter.namespace !== undefined && event.namespace !== filter.namespace) return;
+    const now = filter.matches(event.object);
+    let type: ChangeType | undefined;
+    if (event.type === 'MODIFIED') {
+      const before = event.previous !== undefined && filter.matches(event.previous);
+      // An object entering or leaving a selector is an ADDED or DELETED for that watch, as in kube.
+      type = now ? (before ? 'MODIFIED' : 'ADDED') : before ? 'DELETED' : undefined;
+    } else if (now) {
+      type = event.type;
+    }
+    if (type === undefined) return;
+    if (filter.render) {
+      watcher.sink.write(
+        `${JSON.stringify({ type, object: filter.render(this.present(watcher, event.object)) })}\n`,
+      );
+      return;
+    }
+    event.cache ??= new Map();
+    const cacheKey = `${type}|${watcher.apiVersion}`;
+    let line = event.cache.get(cacheKey);
+    if (line === undefined) {
+      line = this.line(watcher, type, event.object);
+      event.cache.set(cacheKey, line);
+    }
+    watcher.sink.write(line);
+  }
+
+  private present(watcher: Watcher, object: JsonObject): JsonObject {
+    return object['apiVersion'] === watcher.apiVersion
+      ? object
+      : { ...object, apiVersion: watcher.apiVersion };
+  }
+
+  private line(watcher: Watcher, type: ChangeType, object: JsonObject): string {
+    const presented = this.present(watcher, object);
+    const rendered = watcher.filter.render ? watcher.filter.render(presented) : presented;
+    return `{"type":"${type}","object":${JSON.stringify(rendered)}}\n`;
+  }
+}

@@ -1,0 +1,153 @@
+// Test fixture: an in-process devcluster on a random port, its kubeconfig in a temp dir, a
+// kubectl runner and a deadline-bound wait.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import {
+  startDevcluster,
+  type Devcluster,
+  type DevclusterOptions,
+} from '../../devcluster/index.js';
+
+/** A running devcluster with its temp dir and kubeconfig path. */
+export interface ClusterFixture {
+  cluster: Devcluster;
+  dir: string;
+  kubeconfigPath: string;
+  kubeConfig: KubeConfig;
+  close(): Promise<void>;
+}
+
+/** Starts a devcluster (pods ready at once unless told otherwise) and writes its kubeconfig. */
+export async function startCluster(options: DevclusterOptions = {}): Promise<ClusterFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'olmq-devcluster-test-'));
+  const cluster = await startDevcluster({ podReadyDelayMs: 0, ...options });
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  await cluster.writeKubeconfig(kubeconfigPath);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(cluster.kubeconfig());
+  return {
+    cluster,
+    dir,
+    kubeconfigPath,
+    kubeConfig,
+    close: async () => {
+      await cluster.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Why kubectl cannot be used, or undefined when it is on PATH. */
+export function kubectlMissing(): string | undefined {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'kubectl is not on PATH: the kubectl suite needs the real binary';
+  }
+}
+
+/** Outcome of one kubectl run. */
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs kubectl against the fixture (own discovery cache per cluster). */
+export function kubectl(
+  fixture: ClusterFixture,
+  args: readonly string[],
+  input?: string,
+): Promise<KubectlResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'kubectl',
+      [...args],
+      {
+        env: {
+          ...process.env,
+          KUBECONFIG: fixture.kubeconfigPath,
+          KUBECACHEDIR: join(fixture.dir, 'cache'),
+          HOME: fixture.dir,
+        },
+        timeout: 60_000,
+        maxBuffer: 32 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** Polls `check` until it returns a value other than undefined, failing after `deadlineMs` with `what`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  deadlineMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A raw HTTPS response from the devcluster. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** Sends one raw HTTPS request as the admin (client certificate from the kubeconfig) or with no client certificate. */
+export function rawRequest(
+  fixture: ClusterFixture,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+  identity: 'admin' | 'none' = 'admin',
+): Promise<RawResponse> {
+  const cluster = fixture.kubeConfig.getCurrentCluster();
+  const user = fixture.kubeConfig.getCurrentUser();
+  const decode = (value: string | undefined): string =>
+    Buffer.from(value ?? '', 'base64').toString('utf8');
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      `${fixture.cluster.url}${path}`,
+      {
+        method,
+        ca: decode(cluster?.caData),
+        ...(identity === 'admin'
+          ? { cert: decode(user?.certData), key: decode(user?.keyData) }
+          : {}),
+        headers: { 'Content-Type': 'application/json', ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

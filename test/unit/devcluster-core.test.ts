@@ -1,0 +1,204 @@
+import t from 'tap';
+import { ApiCore, systemWrite } from '../../devcluster/core.js';
+import { ApiError } from '../../devcluster/errors.js';
+import type { JsonObject } from '../../devcluster/json.js';
+import { builtinResourceTypes, ResourceRegistry } from '../../devcluster/resources.js';
+import { ObjectStore } from '../../devcluster/store.js';
+
+function setup() {
+  const core = new ApiCore({
+    store: new ObjectStore(),
+    registry: new ResourceRegistry(builtinResourceTypes()),
+  });
+  core.create(core.typeOf('', 'namespaces'), '', { metadata: { name: 'default' } }, systemWrite());
+  return core;
+}
+
+const meta = (o: JsonObject) => o['metadata'] as Record<string, unknown>;
+const deployment = (name: string): JsonObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name },
+  spec: {
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: 'c', image: 'i' }] },
+    },
+  },
+});
+
+function apiError(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('no error thrown');
+}
+
+void t.test('core - create assigns uid, creationTimestamp and generation 1', (t) => {
+  const core = setup();
+  const created = core.create(
+    core.typeOf('apps', 'deployments'),
+    'default',
+    deployment('d'),
+    systemWrite(),
+  );
+  t.match(meta(created), {
+    uid: String,
+    creationTimestamp: String,
+    generation: 1,
+    resourceVersion: String,
+  });
+  t.end();
+});
+
+void t.test('core - generateName produces a name with a random suffix', (t) => {
+  const core = setup();
+  const created = core.create(
+    core.typeOf('', 'configmaps'),
+    'default',
+    { metadata: { generateName: 'gen-' } },
+    systemWrite(),
+  );
+  t.match(String(meta(created)['name']), /^gen-[a-z0-9]{5}$/);
+  t.end();
+});
+
+void t.test('core - generation is bumped by spec changes only', (t) => {
+  const core = setup();
+  const type = core.typeOf('apps', 'deployments');
+  const created = core.create(type, 'default', deployment('d'), systemWrite());
+  const labelled = core.update(
+    type,
+    'default',
+    'd',
+    {
+      ...structuredClone(created),
+      metadata: { ...meta(created), labels: { a: 'b' } },
+    },
+    systemWrite(),
+  );
+  t.equal(meta(labelled)['generation'], 1);
+  const scaled = structuredClone(labelled);
+  (scaled['spec'] as JsonObject)['replicas'] = 3;
+  t.equal(meta(core.update(type, 'default', 'd', scaled, systemWrite()))['generation'], 2);
+  t.end();
+});
+
+void t.test('core - the main resource ignores status and /status ignores the rest', (t) => {
+  const core = setup();
+  const type = core.typeOf('apps', 'deployments');
+  const created = core.create(type, 'default', deployment('d'), systemWrite());
+  const withStatus = { ...structuredClone(created), status: { replicas: 7 } };
+  const main = core.update(type, 'default', 'd', withStatus, systemWrite());
+  t.equal(main['status'], undefined);
+  const viaStatus = {
+    ...structuredClone(main),
+    status: { replicas: 7 },
+    spec: { replicas: 9 },
+  } as JsonObject;
+  const status = core.update(type, 'default', 'd', viaStatus, systemWrite(), 'status');
+  t.same(status['status'], { replicas: 7 });
+  t.not((status['spec'] as JsonObject)['replicas'], 9);
+  t.end();
+});
+
+void t.test('core - a stale resourceVersion is a Conflict', (t) => {
+  const core = setup();
+  const type = core.typeOf('', 'configmaps');
+  const created = core.create(type, 'default', { metadata: { name: 'c' } }, systemWrite());
+  core.update(
+    type,
+    'default',
+    'c',
+    { ...structuredClone(created), data: { a: '1' } },
+    systemWrite(),
+  );
+  const error = apiError(() =>
+    core.update(
+      type,
+      'default',
+      'c',
+      { ...structuredClone(created), data: { a: '2' } },
+      systemWrite(),
+    ),
+  );
+  t.equal(error.reason, 'Conflict');
+  t.equal(error.code, 409);
+  t.end();
+});
+
+void t.test('core - an update that changes nothing keeps the resourceVersion', (t) => {
+  const core = setup();
+  const type = core.typeOf('', 'configmaps');
+  const created = core.create(
+    type,
+    'default',
+    { metadata: { name: 'c' }, data: { a: '1' } },
+    systemWrite(),
+  );
+  const same = core.update(type, 'default', 'c', structuredClone(created), systemWrite());
+  t.equal(meta(same)['resourceVersion'], meta(created)['resourceVersion']);
+  t.end();
+});
+
+void t.test('core - finalizers hold a deleted object until they are removed', (t) => {
+  const core = setup();
+  const type = core.typeOf('', 'configmaps');
+  core.create(type, 'default', { metadata: { name: 'c', finalizers: ['x/y'] } }, systemWrite());
+  const { object, deleted } = core.delete(type, 'default', 'c', { dryRun: false });
+  t.notOk(deleted);
+  t.ok(meta(object)['deletionTimestamp']);
+  core.removeFinalizer(type, 'default', 'c', 'x/y');
+  t.equal(core.find(type, 'default', 'c'), undefined);
+  t.end();
+});
+
+void t.test('core - dryRun writes nothing', (t) => {
+  const core = setup();
+  const type = core.typeOf('', 'configmaps');
+  const before = core.store.currentResourceVersion();
+  core.create(type, 'default', { metadata: { name: 'dry' } }, { ...systemWrite(), dryRun: true });
+  t.equal(core.find(type, 'default', 'dry'), undefined);
+  t.equal(core.store.currentResourceVersion(), before);
+  t.end();
+});
+
+void t.test('core - creating in a missing namespace is NotFound', (t) => {
+  const core = setup();
+  const error = apiError(() =>
+    core.create(
+      core.typeOf('', 'configmaps'),
+      'nowhere',
+      { metadata: { name: 'c' } },
+      systemWrite(),
+    ),
+  );
+  t.equal(error.reason, 'NotFound');
+  t.equal(error.message, 'namespaces "nowhere" not found');
+  t.end();
+});
+
+void t.test('core - list pages with limit and continue', (t) => {
+  const core = setup();
+  const type = core.typeOf('', 'configmaps');
+  for (const name of ['a', 'b', 'c'])
+    core.create(type, 'default', { metadata: { name } }, systemWrite());
+  const options = { labelSelector: [], fieldSelector: [], limit: 2, continueToken: undefined };
+  const first = core.list(type, 'default', options);
+  t.same(
+    first.items.map((o) => meta(o)['name']),
+    ['a', 'b'],
+  );
+  t.equal(first.remainingItemCount, 1);
+  const second = core.list(type, 'default', { ...options, continueToken: first.continueToken });
+  t.same(
+    second.items.map((o) => meta(o)['name']),
+    ['c'],
+  );
+  t.equal(second.continueToken, undefined);
+  t.end();
+});
