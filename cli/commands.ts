@@ -27,28 +27,46 @@ const logLevel = option.choice({
   doc: 'Minimum level of the JSON log lines written to stderr.',
 });
 
-const natsUrl = option.url({
-  flag: 'nats-url',
-  env: 'NATS_URL',
-  placeholder: 'URL',
-  schemes: ['nats', 'tls', 'ws', 'wss'],
-  doc: 'NATS server with JetStream to use.',
+const natsSchemes = ['nats', 'tls', 'ws', 'wss'];
+
+const metricsPort = option.integer({
+  flag: 'metrics-port',
+  env: 'OLMQ_METRICS_PORT',
+  placeholder: 'PORT',
+  default: 8080,
+  min: 0,
+  max: 65535,
+  doc: 'Port of /metrics, /healthz and /readyz (0 = any free port).',
 });
 
 const clusterAccess = {
   kubeconfig: option.optionalText({
     flag: 'kubeconfig',
     env: 'KUBECONFIG',
-    placeholder: 'FILE',
-    doc: 'Kubeconfig of the cluster(s) to serve; in-cluster credentials when absent.',
+    placeholder: 'PATH',
+    doc: 'Kubeconfig file (every context is a cluster) or directory (every file is one); in-cluster credentials when absent.',
   }),
   context: option.optionalText({
     flag: 'context',
     env: 'OLMQ_CONTEXT',
     placeholder: 'NAME',
-    doc: 'Kubeconfig context to use (default: the current context).',
+    doc: 'Serve only this context of the kubeconfig file.',
   }),
-  natsUrl,
+  cluster: option.optionalText({
+    flag: 'cluster',
+    env: 'OLMQ_CLUSTER',
+    placeholder: 'ID',
+    doc: 'Cluster id in messages and metrics, for a single cluster (default: the context name).',
+  }),
+  natsUrl: option.url({
+    flag: 'nats-url',
+    env: 'NATS_URL',
+    placeholder: 'URL',
+    schemes: natsSchemes,
+    default: 'nats://127.0.0.1:4222',
+    doc: 'NATS server with JetStream to use.',
+  }),
+  metricsPort,
   logLevel,
 };
 
@@ -105,10 +123,13 @@ export const commands = {
         default: '.olmq/data',
         doc: 'Where the devcluster and the local nats-server keep their data across restarts.',
       }),
-      natsUrl: {
-        ...natsUrl,
+      natsUrl: option.optionalUrl({
+        flag: 'nats-url',
+        env: 'NATS_URL',
+        placeholder: 'URL',
+        schemes: natsSchemes,
         doc: 'Use this NATS server instead of starting a local nats-server.',
-      },
+      }),
       logLevel,
     },
   }),
@@ -161,8 +182,31 @@ export const commands = {
   watcher: command({
     words: ['watcher'],
     summary: "Mirror a cluster's OLM-relevant objects into NATS JetStream (leader-elected).",
-    options: { ...clusterAccess },
-    pending: 'issue #4 (the event backbone: watcher, NATS JetStream, function host)',
+    options: {
+      ...clusterAccess,
+      identity: option.optionalText({
+        flag: 'identity',
+        env: 'OLMQ_IDENTITY',
+        placeholder: 'NAME',
+        doc: 'Name of this replica in the Lease (default: host name and pid; in Kubernetes, the pod name).',
+      }),
+      leaseNamespace: option.text({
+        flag: 'lease-namespace',
+        env: 'OLMQ_LEASE_NAMESPACE',
+        placeholder: 'NAMESPACE',
+        default: 'olmq-system',
+        doc: 'Namespace of the coordination.k8s.io Lease the replicas elect a leader on.',
+      }),
+      leaseDuration: option.integer({
+        flag: 'lease-duration',
+        env: 'OLMQ_LEASE_DURATION_SECONDS',
+        placeholder: 'SECONDS',
+        default: 15,
+        min: 2,
+        max: 600,
+        doc: 'How long a standby waits for a silent leader before taking over.',
+      }),
+    },
   }),
   run: command({
     words: ['run'],
@@ -185,7 +229,8 @@ export const commands = {
       }),
       ...clusterAccess,
     },
-    pending: 'issue #4 (the event backbone), then one issue per function (#5 to #8)',
+    pending:
+      'the functions themselves: catalog (#5), resolve and plan (#6), install (#7), rbac and copy-csv (#8)',
   }),
   resolve: command({
     words: ['resolve'],

@@ -4,6 +4,7 @@
 import { commands, exitCodes, olmqVersion, type Command } from './commands.js';
 import { ConfigError, describeOptions, parseCommandLine } from './options.js';
 import { runUp } from './up.js';
+import { runWatcher } from './watcher.js';
 
 const all: Command[] = Object.values(commands);
 
@@ -112,6 +113,8 @@ async function main(argv: string[]): Promise<number> {
     return exitCodes.ok;
   }
   if (found === commands.up) return runUp(parsed.config as Parameters<typeof runUp>[0]);
+  if (found === commands.watcher)
+    return runWatcher(parsed.config as Parameters<typeof runWatcher>[0]);
   return fail(`${name}: no handler`, exitCodes.failed);
 }
 

@@ -58,6 +58,16 @@ function make<T>(
 
 const text = z.string().min(1, 'must not be empty');
 
+function urlSchema(schemes: readonly string[]) {
+  return z
+    .string()
+    .refine((value) => URL.canParse(value), 'must be a URL, e.g. nats://127.0.0.1:4222')
+    .refine(
+      (value) => schemes.includes(new URL(value).protocol.replace(/:$/, '')),
+      `must use ${schemes.map((s) => `${s}://`).join(' or ')}`,
+    );
+}
+
 /** Constructors for the option types olmq uses. */
 export const option = {
   /** Free text, required unless a default is given. */
@@ -98,20 +108,16 @@ export const option = {
       .transform((value) => value ?? common.default);
     return make(common, 'value', schema, common.default);
   },
-  /** A URL with one of the given schemes. */
-  url(
-    common: Common & { schemes: readonly string[]; default?: string },
-  ): Option<string | undefined> {
-    const schema = z
-      .string()
-      .refine((value) => URL.canParse(value), 'must be a URL, e.g. nats://127.0.0.1:4222')
-      .refine(
-        (value) => common.schemes.includes(new URL(value).protocol.replace(/:$/, '')),
-        `must use ${common.schemes.map((s) => `${s}://`).join(' or ')}`,
-      )
+  /** A URL with one of the given schemes, defaulting to `default`. */
+  url(common: Common & { schemes: readonly string[]; default: string }): Option<string> {
+    const schema = urlSchema(common.schemes)
       .optional()
       .transform((value) => value ?? common.default);
     return make(common, 'value', schema, common.default);
+  },
+  /** A URL with one of the given schemes that may be absent. */
+  optionalUrl(common: Common & { schemes: readonly string[] }): Option<string | undefined> {
+    return make(common, 'value', urlSchema(common.schemes).optional());
   },
   /** An on/off switch; as an environment variable: true/false/1/0. */
   switch(common: Common): Option<boolean> {

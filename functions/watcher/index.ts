@@ -61,7 +61,11 @@ export interface Watcher {
   synced(): Promise<void>;
   /** Whether this replica is the active watcher now. */
   isLeading(): boolean;
-  stop(): Promise<void>;
+  /**
+   * Stops mirroring. The Lease is handed back so a standby takes over at once, unless
+   * `releaseLease` is false (then it expires, as after a crash).
+   */
+  stop(options?: { releaseLease?: boolean }): Promise<void>;
 }
 
 /** Starts campaigning; while leading, mirrors the cluster. */
@@ -74,6 +78,7 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
   });
   const stop = new AbortController();
   let leading = false;
+  let releaseLease = true;
   let markSynced: () => void = () => undefined;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
 
@@ -112,6 +117,7 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
       leaseDurationSeconds: options.leaseDurationSeconds,
       renewIntervalMs: (options.leaseDurationSeconds * 1000) / 3,
       retryIntervalMs: Math.max(200, (options.leaseDurationSeconds * 1000) / 5),
+      releaseOnStop: () => releaseLease,
     },
     lead,
     log,
@@ -122,7 +128,8 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
   return {
     synced: () => synced,
     isLeading: () => leading,
-    async stop() {
+    async stop(stopOptions = {}) {
+      releaseLease = stopOptions.releaseLease ?? true;
       stop.abort();
       await running;
       client.close();

@@ -86,6 +86,8 @@ export interface LeaderElectionOptions {
   renewIntervalMs: number;
   /** How often a standby checks whether the lease expired. */
   retryIntervalMs: number;
+  /** Asked when the campaign stops: hand the Lease back (default) or let it expire. */
+  releaseOnStop?: () => boolean;
 }
 
 /**
@@ -183,5 +185,29 @@ export async function campaign(
     }
     signal.removeEventListener('abort', stopLeading);
     await work;
+    if (signal.aborted && (options.releaseOnStop?.() ?? true)) {
+      await release(client, ref, options.identity, log);
+    }
+  }
+}
+
+// On a clean shutdown the leader hands the Lease back (no holder), so a standby takes over at
+// its next check instead of waiting for the lease to expire.
+async function release(
+  client: KubeClient,
+  ref: { apiVersion: string; kind: string; namespace: string; name: string },
+  identity: string,
+  log: Logger,
+): Promise<void> {
+  try {
+    const current = await client.get<LeaseObject>(ref);
+    if (current?.spec?.holderIdentity !== identity) return;
+    await client.update({
+      ...current,
+      spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1 },
+    });
+    log.info({ identity }, 'released leadership');
+  } catch (error) {
+    log.warn({ err: error }, 'could not release the lease; a standby takes over when it expires');
   }
 }

@@ -10,7 +10,7 @@ const options = {
     max: 65535,
     doc: 'port',
   }),
-  url: option.url({ flag: 'nats-url', env: 'T_NATS', schemes: ['nats'], doc: 'nats' }),
+  url: option.optionalUrl({ flag: 'nats-url', env: 'T_NATS', schemes: ['nats'], doc: 'nats' }),
   mode: option.choice({
     flag: 'output',
     short: 'o',

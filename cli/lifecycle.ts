@@ -1,0 +1,34 @@
+// Process plumbing shared by the long-running commands: a NATS connection that reconnects
+// forever, and waiting for SIGTERM/SIGINT to shut down gracefully.
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+
+/** Connects to NATS; the connection then reconnects forever, logging each state change. */
+export async function connectNats(url: string, name: string, log: Logger): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: url,
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+  });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect')
+        log.warn({ nats: status.type }, `NATS ${status.type}`);
+    }
+  })();
+  return nc;
+}
+
+/** Resolves with the first SIGTERM or SIGINT. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

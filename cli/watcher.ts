@@ -1,0 +1,65 @@
+// `olmq watcher`: one cluster's watcher replica, with its operations endpoint.
+import { hostname } from 'node:os';
+import { startWatcher } from '../functions/watcher/index.js';
+import { openBackbone } from '../shared/bus/backbone.js';
+import { loadClusters, KubeconfigError } from '../shared/kube/clusters.js';
+import { createLogger } from '../shared/runtime/log.js';
+import { serveOperations } from '../shared/runtime/http.js';
+import { createRegistry } from '../shared/runtime/metrics.js';
+import { exitCodes, type CommandConfig } from './commands.js';
+import { connectNats, untilSignal } from './lifecycle.js';
+
+/** Runs until SIGTERM/SIGINT; exit code 0 after a clean shutdown. */
+export async function runWatcher(config: CommandConfig<'watcher'>): Promise<number> {
+  const log = createLogger('watcher', config.logLevel);
+  let clusters;
+  try {
+    clusters = loadClusters({
+      path: config.kubeconfig,
+      context: config.context,
+      clusterId: config.cluster,
+    });
+  } catch (error) {
+    if (!(error instanceof KubeconfigError)) throw error;
+    process.stderr.write(`olmq watcher: ${error.message}\n`);
+    return exitCodes.usage;
+  }
+  const [cluster, ...others] = clusters;
+  if (cluster === undefined || others.length > 0) {
+    process.stderr.write(
+      `olmq watcher: watches exactly one cluster, but the kubeconfig has ${clusters.length} contexts; pass --context (run one watcher per cluster)\n`,
+    );
+    return exitCodes.usage;
+  }
+  const registry = createRegistry();
+  const nc = await connectNats(config.natsUrl, `olmq-watcher-${cluster.id}`, log);
+  const backbone = await openBackbone(nc);
+  const watcher = await startWatcher({
+    cluster,
+    backbone,
+    log,
+    registry,
+    identity: config.identity ?? `${hostname()}-${process.pid}`,
+    leaseNamespace: config.leaseNamespace,
+    leaseName: `olmq-watcher-${cluster.id}`.slice(0, 63),
+    leaseDurationSeconds: config.leaseDuration,
+  });
+  let synced = false;
+  void watcher.synced().then(() => (synced = true));
+  const endpoint = await serveOperations({
+    port: config.metricsPort,
+    registry,
+    readiness: {
+      nats: () => (nc.isClosed() ? 'connection closed' : ''),
+      // A standby is ready too: it serves by standing by.
+      mirror: () => (!watcher.isLeading() || synced ? '' : 'first list not mirrored yet'),
+    },
+  });
+  log.info({ cluster: cluster.id, metrics: endpoint.url }, 'watcher started');
+  const signal = await untilSignal();
+  log.info({ signal }, 'shutting down');
+  await watcher.stop();
+  await nc.drain();
+  await endpoint.close();
+  return exitCodes.ok;
+}
