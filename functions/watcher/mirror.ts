@@ -53,32 +53,63 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   let informer: (Informer<KubeObject> & ObjectCache<KubeObject>) | undefined;
   let restartTimer: NodeJS.Timeout | undefined;
 
-  const put = (object: KubeObject): void => {
-    const trimmed = kind.trim({ ...object, apiVersion: kind.apiVersion, kind: kind.kind });
-    const id = `${object.metadata.uid ?? ''}@${object.metadata.resourceVersion ?? ''}`;
-    backbone.js.publish(subjectOf(object), JSON.stringify(trimmed), { msgID: id }).then(
-      () => context.published.inc({ cluster, kind: kind.kind, operation: 'put' }),
-      (error: unknown) =>
-        log.error({ err: error, kind: kind.kind, name: object.metadata.name }, 'mirror put failed'),
+  // Publishes are pipelined on one connection (so they land in event order). A failed one (NATS
+  // down or restarting) is remembered as the key's latest intent and retried until it lands;
+  // an older failure never overwrites a newer intent, so the mirror cannot regress.
+  type Intent = { operation: 'put' | 'delete'; object: KubeObject; seq: number };
+  let seq = 0;
+  const latest = new Map<string, number>();
+  const pending = new Map<string, Intent>();
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryDelayMs = 100;
+
+  const send = (intent: Intent): void => {
+    const subject = subjectOf(intent.object);
+    const { uid = '', resourceVersion = '' } = intent.object.metadata;
+    let published: Promise<unknown>;
+    if (intent.operation === 'put') {
+      const trimmed = kind.trim({ ...intent.object, apiVersion: kind.apiVersion, kind: kind.kind });
+      published = backbone.js.publish(subject, JSON.stringify(trimmed), {
+        msgID: `${uid}@${resourceVersion}`,
+      });
+    } else {
+      const h = natsHeaders();
+      h.set('KV-Operation', 'DEL');
+      published = backbone.js.publish(subject, undefined, { headers: h, msgID: `${uid}@deleted` });
+    }
+    published.then(
+      () => {
+        context.published.inc({ cluster, kind: kind.kind, operation: intent.operation });
+        if (latest.get(subject) === intent.seq) latest.delete(subject);
+        if (pending.get(subject)?.seq === intent.seq) pending.delete(subject);
+        retryDelayMs = 100;
+      },
+      (error: unknown) => {
+        if (stopped || latest.get(subject) !== intent.seq) return; // a newer intent supersedes it
+        pending.set(subject, intent);
+        log.warn(
+          { err: error, kind: kind.kind, name: intent.object.metadata.name, pending: pending.size },
+          'mirror publish failed; will retry',
+        );
+        scheduleRetry();
+      },
     );
   };
-  const remove = (object: KubeObject): void => {
-    const h = natsHeaders();
-    h.set('KV-Operation', 'DEL');
-    backbone.js
-      .publish(subjectOf(object), undefined, {
-        headers: h,
-        msgID: `${object.metadata.uid ?? ''}@deleted`,
-      })
-      .then(
-        () => context.published.inc({ cluster, kind: kind.kind, operation: 'delete' }),
-        (error: unknown) =>
-          log.error(
-            { err: error, kind: kind.kind, name: object.metadata.name },
-            'mirror delete failed',
-          ),
-      );
+  const scheduleRetry = (): void => {
+    if (retryTimer !== undefined || stopped) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      retryDelayMs = Math.min(retryDelayMs * 2, 5_000);
+      for (const intent of pending.values()) send(intent);
+    }, retryDelayMs);
   };
+  const publish = (operation: Intent['operation'], object: KubeObject): void => {
+    const intent = { operation, object, seq: ++seq };
+    latest.set(subjectOf(object), intent.seq);
+    send(intent);
+  };
+  const put = (object: KubeObject): void => publish('put', object);
+  const remove = (object: KubeObject): void => publish('delete', object);
 
   // Deletes mirror keys of this kind whose object is not in the informer's cache.
   const converge = async (cache: ObjectCache<KubeObject>): Promise<void> => {
@@ -159,6 +190,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     stop() {
       stopped = true;
       clearTimeout(restartTimer);
+      clearTimeout(retryTimer);
       void informer?.stop();
     },
   };

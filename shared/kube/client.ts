@@ -155,6 +155,26 @@ export class KubeClient {
     return new KubeClient(cluster, base, { ...defaultKubeClientOptions, ...options });
   }
 
+  /** A client from explicit connection material (PEM strings), without a KubeConfig. */
+  static fromConnection(
+    cluster: string,
+    connection: { server: string; ca?: string; cert?: string; key?: string; token?: string },
+    options: Partial<KubeClientOptions> = {},
+  ): KubeClient {
+    const url = new URL(connection.server);
+    const base: RequestOptions = {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
+      headers:
+        connection.token === undefined ? {} : { authorization: `Bearer ${connection.token}` },
+      ...(connection.ca === undefined ? {} : { ca: connection.ca }),
+      ...(connection.cert === undefined ? {} : { cert: connection.cert }),
+      ...(connection.key === undefined ? {} : { key: connection.key }),
+    };
+    return new KubeClient(cluster, base, { ...defaultKubeClientOptions, ...options });
+  }
+
   /** The same cluster, acting as `user` (Impersonate-User). */
   impersonating(user: string): KubeClient {
     return new KubeClient(this.cluster, this.base, { ...this.options, impersonate: user });

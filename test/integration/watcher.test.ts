@@ -1,0 +1,232 @@
+import { Registry } from 'prom-client';
+import t, { type Test } from 'tap';
+import { startWatcher, type Watcher } from '../../functions/watcher/index.js';
+import { mirroredKinds } from '../../functions/watcher/kinds.js';
+import type { Backbone } from '../../shared/bus/backbone.js';
+import { objectKey } from '../../shared/bus/subjects.js';
+import type { KubeObject } from '../../shared/kube/client.js';
+import type { ClusterFixture } from './devcluster-fixture.js';
+import { backboneFor, clusterFor } from '../harness/backbone.js';
+import { capturingLogger } from '../harness/log.js';
+import { waitFor } from '../harness/wait.js';
+
+const subscriptionKinds = mirroredKinds.filter((k) =>
+  ['Subscription', 'Namespace', 'ConfigMap'].includes(k.kind),
+);
+
+function subscription(name: string, channel = 'stable'): KubeObject {
+  return {
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'Subscription',
+    metadata: { name, namespace: 'default' },
+    spec: { name: 'etcd', source: 'community', sourceNamespace: 'olm', channel },
+  };
+}
+
+async function watcherFor(
+  t: Test,
+  cluster: { fixture: ClusterFixture },
+  backbone: Backbone,
+  identity: string,
+  leaseDurationSeconds = 15,
+): Promise<Watcher> {
+  const watcher = await startWatcher({
+    cluster: { id: 'c1', kubeConfig: cluster.fixture.kubeConfig },
+    backbone,
+    log: capturingLogger('warn').log,
+    registry: new Registry(),
+    identity,
+    leaseNamespace: 'olmq-system',
+    leaseName: 'olmq-watcher',
+    leaseDurationSeconds,
+    kinds: subscriptionKinds,
+  });
+  t.teardown(() => watcher.stop());
+  return watcher;
+}
+
+async function mirrored(
+  backbone: Backbone,
+  kind: string,
+  namespace: string,
+  name: string,
+): Promise<unknown> {
+  const entry = await backbone.objects.get(objectKey({ cluster: 'c1', kind, namespace, name }));
+  return entry === null || entry.operation !== 'PUT' ? undefined : entry.json<unknown>();
+}
+
+async function channelOf(backbone: Backbone, name: string): Promise<string | undefined> {
+  const object = (await mirrored(backbone, 'Subscription', 'default', name)) as
+    { spec?: { channel?: string } } | undefined;
+  return object?.spec?.channel;
+}
+
+t.test(
+  'watcher - mirrors creates, updates and deletions of watched kinds into JetStream',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    const watcher = await watcherFor(t, cluster, backbone, 'replica-a');
+    await watcher.synced();
+    t.ok(watcher.isLeading());
+    t.ok(
+      await mirrored(backbone, 'Namespace', '', 'default'),
+      'existing objects are mirrored by the first list',
+    );
+
+    const created = await cluster.client.create(subscription('etcd'));
+    await waitFor(
+      'the new subscription in the mirror',
+      async () => (await channelOf(backbone, 'etcd')) === 'stable',
+    );
+    await cluster.client.update({
+      ...created,
+      spec: { ...(created.spec as object), channel: 'alpha' },
+    });
+    await waitFor(
+      'the update in the mirror',
+      async () => (await channelOf(backbone, 'etcd')) === 'alpha',
+    );
+    const entry = await backbone.objects.get(
+      objectKey({ cluster: 'c1', kind: 'Subscription', namespace: 'default', name: 'etcd' }),
+    );
+    t.notOk(JSON.stringify(entry?.json()).includes('managedFields'), 'managedFields are trimmed');
+
+    await cluster.client.delete({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'Subscription',
+      namespace: 'default',
+      name: 'etcd',
+    });
+    await waitFor(
+      'the deletion in the mirror',
+      async () => (await mirrored(backbone, 'Subscription', 'default', 'etcd')) === undefined,
+    );
+  },
+);
+
+t.test(
+  'watcher - ConfigMap and Secret contents are replaced by a digest; unmanaged ones are not mirrored',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    const watcher = await watcherFor(t, cluster, backbone, 'replica-a');
+    await watcher.synced();
+    await cluster.client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'mine', namespace: 'default', labels: { 'olm.managed': 'true' } },
+      data: { big: 'x'.repeat(10_000) },
+    });
+    await cluster.client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'theirs', namespace: 'default' },
+      data: { a: 'b' },
+    });
+    const mine = (await waitFor('the managed ConfigMap', () =>
+      mirrored(backbone, 'ConfigMap', 'default', 'mine'),
+    )) as KubeObject;
+    t.notOk('data' in mine, 'data is not mirrored');
+    t.match(mine.metadata.annotations, { 'olmq.io/content-digest': /^[0-9a-f]{16}$/ });
+    t.equal(
+      await mirrored(backbone, 'ConfigMap', 'default', 'theirs'),
+      undefined,
+      'unmanaged ConfigMap not mirrored',
+    );
+  },
+);
+
+t.test(
+  'watcher - after a restart the mirror converges: objects deleted meanwhile are removed',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    const first = await watcherFor(t, cluster, backbone, 'replica-a', 2);
+    await first.synced();
+    await cluster.client.create(subscription('gone'));
+    await cluster.client.create(subscription('kept'));
+    await waitFor(
+      'both mirrored',
+      async () =>
+        (await channelOf(backbone, 'gone')) !== undefined &&
+        (await channelOf(backbone, 'kept')) !== undefined,
+    );
+    await first.stop();
+
+    await cluster.client.delete({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'Subscription',
+      namespace: 'default',
+      name: 'gone',
+    });
+    const second = await watcherFor(t, cluster, backbone, 'replica-b', 2);
+    await second.synced();
+    t.equal(
+      await channelOf(backbone, 'gone'),
+      undefined,
+      'the object deleted while no watcher ran is gone from the mirror',
+    );
+    t.equal(await channelOf(backbone, 'kept'), 'stable');
+  },
+);
+
+t.test(
+  'watcher - a standby takes over when the active watcher dies, missing no change',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    const active = await watcherFor(t, cluster, backbone, 'replica-a', 2);
+    await active.synced();
+    const standby = await watcherFor(t, cluster, backbone, 'replica-b', 2);
+    t.notOk(standby.isLeading(), 'the second replica stands by');
+
+    await active.stop(); // dies without releasing the Lease: the standby must wait it out
+    await cluster.client.create(subscription('during-failover'));
+    await standby.synced();
+    t.ok(standby.isLeading(), 'the standby leads');
+    await waitFor(
+      'the change made during failover',
+      async () => (await channelOf(backbone, 'during-failover')) === 'stable',
+    );
+    const lease = await cluster.client.get<
+      KubeObject & { spec: { holderIdentity: string; leaseTransitions: number } }
+    >({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: 'olmq-system',
+      name: 'olmq-watcher',
+    });
+    t.equal(lease?.spec.holderIdentity, 'replica-b');
+    t.equal(lease?.spec.leaseTransitions, 1);
+  },
+);
+
+t.test(
+  'kube client - typed errors: conflict on a stale resourceVersion, not found, already exists',
+  async (t) => {
+    const { client } = await clusterFor(t);
+    const created = await client.create(subscription('s1'));
+    await client.update({ ...created, spec: { ...(created.spec as object), channel: 'beta' } });
+    await t.rejects(client.update(created), { code: 409, reason: 'Conflict' });
+    await t.rejects(client.create(subscription('s1')), { code: 409, reason: 'AlreadyExists' });
+    t.equal(
+      await client.get({
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'Subscription',
+        namespace: 'default',
+        name: 'nope',
+      }),
+      undefined,
+    );
+    t.equal(
+      await client.delete({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: 'default',
+        name: 'nope',
+      }),
+      false,
+    );
+  },
+);
