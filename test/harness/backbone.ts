@@ -1,22 +1,16 @@
 // Test fixture: a devcluster with olmq's CRDs installed, a real nats-server with the backbone's
 // assets, and a KubeClient, all torn down with the test.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import type { Test } from 'tap';
-import { parse } from 'yaml';
 import { openBackbone, type Backbone, type BackboneOptions } from '../../shared/bus/backbone.js';
-import { KubeClient, type KubeObject } from '../../shared/kube/client.js';
-import { startCluster, type ClusterFixture } from '../integration/devcluster-fixture.js';
+import { KubeClient } from '../../shared/kube/client.js';
+import { ensureOlmApi } from '../../shared/kube/olm-api.js';
+import { startCluster, type ClusterFixture } from './devcluster.js';
 import { natsServerFor } from './nats.js';
-import { repoRoot } from './repo.js';
 
-/** Creates olmq's CRDs (crds/*.yaml) and the olmq-system namespace. */
+/** Installs olmq's CRDs (ensureOlmApi) and creates the olmq-system namespace. */
 export async function installOlmApi(client: KubeClient): Promise<void> {
-  const dir = join(repoRoot, 'crds');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
-    await client.create(parse(readFileSync(join(dir, file), 'utf8')) as KubeObject);
-  }
+  await ensureOlmApi(client);
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmq-system' } });
 }
 

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { rawRequest, startCluster, waitFor, type ClusterFixture } from './devcluster-fixture.js';
+import { rawRequest, startCluster, type ClusterFixture } from '../harness/devcluster.js';
+import { waitFor } from '../harness/wait.js';
 
 let fixture: ClusterFixture;
 const crd = parse(

@@ -8,7 +8,7 @@ import {
   startCluster,
   type ClusterFixture,
   type RawResponse,
-} from './devcluster-fixture.js';
+} from '../harness/devcluster.js';
 
 let fixture: ClusterFixture;
 t.before(async () => {

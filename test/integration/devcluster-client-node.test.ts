@@ -17,7 +17,8 @@ import {
 import t from 'tap';
 import { parse } from 'yaml';
 import { failAnnotation } from '../../devcluster/index.js';
-import { startCluster, waitFor, type ClusterFixture } from './devcluster-fixture.js';
+import { startCluster, type ClusterFixture } from '../harness/devcluster.js';
+import { waitFor } from '../harness/wait.js';
 
 let fixture: ClusterFixture;
 let objects: KubernetesObjectApi;

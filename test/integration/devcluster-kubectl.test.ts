@@ -7,14 +7,14 @@ import {
   kubectl,
   kubectlMissing,
   startCluster,
-  waitFor,
   type ClusterFixture,
-} from './devcluster-fixture.js';
+} from '../harness/devcluster.js';
+import { waitFor } from '../harness/wait.js';
 
 const crdDir = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'devcluster');
 const missing = kubectlMissing();
 if (missing !== undefined) {
-  t.plan(0, missing);
+  t.fail(`${missing}; install kubectl (npm test checks for it up front)`);
 } else {
   let fixture: ClusterFixture;
   t.before(async () => {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import t from 'tap';
-import { startCluster, waitFor } from './devcluster-fixture.js';
+import { startCluster } from '../harness/devcluster.js';
+import { waitFor } from '../harness/wait.js';
 
 const olmq = join(import.meta.dirname, '..', '..', 'cli', 'main.js');
 

@@ -1,11 +1,17 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { connect } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
+import { openBackbone } from '../../shared/bus/backbone.js';
+import { natsServerFor } from '../harness/nats.js';
+import { olmqBin } from '../harness/repo.js';
 import t, { type Test } from 'tap';
 import { startWatcher, type Watcher } from '../../functions/watcher/index.js';
 import { mirroredKinds } from '../../functions/watcher/kinds.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { objectKey } from '../../shared/bus/subjects.js';
 import type { KubeObject } from '../../shared/kube/client.js';
-import type { ClusterFixture } from './devcluster-fixture.js';
+import type { ClusterFixture } from '../harness/devcluster.js';
 import { backboneFor, clusterFor } from '../harness/backbone.js';
 import { capturingLogger } from '../harness/log.js';
 import { waitFor } from '../harness/wait.js';
@@ -181,7 +187,7 @@ t.test(
     const standby = await watcherFor(t, cluster, backbone, 'replica-b', 2);
     t.notOk(standby.isLeading(), 'the second replica stands by');
 
-    await active.stop(); // dies without releasing the Lease: the standby must wait it out
+    await active.stop({ releaseLease: false }); // dies as in a crash: the standby must wait the lease out
     await cluster.client.create(subscription('during-failover'));
     await standby.synced();
     t.ok(standby.isLeading(), 'the standby leads');
@@ -199,6 +205,84 @@ t.test(
     });
     t.equal(lease?.spec.holderIdentity, 'replica-b');
     t.equal(lease?.spec.leaseTransitions, 1);
+  },
+);
+
+t.test(
+  'watcher - a replica shutting down cleanly hands the lease to the standby at once',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    const active = await watcherFor(t, cluster, backbone, 'replica-a', 60);
+    await active.synced();
+    const standby = await watcherFor(t, cluster, backbone, 'replica-b', 60);
+    await active.stop();
+    await standby.synced(); // well before the 60 s lease would have expired
+    t.ok(standby.isLeading());
+  },
+);
+
+t.test(
+  'watcher - the olmq watcher process mirrors, serves readiness and exits 0 on SIGTERM',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const server = await natsServerFor(t);
+    const args = [
+      'watcher',
+      '--kubeconfig',
+      cluster.fixture.kubeconfigPath,
+      '--nats-url',
+      server.url,
+    ];
+    args.push('--metrics-port', '0', '--cluster', 'c1', '--identity', 'proc-1');
+    const child = spawn(process.execPath, [olmqBin, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      child.once('exit', (code) => resolve(code)),
+    );
+    t.teardown(() => child.kill('SIGKILL'));
+    const lines: Record<string, unknown>[] = [];
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        lines.push({ msg: line });
+      }
+    });
+    const started = await waitFor(
+      'the started log line',
+      () => lines.find((l) => l.msg === 'watcher started'),
+      20_000,
+    );
+    const metricsUrl = String(started.metrics).replace('0.0.0.0', '127.0.0.1');
+    await waitFor(
+      'readiness',
+      async () => (await fetch(`${metricsUrl}/readyz`)).status === 200,
+      20_000,
+    );
+    await cluster.client.create(subscription('via-process'));
+    const nc = await connect({ servers: server.url });
+    t.teardown(() => nc.close());
+    const backbone = await openBackbone(nc);
+    await waitFor(
+      'the subscription mirrored by the process',
+      async () => (await channelOf(backbone, 'via-process')) === 'stable',
+    );
+    const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
+    t.match(
+      metrics,
+      /olmq_watcher_changes_published_total\{cluster="c1",kind="Subscription",operation="put"\} [1-9]/,
+    );
+    child.kill('SIGTERM');
+    t.equal(await exited, 0, 'clean exit on SIGTERM');
+    const lease = await cluster.client.get<KubeObject & { spec: { holderIdentity: string } }>({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: 'olmq-system',
+      name: 'olmq-watcher-c1',
+    });
+    t.equal(lease?.spec.holderIdentity, '', 'the lease was handed back');
   },
 );
 

@@ -1,5 +1,5 @@
 // Test fixture: an in-process devcluster on a random port, its kubeconfig in a temp dir, a
-// kubectl runner and a deadline-bound wait.
+// kubectl runner and raw HTTPS requests.
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,22 +85,6 @@ export function kubectl(
     );
     if (input !== undefined) child.stdin?.end(input);
   });
-}
-
-/** Polls `check` until it returns a value other than undefined, failing after `deadlineMs` with `what`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  deadlineMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** A raw HTTPS response from the devcluster. */
