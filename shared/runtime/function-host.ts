@@ -195,6 +195,26 @@ export class FunctionHost<Snapshot, Writes> {
       this.streams.push(messages);
       this.loops.push(this.triggerLoop(trigger, messages));
     }
+    const consumers = [
+      { stream: assets.workStream, name: this.workConsumer },
+      ...this.definition.triggers.map((t) => ({
+        stream: `KV_${assets.objects}`,
+        name: `${this.definition.name}-trigger-${t.kind}`,
+      })),
+    ];
+    this.metrics.addBacklogSource(() =>
+      Promise.all(
+        consumers.map(async ({ stream, name }) => {
+          const info = await jsm.consumers.info(stream, name);
+          return {
+            function: this.definition.name,
+            consumer: name,
+            pending: info.num_pending,
+            inFlight: info.num_ack_pending,
+          };
+        }),
+      ),
+    );
     const work = await (
       await js.consumers.get(assets.workStream, this.workConsumer)
     ).consume({

@@ -1,6 +1,6 @@
 // Prometheus metrics of olmq processes. Every series carries `cluster` (and, for function
 // work, `function`) so one dashboard can show a whole fleet.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** A process-wide registry with Node's default process metrics. */
 export function createRegistry(): Registry {
@@ -17,12 +17,40 @@ export interface FunctionMetrics {
   writeConflicts: Counter<'cluster' | 'function'>;
   leaseContended: Counter<'cluster' | 'function'>;
   reconcileDuration: Histogram<'cluster' | 'function'>;
+  /** Consumer backlog gauges, read from JetStream at scrape time; see addBacklogSource. */
+  backlog: Gauge<'function' | 'consumer' | 'state'>;
+  /** Registers a reader of consumer state, called at each scrape. */
+  addBacklogSource(source: BacklogSource): void;
 }
+
+/** Reads one consumer's backlog: pending (not yet delivered) and in flight (delivered, unacknowledged). */
+export type BacklogSource = () => Promise<
+  { function: string; consumer: string; pending: number; inFlight: number }[]
+>;
 
 /** Registers the function host's metrics in `registry`. */
 export function createFunctionMetrics(registry: Registry): FunctionMetrics {
   const labelNames = ['cluster', 'function'] as const;
+  const sources: BacklogSource[] = [];
   return {
+    backlog: new Gauge({
+      name: 'olmq_consumer_backlog',
+      help: 'JetStream consumer backlog per function: state="pending" is queue depth / lag (not yet delivered), state="in_flight" is delivered but not acknowledged.',
+      labelNames: ['function', 'consumer', 'state'],
+      registers: [registry],
+      async collect() {
+        const readings = await Promise.all(
+          sources.map((read) => read().catch((e: unknown) => (console.error(e), []))),
+        );
+        for (const r of readings.flat()) {
+          this.set({ function: r.function, consumer: r.consumer, state: 'pending' }, r.pending);
+          this.set({ function: r.function, consumer: r.consumer, state: 'in_flight' }, r.inFlight);
+        }
+      },
+    }),
+    addBacklogSource(source) {
+      sources.push(source);
+    },
     processed: new Counter({
       name: 'olmq_work_processed_total',
       help: 'Work items reconciled, by outcome (success, failure).',
@@ -61,4 +89,16 @@ export function createFunctionMetrics(registry: Registry): FunctionMetrics {
       registers: [registry],
     }),
   };
+}
+
+/** Counter of Kubernetes API requests by cluster, verb and HTTP code (for KubeClient). */
+export function createApiRequestCounter(registry: Registry): Counter<'cluster' | 'verb' | 'code'> {
+  const existing = registry.getSingleMetric('olmq_api_requests_total');
+  if (existing !== undefined) return existing as Counter<'cluster' | 'verb' | 'code'>;
+  return new Counter({
+    name: 'olmq_api_requests_total',
+    help: 'Kubernetes API requests by cluster, verb and HTTP status code ("error" when no answer came).',
+    labelNames: ['cluster', 'verb', 'code'],
+    registers: [registry],
+  });
 }

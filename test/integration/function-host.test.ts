@@ -87,7 +87,7 @@ async function startHost(
     const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
     return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
   };
-  return { host, lines, counter };
+  return { host, lines, counter, registry };
 }
 
 t.test(
@@ -156,9 +156,15 @@ t.test(
       error: 'the API said no',
       cluster: 'c1',
     });
-    t.equal(await counter('olmq_work_dead_lettered_total'), 1);
+    // The dead letter lands first; the counter and log line follow it.
+    await waitFor(
+      'the dead letter to be counted',
+      async () => (await counter('olmq_work_dead_lettered_total')) === 1,
+    );
     t.equal(await counter('olmq_work_retried_total'), 2);
-    const logged = lines.find((l) => l.msg === 'work dead-lettered after repeated failures');
+    const logged = await waitFor('the dead-letter log line', () =>
+      lines.find((l) => l.msg === 'work dead-lettered after repeated failures'),
+    );
     t.match(logged, {
       key: 'ns1/broken',
       cluster: 'c1',
@@ -269,3 +275,26 @@ t.test('function host - stop lets an in-flight reconcile finish and acknowledges
   t.equal(info.num_ack_pending, 0, 'nothing left unacknowledged');
   t.equal(info.num_pending, 0, 'nothing left to deliver');
 });
+
+t.test(
+  'function host - backlog gauges show work waiting for the function, per consumer',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const { host, registry } = await startHost(
+      t,
+      backbone,
+      widgetFunction(backbone, () => Promise.resolve()),
+    );
+    await host.stop(1_000);
+    for (let i = 0; i < 5; i++) await putWidget(backbone, `w${i}`, i);
+    await waitFor('five changes pending on the trigger consumer', async () =>
+      /olmq_consumer_backlog\{function="widgets",consumer="widgets-trigger-Widget",state="pending"\} 5/.test(
+        await registry.metrics(),
+      ),
+    );
+    t.match(
+      await registry.metrics(),
+      /olmq_consumer_backlog\{function="widgets",consumer="widgets-work",state="pending"\} 0/,
+    );
+  },
+);

@@ -1,0 +1,233 @@
+// Benchmark of the event backbone, end to end: an API write → the watcher → JetStream → a
+// function replica → its API write, timed by a watch on the result. Everything runs as its own
+// process, as in production: the devcluster, nats-server, `olmq watcher`, and 1, 2 or 4 replicas
+// of the echo test function (for each ConfigMap x it writes x-echo).
+//
+//   npm run build && node dist/bench/backbone.js [--rate 1000] [--seconds 5] [--replicas 1,2,4]
+//
+// Prints one JSON object: per replica count, latency p50/p99 at the offered rate and the
+// throughput reached when items are created as fast as possible.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { startNatsServer } from '../shared/bus/nats-server.js';
+import { KubeClient } from '../shared/kube/client.js';
+import { ensureOlmApi } from '../shared/kube/olm-api.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const olmq = join(root, 'dist', 'cli', 'main.js');
+const replicaScript = join(root, 'dist', 'test', 'fixtures', 'echo-replica.js');
+
+const { values } = parseArgs({
+  options: {
+    rate: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '5' },
+    replicas: { type: 'string', default: '1,2,4' },
+    burst: { type: 'string', default: '2000' },
+  },
+});
+const rate = Number(values.rate);
+const seconds = Number(values.seconds);
+const replicaCounts = values.replicas.split(',').map(Number);
+const burst = Number(values.burst);
+
+const children: ChildProcess[] = [];
+function launch(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyPattern: RegExp,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${args.join(' ')} not ready in 60 s`)),
+      60_000,
+    );
+    const onLine = (line: string): void => {
+      if (readyPattern.test(line)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    createInterface({ input: child.stdout }).on('line', onLine);
+    createInterface({ input: child.stderr }).on('line', onLine);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'olmq-bench-backbone-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  const nats = await startNatsServer();
+  try {
+    await launch(
+      [
+        olmq,
+        'devcluster',
+        '--kubeconfig',
+        kubeconfigPath,
+        '--pod-ready-delay',
+        '0',
+        '--log-level',
+        'warn',
+      ],
+      {},
+      /ready/,
+    );
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(kubeconfigPath);
+    const client = await KubeClient.fromKubeConfig('c1', kubeConfig, {
+      qps: 100_000,
+      burst: 100_000,
+    });
+    await ensureOlmApi(client);
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmq-system' } });
+    await launch(
+      [
+        olmq,
+        'watcher',
+        '--kubeconfig',
+        kubeconfigPath,
+        '--cluster',
+        'c1',
+        '--nats-url',
+        nats.url,
+        '--metrics-port',
+        '0',
+        '--log-level',
+        'info',
+      ],
+      {},
+      /mirror synced/,
+    );
+
+    // Echoes seen by a watch, with their arrival times.
+    const seen = new Map<string, number>();
+    const created = new Map<string, number>();
+    const watch = new Watch(kubeConfig);
+    await watch.watch(
+      '/api/v1/namespaces/default/configmaps',
+      { labelSelector: 'olm.managed=true' },
+      (type: string, object: { metadata?: { name?: string } }) => {
+        const name = object.metadata?.name ?? '';
+        if (type === 'ADDED' && name.endsWith('-echo') && !seen.has(name))
+          seen.set(name, performance.now());
+      },
+      () => undefined,
+    );
+
+    const results: Record<string, unknown>[] = [];
+    const replicas: ChildProcess[] = [];
+    let serial = 0;
+    const createItem = async (): Promise<string> => {
+      const name = `item-${serial++}`;
+      await client.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace: 'default', labels: { 'olm.managed': 'true' } },
+        data: { v: name },
+      });
+      created.set(name, performance.now());
+      return name;
+    };
+    const waitEchoes = async (names: string[], timeoutMs: number): Promise<void> => {
+      const deadline = performance.now() + timeoutMs;
+      while (names.some((n) => !seen.has(`${n}-echo`)) && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    for (const count of replicaCounts) {
+      while (replicas.length < count) {
+        const env = {
+          NATS_URL: nats.url,
+          KUBECONFIG: kubeconfigPath,
+          CLUSTER: 'c1',
+          LEASE_TTL_MS: '15000',
+        };
+        replicas.push(await launch([replicaScript], env, /^ready$/));
+      }
+      await waitEchoes([await createItem()], 10_000); // warm-up: everything connected
+
+      // Latency at the offered rate.
+      const names: string[] = [];
+      const start = performance.now();
+      const total = rate * seconds;
+      const inflight: Promise<void>[] = [];
+      for (let i = 0; i < total; i++) {
+        const due = start + (i * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+        inflight.push(createItem().then((n) => void names.push(n)));
+      }
+      await Promise.all(inflight);
+      const offeredSeconds = (performance.now() - start) / 1000;
+      await waitEchoes(names, 60_000);
+      const latencies = names
+        .map((n) => (seen.get(`${n}-echo`) ?? Number.NaN) - (created.get(n) ?? Number.NaN))
+        .filter((l) => !Number.isNaN(l))
+        .sort((a, b) => a - b);
+
+      // Throughput: a burst created as fast as the API takes it.
+      const burstNames: string[] = [];
+      const burstStart = performance.now();
+      const writers = Array.from({ length: 32 }, async () => {
+        while (burstNames.length < burst) {
+          burstNames.push('');
+          burstNames[burstNames.length - 1] = await createItem();
+        }
+      });
+      await Promise.all(writers);
+      await waitEchoes(burstNames, 120_000);
+      const burstDone = Math.max(...burstNames.map((n) => seen.get(`${n}-echo`) ?? Number.NaN));
+
+      results.push({
+        replicas: count,
+        offeredRatePerSecond: rate,
+        achievedOfferRatePerSecond: Math.round(names.length / offeredSeconds),
+        items: names.length,
+        completed: latencies.length,
+        latencyMs: {
+          p50: Math.round(percentile(latencies, 50) * 10) / 10,
+          p90: Math.round(percentile(latencies, 90) * 10) / 10,
+          p99: Math.round(percentile(latencies, 99) * 10) / 10,
+          max: Math.round((latencies.at(-1) ?? Number.NaN) * 10) / 10,
+        },
+        burst: {
+          items: burstNames.length,
+          itemsPerSecond: Math.round(burstNames.length / ((burstDone - burstStart) / 1000)),
+        },
+      });
+    }
+    process.stdout.write(
+      `${JSON.stringify({ benchmark: 'backbone', targets: { p50Ms: 20, p99Ms: 100, atRatePerSecond: 1000 }, results }, null, 2)}\n`,
+    );
+    client.close();
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    for (const child of children) child.kill('SIGKILL');
+    process.exit(1);
+  },
+);
