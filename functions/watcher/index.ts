@@ -76,6 +76,7 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
   const metrics = metricsOf(options.registry);
   const client = await KubeClient.fromKubeConfig(cluster.id, cluster.kubeConfig, {
     userAgent: 'olmq-watcher',
+    requests: createApiRequestCounter(options.registry),
   });
   const stop = new AbortController();
   let leading = false;
