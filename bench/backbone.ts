@@ -157,6 +157,7 @@ async function main(): Promise<void> {
           KUBECONFIG: kubeconfigPath,
           CLUSTER: 'c1',
           LEASE_TTL_MS: '15000',
+          KUBE_QPS: '5000', // measure the pipeline, not the client's rate limit
         };
         replicas.push(await launch([replicaScript], env, /^ready$/));
       }
