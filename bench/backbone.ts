@@ -4,6 +4,7 @@
 // of the echo test function (for each ConfigMap x it writes x-echo).
 //
 //   npm run build && node dist/bench/backbone.js [--rate 1000] [--seconds 5] [--replicas 1,2,4]
+//     [--burst 2000] [--concurrency 32]   (concurrency: reconciles in flight per replica)
 //
 // Prints one JSON object: per replica count, latency p50/p99 at the offered rate and the
 // throughput reached when items are created as fast as possible.
@@ -28,12 +29,14 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     replicas: { type: 'string', default: '1,2,4' },
     burst: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '32' },
   },
 });
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
 const replicaCounts = values.replicas.split(',').map(Number);
 const burst = Number(values.burst);
+const concurrency = Number(values.concurrency);
 
 const children: ChildProcess[] = [];
 function launch(
@@ -158,6 +161,7 @@ async function main(): Promise<void> {
           CLUSTER: 'c1',
           LEASE_TTL_MS: '15000',
           KUBE_QPS: '5000', // measure the pipeline, not the client's rate limit
+          CONCURRENCY: String(concurrency),
         };
         replicas.push(await launch([replicaScript], env, /^ready$/));
       }

@@ -102,6 +102,8 @@ export interface FunctionHostOptions {
   maxBackoffMs: number;
   /** How often a conflicting write re-reads and re-decides before it counts as a failure. */
   staleRetries: number;
+  /** Object changes mapped to work items at once, per trigger. */
+  triggerWindow: number;
   /** Delay before retrying a key another replica is working on. */
   contentionDelayMs: number;
   /** How long an unacknowledged item waits before redelivery (a replica died mid-work). */
@@ -119,6 +121,7 @@ export const defaultFunctionHostOptions: FunctionHostOptions = {
   baseBackoffMs: 200,
   maxBackoffMs: 5 * 60_000,
   staleRetries: 5,
+  triggerWindow: 256,
   contentionDelayMs: 250,
   ackWaitMs: 30_000,
   replicaId: `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
@@ -238,13 +241,13 @@ export class FunctionHost<Snapshot, Writes> {
     await Promise.allSettled([...this.inflight, ...this.loops]);
   }
 
+  // Maps changes to work items. Changes are handled concurrently (up to triggerWindow at once):
+  // work items name keys, not changes, so their order does not matter, and a redelivered
+  // change republishes with the same message id, which JetStream drops.
   private async triggerLoop(trigger: Trigger, messages: ConsumerMessages): Promise<void> {
     const prefix = `$KV.${assets.objects}.`;
-    for await (const m of messages) {
-      if (this.stopping.signal.aborted) {
-        m.nak();
-        continue;
-      }
+    const inflight = new Set<Promise<void>>();
+    const handle = async (m: JsMsg): Promise<void> => {
       try {
         const ref = parseObjectKey(m.subject.slice(prefix.length));
         const operation = m.headers?.get('KV-Operation') ?? '';
@@ -266,7 +269,17 @@ export class FunctionHost<Snapshot, Writes> {
         this.log.error({ err: error, subject: m.subject }, 'trigger failed; will retry');
         m.nak(this.options.baseBackoffMs);
       }
+    };
+    for await (const m of messages) {
+      if (this.stopping.signal.aborted) {
+        m.nak();
+        continue;
+      }
+      const task = handle(m).finally(() => inflight.delete(task));
+      inflight.add(task);
+      if (inflight.size >= this.options.triggerWindow) await Promise.race(inflight);
     }
+    await Promise.allSettled([...inflight]);
   }
 
   private async workLoop(messages: ConsumerMessages): Promise<void> {
