@@ -29,6 +29,16 @@ const logLevel = option.choice({
 
 const natsSchemes = ['nats', 'tls', 'ws', 'wss'];
 
+const devclusterPort = option.integer({
+  flag: 'port',
+  env: 'OLMQ_DEVCLUSTER_PORT',
+  placeholder: 'PORT',
+  default: 0,
+  min: 0,
+  max: 65535,
+  doc: 'HTTPS port of the embedded devcluster (0 = any free port).',
+});
+
 const metricsPort = option.integer({
   flag: 'metrics-port',
   env: 'OLMQ_METRICS_PORT',
@@ -107,15 +117,7 @@ export const commands = {
         default: '.olmq/kubeconfig',
         doc: 'Where to write the devcluster admin kubeconfig.',
       }),
-      port: option.integer({
-        flag: 'port',
-        env: 'OLMQ_DEVCLUSTER_PORT',
-        placeholder: 'PORT',
-        default: 0,
-        min: 0,
-        max: 65535,
-        doc: 'Port of the embedded devcluster (0 = any free port).',
-      }),
+      port: devclusterPort,
       dataDir: option.text({
         flag: 'data-dir',
         env: 'OLMQ_DATA_DIR',
@@ -138,15 +140,7 @@ export const commands = {
     words: ['devcluster'],
     summary: 'Run the embedded Kubernetes-compatible API server in the foreground.',
     options: {
-      port: option.integer({
-        flag: 'port',
-        env: 'OLMQ_DEVCLUSTER_PORT',
-        placeholder: 'PORT',
-        default: 0,
-        min: 0,
-        max: 65535,
-        doc: 'HTTPS port to serve on (0 = any free port).',
-      }),
+      port: devclusterPort,
       host: option.text({
         flag: 'host',
         env: 'OLMQ_DEVCLUSTER_HOST',
