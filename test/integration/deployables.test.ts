@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { commands, functionNames } from '../../cli/commands.js';
+import { mirroredKinds } from '../../functions/watcher/kinds.js';
 import type { Command } from '../../cli/commands.js';
 import { kubectl, startCluster, type ClusterFixture } from '../harness/devcluster.js';
 import { olmqBin, repoRoot } from '../harness/repo.js';
@@ -381,15 +382,16 @@ t.test('deployables - the manifests apply to the devcluster', async (t) => {
 
   // The devcluster does not serve every built-in API (no policy/v1 PodDisruptionBudget); such
   // objects are left out loudly, and the test fails if anything else is missing.
-  const served = new Set(
+  // apiVersion/kind -> resource name, from discovery.
+  const served = new Map(
     (await run(['api-resources', '--no-headers']))
       .split('\n')
       .filter((l) => l.trim() !== '')
-      .map((l) => {
+      .map((l): [string, string] => {
         const cols = l.trim().split(/\s+/);
         // NAME [SHORTNAMES] APIVERSION NAMESPACED KIND: find the apiVersion column.
         const at = cols.findIndex((c, i) => i > 0 && /^(v1|[a-z0-9.-]+\/v[0-9a-z]+)$/.test(c));
-        return `${cols[at]}/${cols[at + 2]}`;
+        return [`${cols[at]}/${cols[at + 2]}`, cols[0] ?? ''];
       }),
   );
   const manifests = await renderedManifests(fixture);
@@ -494,6 +496,19 @@ t.test('deployables - the manifests apply to the devcluster', async (t) => {
       };
       return run(['create', '-f', '-', '-o', 'jsonpath={.status.allowed}'], JSON.stringify(review));
     };
+    // Ties the watcher's ClusterRole to its table of kinds: a kind added there without RBAC fails.
+    for (const { apiVersion, kind } of mirroredKinds) {
+      const resource = served.get(`${apiVersion}/${kind}`);
+      const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+      const qualified = group === '' ? resource : `${resource}.${group}`;
+      for (const verb of ['list', 'watch']) {
+        t.equal(
+          await can('watcher', verb, qualified ?? kind, '-A'),
+          'yes',
+          `watcher ${verb} ${kind}`,
+        );
+      }
+    }
     const reviews: [string, string, string, string, string][] = [
       ['catalog', 'create', 'networking.k8s.io', 'networkpolicies', 'true'],
       ['plan', 'create', 'batch', 'jobs', 'true'],
