@@ -2,8 +2,8 @@
 // devcluster: every container runs an olmq entry point with flags and env vars that exist, the
 // manifests apply (server-side dry run, then for real), and each component's RBAC lets it do
 // its job and no more.
-import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse, parseAllDocuments, stringify } from 'yaml';
@@ -11,7 +11,9 @@ import { commands, functionNames } from '../../cli/commands.js';
 import { mirroredKinds } from '../../functions/watcher/kinds.js';
 import type { Command } from '../../cli/commands.js';
 import { kubectl, startCluster, type ClusterFixture } from '../harness/devcluster.js';
+import { natsServerFor } from '../harness/nats.js';
 import { olmqBin, repoRoot } from '../harness/repo.js';
+import { waitFor } from '../harness/wait.js';
 
 const k8sDir = join(repoRoot, 'k8s');
 const namespace = 'olmq-system';
@@ -522,5 +524,85 @@ t.test('deployables - the manifests apply to the devcluster', async (t) => {
         `olmq-${sa} may ${verb} ${resource}.${group} in olm: ${expected}`,
       );
     }
+  });
+
+  await t.test('the watcher mirrors and leads with only its ServiceAccount rights', async (t) => {
+    const nats = await natsServerFor(t);
+    const token = (await run(['create', 'token', 'olmq-watcher', '-n', namespace])).trim();
+    const cluster = fixture.kubeConfig.getCurrentCluster();
+    const kubeconfigPath = join(fixture.dir, 'watcher-kubeconfig');
+    writeFileSync(
+      kubeconfigPath,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'dev',
+            cluster: { server: cluster?.server, 'certificate-authority-data': cluster?.caData },
+          },
+        ],
+        users: [{ name: 'olmq-watcher', user: { token } }],
+        contexts: [{ name: 'dev', context: { cluster: 'dev', user: 'olmq-watcher' } }],
+        'current-context': 'dev',
+      }),
+    );
+    const watcher = spawn(
+      process.execPath,
+      [
+        olmqBin,
+        'watcher',
+        `--kubeconfig=${kubeconfigPath}`,
+        `--nats-url=${nats.url}`,
+        '--metrics-port=0',
+        '--identity=replica-a',
+        '--log-level=info',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    const exited = new Promise<number | null>((resolve) => watcher.on('exit', resolve));
+    t.teardown(async () => {
+      if (watcher.exitCode === null) watcher.kill('SIGKILL');
+      await exited;
+    });
+    let stderr = '';
+    watcher.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const metricsUrl = await waitFor(
+      'the watcher to log its metrics URL',
+      () => {
+        for (const line of stderr.split('\n')) {
+          if (!line.startsWith('{')) continue;
+          const entry = JSON.parse(line) as { msg?: string; metrics?: string };
+          if (entry.msg === 'watcher started') return entry.metrics;
+        }
+        if (watcher.exitCode !== null) throw new Error(`watcher exited: ${stderr}`);
+        return undefined;
+      },
+      30_000,
+      50,
+    );
+    // Ready only once it leads and every kind's first list is mirrored: a missing grant
+    // keeps it unready.
+    await waitFor(
+      'the watcher to lead and mirror every kind',
+      async () => {
+        const lease = await kubectl(fixture, [
+          'get',
+          'lease',
+          'olmq-watcher-dev',
+          '-n',
+          namespace,
+          '-o',
+          'jsonpath={.spec.holderIdentity}',
+        ]);
+        if (lease.stdout !== 'replica-a') return false;
+        return (await fetch(`${metricsUrl}/readyz`)).status === 200;
+      },
+      30_000,
+      100,
+    );
+    t.notMatch(stderr, /forbidden/i, 'no request was refused');
+    watcher.kill('SIGTERM');
+    t.equal(await exited, 0, 'clean shutdown');
   });
 });
