@@ -306,7 +306,7 @@ t.test('deployables - compose runs nats with JetStream and monitoring on 8222', 
   const nats = composeServices().nats;
   t.equal(nats?.image, 'nats:2.10-alpine');
   t.ok(nats?.command?.includes('--jetstream'), 'JetStream on');
-  t.equal(nats?.command?.[(nats.command.indexOf('--http_port') ?? -1) + 1], '8222');
+  t.equal(nats?.command?.[nats.command.indexOf('--http_port') + 1], '8222');
   t.end();
 });
 
