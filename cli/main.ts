@@ -129,6 +129,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // A command has finished its graceful shutdown: do not let a straggling socket or timer of a
+    // client library keep the process alive (orchestrators would wait for the kill timeout).
+    setTimeout(() => process.exit(code), 2_000).unref();
   },
   (error: unknown) => {
     process.stderr.write(`olmq: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -59,7 +59,7 @@ export async function runWatcher(config: CommandConfig<'watcher'>): Promise<numb
   const signal = await untilSignal();
   log.info({ signal }, 'shutting down');
   await watcher.stop();
-  await nc.drain();
+  await nc.close(); // the mirror has stopped: nothing is left to flush
   await endpoint.close();
   return exitCodes.ok;
 }

@@ -162,12 +162,19 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
         current.on('delete', remove);
         // start() resolves once the list is mirrored and the watch runs; then sweep leftovers.
         // (Re-lists after a 410 inside the informer emit deletions for vanished objects.)
+        // The informer reports a failed list (e.g. Forbidden) as an error event, not as a
+        // rejected start(): only a start without one counts as synced.
+        let failures = 0;
         const run = async (): Promise<void> => {
+          if (stopped) return;
+          const before = failures;
           await current.start();
+          if (failures !== before) return;
           await converge(current);
           markSynced();
         };
         current.on('error', (error: unknown) => {
+          failures++;
           if (stopped) return;
           log.warn({ err: error, kind: kind.kind }, 'watch failed; restarting the informer');
           restartTimer = setTimeout(() => void run().catch(() => undefined), 1_000);

@@ -72,6 +72,10 @@ export async function serveOperations(options: {
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}`,
     port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // scrapers keep connections alive; do not wait for them
+      }),
   };
 }

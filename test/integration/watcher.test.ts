@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { connect } from '@nats-io/transport-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { openBackbone } from '../../shared/bus/backbone.js';
 import { natsServerFor } from '../harness/nats.js';
@@ -283,6 +284,83 @@ t.test(
       name: 'olmq-watcher-c1',
     });
     t.equal(lease?.spec.holderIdentity, '', 'the lease was handed back');
+  },
+);
+
+t.test(
+  'watcher - a kind it may not list keeps it unsynced (not ready), instead of a silent gap',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    // A ServiceAccount that may list Namespaces and Subscriptions but not ConfigMaps.
+    const sa = {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'limited', namespace: 'olmq-system' },
+    };
+    await cluster.client.create(sa);
+    const rules = [
+      { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
+      {
+        apiGroups: ['operators.coreos.com'],
+        resources: ['subscriptions'],
+        verbs: ['get', 'list', 'watch'],
+      },
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        verbs: ['get', 'create', 'update'],
+      },
+    ];
+    await cluster.client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'limited' },
+      rules,
+    });
+    await cluster.client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'limited' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'limited' },
+      subjects: [{ kind: 'ServiceAccount', name: 'limited', namespace: 'olmq-system' }],
+    });
+    const tokenRequest = (await cluster.client.request(
+      'POST',
+      '/api/v1/namespaces/olmq-system/serviceaccounts/limited/token',
+      'create',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+    )) as { status: { token: string } };
+    const admin = cluster.fixture.kubeConfig;
+    const limited = new KubeConfig();
+    limited.loadFromClusterAndUser(admin.getCurrentCluster()!, {
+      name: 'limited',
+      token: tokenRequest.status.token,
+    });
+    const watcher = await startWatcher({
+      cluster: { id: 'c1', kubeConfig: limited },
+      backbone,
+      log: capturingLogger('error').log,
+      registry: new Registry(),
+      identity: 'limited-1',
+      leaseNamespace: 'olmq-system',
+      leaseName: 'olmq-watcher',
+      leaseDurationSeconds: 15,
+      kinds: subscriptionKinds,
+    });
+    t.teardown(() => watcher.stop());
+    await waitFor('leadership', () => watcher.isLeading(), 30_000);
+    await cluster.client.create(subscription('visible'));
+    await waitFor(
+      'the permitted kind to be mirrored',
+      async () => (await channelOf(backbone, 'visible')) === 'stable',
+      30_000,
+    );
+    const synced = await Promise.race([
+      watcher.synced().then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 2_000)),
+    ]);
+    t.equal(synced, false, 'ConfigMaps could not be listed, so the mirror is not synced');
   },
 );
 
