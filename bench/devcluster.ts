@@ -102,11 +102,17 @@ async function rate(
   return total / ((performance.now() - start) / 1000);
 }
 
-/** CPU seconds (user + system) the process has used so far, from /proc. */
-function cpuSeconds(pid: number): number {
+/** CPU seconds (user, system) the process has used so far, from /proc. */
+function cpuTimes(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   // utime and stime are fields 14 and 15 of /proc/pid/stat, in clock ticks (100 per second on Linux).
-  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / 100;
+  return { user: Number(fields[11] ?? 0) / 100, system: Number(fields[12] ?? 0) / 100 };
+}
+
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 function peakRssBytes(pid: number): number {
@@ -178,6 +184,7 @@ async function main(): Promise<void> {
   };
   const writeStart = performance.now();
   const cpuBefore = cpuSeconds(child.pid ?? 0);
+  const timesBefore = cpuTimes(child.pid ?? 0);
   const createsPerSecond = await rate(args.objects, args.concurrency, async (i) => {
     const r = await call(
       creds,
@@ -207,6 +214,7 @@ async function main(): Promise<void> {
   while (delivered < expected && performance.now() < deliveredDeadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
   const writeCpu = cpuSeconds(child.pid ?? 0) - cpuBefore;
+  const timesAfter = cpuTimes(child.pid ?? 0);
   const deadline = performance.now() + 60_000;
   while (delivered < expected && performance.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -258,6 +266,9 @@ async function main(): Promise<void> {
     // independent of what else the (shared) machine is doing.
     serverCpuSecondsForWrites: Number(writeCpu.toFixed(2)),
     writesPerServerCpuSecond: Math.round((args.objects * 2) / writeCpu),
+    // Kernel time is mostly TLS sockets' syscalls; user time is the server's own work.
+    serverUserCpuSecondsForWrites: Number((timesAfter.user - timesBefore.user).toFixed(2)),
+    serverSystemCpuSecondsForWrites: Number((timesAfter.system - timesBefore.system).toFixed(2)),
     watchers: args.watchers,
     watchEventsDelivered: delivered,
     watchEventsExpected: expected,

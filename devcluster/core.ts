@@ -15,7 +15,7 @@ import {
   type ResourceRef,
   type StatusCause,
 } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { copyJson, isJsonObject, type JsonObject, type JsonValue } from './json.js';
 import { unknownBuiltinFields, unknownMetadataFields } from './known-fields.js';
 import { nameFromGenerateName, nameRuleOf, validateName } from './names.js';
 import {
@@ -158,7 +158,7 @@ function withoutKeys(object: JsonObject, keys: readonly string[]): JsonObject {
 }
 
 function clone<T extends JsonValue>(value: T): T {
-  return structuredClone(value);
+  return copyJson(value);
 }
 
 /** The value of a field-selector field of an object ("metadata.name", "involvedObject.kind", ...). */

@@ -8,3 +8,27 @@ export interface JsonObject {
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Deep copy of a JSON value. A plain recursive copy: several times cheaper than
+ * structuredClone for the small objects of every write, which is on the hot path.
+ */
+export function copyJson<T extends JsonValue>(value: T): T {
+  return copyValue(value) as T;
+}
+
+function copyValue(value: JsonValue): JsonValue {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: JsonValue[] = new Array<JsonValue>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyValue(value[i] as JsonValue);
+    return out;
+  }
+  const out: JsonObject = {};
+  for (const key in value) {
+    const child = value[key];
+    // Own enumerable keys only, as JSON has; undefined can appear in objects built in code.
+    if (child !== undefined && Object.hasOwn(value, key)) out[key] = copyValue(child);
+  }
+  return out;
+}

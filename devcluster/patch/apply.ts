@@ -61,11 +61,13 @@ const UNOWNED: readonly string[][] = [
   ['f:metadata', 'f:deletionGracePeriodSeconds'],
 ];
 
+// Built once: difference() reads it and never changes it.
+const unownedSet = new FieldSet();
+for (const path of UNOWNED) unownedSet.insert(path);
+
 // The part of a field set managers can own: without UNOWNED and reset fields.
 function ownable(set: FieldSet, resetFields: readonly string[] | undefined): FieldSet {
-  const unowned = new FieldSet();
-  for (const path of UNOWNED) unowned.insert(path);
-  const out = set.difference(unowned);
+  const out = set.difference(unownedSet);
   for (const field of resetFields ?? []) out.children.delete(`f:${field}`);
   return out;
 }
@@ -156,8 +158,15 @@ function ownedView(object: JsonObject, resetFields: readonly string[] | undefine
   return view;
 }
 
+// `object` may be a stored object (an apply that changes nothing), so it is copied deeply.
 function withManagedFields(object: JsonObject, entries: readonly ManagerEntry[]): JsonObject {
-  const out = cloneJson(object);
+  return replaceManagedFields(cloneJson(object), entries);
+}
+
+// Sets managedFields on a copy of `object` that shares everything but metadata with it: only for
+// objects the caller built for this write and does not keep (recordUpdate's `after`).
+function replaceManagedFields(object: JsonObject, entries: readonly ManagerEntry[]): JsonObject {
+  const out: JsonObject = { ...object };
   const metadata: JsonObject = { ...metadataOf(out) };
   const encoded = encodeEntries(entries);
   if (encoded.length > 0) metadata.managedFields = encoded;
@@ -313,7 +322,8 @@ export function serverSideApply(
 /**
  * Records a non-apply write (create, update, patch) in managedFields: the manager takes
  * ownership (operation "Update") of every field it changed. Returns `after` with updated
- * metadata.managedFields.
+ * metadata.managedFields. `after` must be an object built for this write: the result shares all
+ * but its metadata with it.
  */
 export function recordUpdate(
   before: JsonObject | undefined,
@@ -346,5 +356,5 @@ export function recordUpdate(
       entryFor(options, 'Update', prior ? prior.fields.union(taken) : taken, options.now),
     );
   }
-  return withManagedFields(after, entries);
+  return replaceManagedFields(after, entries);
 }

@@ -1,10 +1,10 @@
 // Plain JSON value operations shared by the patch formats and server-side apply.
 import type { JsonValue } from '../json.js';
-import { isJsonObject } from '../json.js';
+import { copyJson, isJsonObject } from '../json.js';
 
 /** Deep copy of a JSON value. */
 export function cloneJson<T extends JsonValue>(value: T): T {
-  return structuredClone(value);
+  return copyJson(value);
 }
 
 /** Structural equality of two JSON values (object key order ignored, array order significant). */
