@@ -1,11 +1,12 @@
 // Test fixture: an in-process devcluster on a random port, its kubeconfig in a temp dir, a
 // kubectl runner and raw HTTPS requests.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import {
   startDevcluster,
   type Devcluster,
@@ -134,4 +135,19 @@ export function rawRequest(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** The test CRD of the devcluster suites (example.olmq.io Widget), parsed. */
+export function widgetsCrd(): unknown {
+  const file = join(
+    import.meta.dirname,
+    '..',
+    '..',
+    '..',
+    'test',
+    'fixtures',
+    'devcluster',
+    'widgets-crd.yaml',
+  );
+  return parse(readFileSync(file, 'utf8'));
 }

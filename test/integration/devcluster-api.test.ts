@@ -1,28 +1,16 @@
 // API semantics over raw HTTPS: CRD versions and cleanup, subresources, discovery and OpenAPI
 // documents, tables, watch bookmarks and timeouts, ClusterRole aggregation.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
-import { parse } from 'yaml';
-import { rawRequest, startCluster, type ClusterFixture } from '../harness/devcluster.js';
+import {
+  rawRequest,
+  startCluster,
+  type ClusterFixture,
+  widgetsCrd,
+} from '../harness/devcluster.js';
 import { waitFor } from '../harness/wait.js';
 
 let fixture: ClusterFixture;
-const crd = parse(
-  readFileSync(
-    join(
-      import.meta.dirname,
-      '..',
-      '..',
-      '..',
-      'test',
-      'fixtures',
-      'devcluster',
-      'widgets-crd.yaml',
-    ),
-    'utf8',
-  ),
-) as unknown;
+const crd = widgetsCrd();
 const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const widgets = '/apis/example.olmq.io/v1/namespaces/default/widgets';
 

@@ -1,33 +1,17 @@
 // Bad inputs get proper Status errors, and the server keeps serving after each.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
-import { parse } from 'yaml';
 import {
   rawRequest,
   startCluster,
   type ClusterFixture,
   type RawResponse,
+  widgetsCrd,
 } from '../harness/devcluster.js';
 
 let fixture: ClusterFixture;
 t.before(async () => {
   fixture = await startCluster();
-  const crd = parse(
-    readFileSync(
-      join(
-        import.meta.dirname,
-        '..',
-        '..',
-        '..',
-        'test',
-        'fixtures',
-        'devcluster',
-        'widgets-crd.yaml',
-      ),
-      'utf8',
-    ),
-  ) as unknown;
+  const crd = widgetsCrd();
   const created = await rawRequest(
     fixture,
     'POST',

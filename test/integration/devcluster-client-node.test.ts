@@ -1,7 +1,5 @@
 // @kubernetes/client-node against the devcluster: CRUD per kind, informers through watch
 // failures, conflicts, garbage collection, RBAC denials and simulated deployments.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   ApiException,
   AppsV1Api,
@@ -15,9 +13,8 @@ import {
   type V1ConfigMap,
 } from '@kubernetes/client-node';
 import t from 'tap';
-import { parse } from 'yaml';
 import { failAnnotation } from '../../devcluster/index.js';
-import { startCluster, type ClusterFixture } from '../harness/devcluster.js';
+import { startCluster, type ClusterFixture, widgetsCrd } from '../harness/devcluster.js';
 import { waitFor } from '../harness/wait.js';
 
 let fixture: ClusterFixture;
@@ -30,21 +27,7 @@ t.before(async () => {
   objects = KubernetesObjectApi.makeApiClient(fixture.kubeConfig);
   core = fixture.kubeConfig.makeApiClient(CoreV1Api);
   apps = fixture.kubeConfig.makeApiClient(AppsV1Api);
-  const crd = parse(
-    readFileSync(
-      join(
-        import.meta.dirname,
-        '..',
-        '..',
-        '..',
-        'test',
-        'fixtures',
-        'devcluster',
-        'widgets-crd.yaml',
-      ),
-      'utf8',
-    ),
-  ) as KubernetesObject;
+  const crd = widgetsCrd() as KubernetesObject;
   await objects.create(crd);
 });
 t.teardown(async () => {
