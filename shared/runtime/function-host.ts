@@ -17,6 +17,7 @@
 //    at once for errors that say retrying cannot help) it goes to OLMQ_DEAD with the error.
 // Everything is level-triggered: an item names a key, never a change, so redelivery,
 // duplicates and reordering are harmless.
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
@@ -161,6 +162,7 @@ export class FunctionHost<Snapshot, Writes> {
   ) {
     this.options = { ...defaultFunctionHostOptions, ...options };
     this.freeSlots = this.options.concurrency;
+    setMaxListeners(0, this.stopping.signal); // one listener per reconcile in flight
   }
 
   /** Durable name of the work consumer shared by all replicas of this function. */
@@ -289,10 +291,15 @@ export class FunctionHost<Snapshot, Writes> {
         continue;
       }
       await this.acquireSlot();
-      const task = this.reconcileItem(m).finally(() => {
-        this.inflight.delete(task);
-        this.releaseSlot();
-      });
+      const task = this.reconcileItem(m)
+        .catch((error: unknown) => {
+          this.log.error({ err: error, subject: m.subject }, 'reconcile crashed; redelivering');
+          m.nak(this.options.baseBackoffMs);
+        })
+        .finally(() => {
+          this.inflight.delete(task);
+          this.releaseSlot();
+        });
       this.inflight.add(task);
     }
   }
@@ -340,24 +347,25 @@ export class FunctionHost<Snapshot, Writes> {
       Math.max(100, Math.floor(this.backbone.options.leaseTtlMs / 3)),
     );
 
-    const record = await readAttempts(attempts, leaseKey);
     const log = this.log.child({ cluster, key: key.join('/') });
-    const context: WorkContext = {
-      cluster,
-      key,
-      failures: record.failures,
-      log,
-      signal: abort.signal,
-    };
+    const context: WorkContext = { cluster, key, failures: 0, log, signal: abort.signal };
+    let record: AttemptRecord = { failures: 0, lastError: '' };
     const stopTimer = this.metrics.reconcileDuration.startTimer(labels);
     try {
+      // Every NATS call may time out (a restarting server): any error lands in the failure path.
+      record = await readAttempts(attempts, leaseKey);
+      context.failures = record.failures;
       const decision = await this.decideAndApply(context, labels);
-      if (record.failures > 0) await attempts.delete(leaseKey);
       if (decision.requeueAfterMs === undefined) m.ack();
       else m.nak(decision.requeueAfterMs);
       this.metrics.processed.inc({ ...labels, outcome: 'success' });
+      if (record.failures > 0) await attempts.delete(leaseKey).catch(() => undefined);
     } catch (error) {
-      await this.fail(m, context, leaseKey, record, error);
+      await this.fail(m, context, leaseKey, record, error).catch((failure: unknown) => {
+        // Not even the failure could be recorded (NATS unreachable): redeliver soon.
+        log.warn({ err: failure, cause: error }, 'could not record a failed reconcile; retrying');
+        m.nak(this.options.baseBackoffMs);
+      });
     } finally {
       stopTimer();
       clearInterval(renewal);
