@@ -350,12 +350,6 @@ t.test(
     });
     t.teardown(() => watcher.stop());
     await waitFor('leadership', () => watcher.isLeading(), 30_000);
-    await cluster.client.create(subscription('visible'));
-    await waitFor(
-      'the permitted kind to be mirrored',
-      async () => (await channelOf(backbone, 'visible')) === 'stable',
-      30_000,
-    );
     const synced = await Promise.race([
       watcher.synced().then(() => true),
       new Promise((r) => setTimeout(() => r(false), 2_000)),
