@@ -1,25 +1,14 @@
 import t from 'tap';
+import { patchErrorOf } from '../harness/patch.js';
 import type { JsonObject, JsonValue } from '../../devcluster/json.js';
 import {
   ApplyConflictError,
-  PatchError,
   builtinMergeRules,
   mergeRulesFromSchema,
   recordUpdate,
   serverSideApply,
 } from '../../devcluster/patch/index.js';
 import type { ApplyOptions } from '../../devcluster/patch/index.js';
-
-// The reason and exact message of the PatchError `fn` throws.
-function patchErrorOf(fn: () => unknown): { reason: string; message: string } | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof PatchError) return { reason: err.reason, message: err.message };
-    throw err;
-  }
-  return undefined;
-}
 
 const rules = builtinMergeRules('apps', 'Deployment');
 const T1 = '2026-01-01T00:00:00Z';

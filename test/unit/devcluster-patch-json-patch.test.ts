@@ -1,17 +1,7 @@
 import t from 'tap';
+import { patchErrorOf } from '../harness/patch.js';
 import type { JsonValue } from '../../devcluster/json.js';
 import { PatchError, applyJsonPatch } from '../../devcluster/patch/index.js';
-
-// The reason and exact message of the PatchError `fn` throws.
-function patchErrorOf(fn: () => unknown): { reason: string; message: string } | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof PatchError) return { reason: err.reason, message: err.message };
-    throw err;
-  }
-  return undefined;
-}
 
 const REJECTED = 'the server rejected our request due to an error in our request';
 

@@ -1,21 +1,8 @@
 import t from 'tap';
+import { patchErrorOf } from '../harness/patch.js';
 import type { JsonObject } from '../../devcluster/json.js';
-import {
-  PatchError,
-  applyStrategicMergePatch,
-  builtinMergeRules,
-} from '../../devcluster/patch/index.js';
-
-// The reason and exact message of the PatchError `fn` throws.
-function patchErrorOf(fn: () => unknown): { reason: string; message: string } | undefined {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof PatchError) return { reason: err.reason, message: err.message };
-    throw err;
-  }
-  return undefined;
-}
+import type { PatchError } from '../../devcluster/patch/index.js';
+import { applyStrategicMergePatch, builtinMergeRules } from '../../devcluster/patch/index.js';
 
 const deploymentRules = builtinMergeRules('apps', 'Deployment');
 const podRules = builtinMergeRules('', 'Pod');
