@@ -87,3 +87,18 @@ export function buildCatalogFromTexts(files: Readonly<Record<string, string>>): 
     });
   return buildCatalogIndex(objects);
 }
+export {
+  catalogBucket,
+  catalogIndexKind,
+  CatalogIndexRecordSchema,
+  openCatalogStore,
+  storeCatalog,
+  fetchCatalogIndex,
+  fetchCatalogContent,
+  CatalogIndexCache,
+  CatalogNotStoredError,
+  putCatalogIndexRecord,
+  deleteCatalogIndexRecord,
+  readCatalogIndexRecords,
+} from './store.js';
+export type { CatalogIndexRecord } from './store.js';
