@@ -1,0 +1,28 @@
+// Public entry point of the resolver: pure resolution of one namespace's Subscriptions against
+// its catalogs (see resolve.ts for the algorithm), and the builders of its input facts.
+export { resolveNamespace, channelChain } from './resolve.js';
+export { ResolutionProblemCode } from './model.js';
+export type {
+  ApiFact,
+  BundleAction,
+  CatalogSourceKey,
+  InstalledCsvFacts,
+  OperatorGroupFacts,
+  PropertyFact,
+  ResolvedBundle,
+  ResolutionProblem,
+  ResolutionWarning,
+  Resolution,
+  ResolverCatalog,
+  ResolverInput,
+  SubscriptionFacts,
+} from './model.js';
+export {
+  subscriptionFacts,
+  installedCsvFacts,
+  operatorGroupFacts,
+  visibleCatalogs,
+  isCopiedCsv,
+  parsePropertiesAnnotation,
+  PropertiesAnnotationError,
+} from './facts.js';
