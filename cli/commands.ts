@@ -1,6 +1,7 @@
 // The `olmq` subcommands: their words, options and what they run. Options are declared once
 // here (see ./options.ts); --help and docs/configuration.md are generated from this table.
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { logLevels } from '../shared/runtime/log.js';
 import { option, type ConfigOf, type Options } from './options.js';
 
@@ -79,6 +80,39 @@ const clusterAccess = {
   metricsPort,
   logLevel,
 };
+
+/** One `--catalog` of `olmq resolve`: NAME=DIR[,priority=N][,namespace=NS]. */
+export interface CatalogSpec {
+  /** CatalogSource name. */
+  readonly name: string;
+  /** FBC directory. */
+  readonly dir: string;
+  /** spec.priority. */
+  readonly priority: number;
+  /** CatalogSource namespace, or null to take the Subscriptions'. */
+  readonly namespace: string | null;
+}
+
+const catalogSpecSchema = z.string().transform((value, ctx): CatalogSpec => {
+  const [head = '', ...rest] = value.split(',');
+  const eq = head.indexOf('=');
+  const name = eq < 0 ? '' : head.slice(0, eq);
+  const dir = eq < 0 ? '' : head.slice(eq + 1);
+  const bad = (message: string): CatalogSpec => {
+    ctx.addIssue({ code: 'custom', message, input: value });
+    return z.NEVER;
+  };
+  if (name === '' || dir === '') return bad('must be NAME=DIR[,priority=N][,namespace=NS]');
+  let priority = 0;
+  let namespace: string | null = null;
+  for (const part of rest) {
+    const [key, val = ''] = part.split('=', 2);
+    if (key === 'priority' && /^-?\d+$/.test(val)) priority = Number(val);
+    else if (key === 'namespace' && val !== '') namespace = val;
+    else return bad(`unknown or bad setting "${part}" (expected priority=N or namespace=NS)`);
+  }
+  return { name, dir, priority, namespace };
+});
 
 /** A subcommand of `olmq`. */
 export interface Command<O extends Options = Options> {
@@ -230,11 +264,14 @@ export const commands = {
     words: ['resolve'],
     summary: 'Resolve Subscriptions against catalogs offline (dry run / upgrade preview).',
     options: {
-      catalog: option.list({
-        flag: 'catalog',
-        placeholder: 'NAME=DIR[,priority=N]',
-        doc: 'A File-Based Catalog directory, named as Subscriptions refer to it in spec.source.',
-      }),
+      catalog: option.repeatedParsed(
+        {
+          flag: 'catalog',
+          placeholder: 'NAME=DIR[,priority=N][,namespace=NS]',
+          doc: 'A File-Based Catalog directory, named as Subscriptions refer to it in spec.source; priority ranks it for dependencies (default 0); namespace defaults to the spec.sourceNamespace of the Subscriptions naming it.',
+        },
+        catalogSpecSchema,
+      ),
       subscriptions: option.requiredText({
         flag: 'subscriptions',
         placeholder: 'FILE',
@@ -255,7 +292,6 @@ export const commands = {
       }),
       logLevel,
     },
-    pending: 'issue #6 (resolution and planning)',
   }),
   registryServe: command({
     words: ['registry', 'serve'],

@@ -127,6 +127,18 @@ export const option = {
       .transform((value) => value === true || value === 'true' || value === '1');
     return make(common, 'switch', schema, 'false');
   },
+  /**
+   * A repeatable value whose every occurrence is parsed by `item` (e.g. `NAME=DIR,priority=N`);
+   * no environment variable, since the values may themselves contain commas.
+   */
+  repeatedParsed<T>(common: Omit<Common, 'env'>, item: z.ZodType<T, string>): Option<T[]> {
+    const schema = z
+      .array(z.string())
+      .optional()
+      .transform((value) => value ?? [])
+      .pipe(z.array(item));
+    return make(common, 'repeated', schema as unknown as z.ZodType<T[], Raw>);
+  },
   /** A repeatable value; as an environment variable: comma-separated. */
   list(common: Common): Option<string[]> {
     const schema = z
