@@ -426,7 +426,8 @@ class NamespaceResolution {
       for (const g of this.#facts) g.active = core.includes(g);
     }
     for (const [f, active] of saved) f.active = active;
-    return core;
+    const order = new Map(this.#facts.map((f, i) => [f, i]));
+    return core.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
   }
 
   #context(): ExplainContext {
