@@ -110,6 +110,9 @@ export class SatSolver {
     if (amo.vars.length < 2) return;
     for (const v of amo.vars) this.#amoOfVar[v]?.push(amo);
     this.#amoOfGuard[variableOf(guard)]?.push(amo);
+    // Members or the guard may already be fixed at the root: propagate the root trail again.
+    this.#qhead = 0;
+    if (this.#propagate() !== null) this.#unsatAtRoot = true;
   }
 
   /** Solves under assumptions; true when satisfiable (see value()), false otherwise (see failedAssumptions()). */
@@ -369,7 +372,7 @@ export class SatSolver {
       if (this.#seen[v] !== true) continue;
       const reason = this.#reason[v];
       if (reason === null || reason === undefined) {
-        if (v !== v0) out.push(l);
+        out.push(l);
       } else {
         for (let k = 1; k < reason.lits.length; k++) {
           const u = variableOf(reason.lits[k] as Literal);
