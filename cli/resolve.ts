@@ -11,6 +11,13 @@ import {
   type ClusterServiceVersion,
   type Subscription,
 } from '../shared/api/index.js';
+
+// Hand-written upgrade previews give status.installedCSV without the lastUpdated the API server
+// would have set; nothing else is relaxed.
+const offlineSubscriptionSchema = subscriptionSchema.extend({
+  status: subscriptionStatusSchema.partial({ lastUpdated: true }).optional(),
+});
+import { subscriptionStatusSchema } from '../shared/api/subscription.js';
 import { CatalogError, loadCatalogDirectory } from '../shared/catalog/index.js';
 import {
   installedCsvFacts,
@@ -204,12 +211,12 @@ export async function runResolve(config: CommandConfig<'resolve'>): Promise<numb
     if (config.catalog.length === 0) {
       throw new ResolveInputError('--catalog: at least one catalog is required (NAME=DIR)');
     }
-    const subs: Subscription[] = parseAll(
+    const subs = parseAll(
       await readDocuments(config.subscriptions, 'subscriptions'),
       config.subscriptions,
       'Subscription',
-      subscriptionSchema,
-    );
+      offlineSubscriptionSchema,
+    ) as Subscription[];
     if (subs.length === 0) {
       throw new ResolveInputError(`${config.subscriptions}: no Subscription found`);
     }
