@@ -45,6 +45,8 @@ export type FactSpec = Fact extends infer F
     : never
   : never;
 
+const maxFactsShown = 12;
+
 /** What explanations need to know about the resolution. */
 export interface ExplainContext {
   readonly namespace: string;
@@ -119,6 +121,11 @@ export function describeFact(f: Fact, core: readonly Fact[], ctx: ExplainContext
 /** Turns a minimal unsatisfiable set of facts into problems: one per Subscription in it, or one for the namespace. */
 export function explainConflict(core: readonly Fact[], ctx: ExplainContext): ResolutionProblem[] {
   const facts = core.map((f) => describeFact(f, core, ctx));
+  // Messages stay readable: a deep chain's conflict can span hundreds of facts (all are in `facts`).
+  const shown =
+    facts.length <= maxFactsShown
+      ? facts.join('; ')
+      : `${facts.slice(0, maxFactsShown).join('; ')}; and ${facts.length - maxFactsShown} more`;
   const subs = core.filter((f) => f.kind === 'subscription');
   const unavailable = ctx.catalogs.filter((c) => c.index === null);
   const unavailableNote =
@@ -127,7 +134,7 @@ export function explainConflict(core: readonly Fact[], ctx: ExplainContext): Res
       : ` (catalog ${unavailable.map((c) => `${c.namespace}/${c.name}`).join(', ')} is unavailable and might provide it)`;
   if (subs.length === 0) {
     const kept = core.filter((f) => f.kind === 'kept');
-    const message = `the installed operators already break a resolution rule: ${facts.join('; ')}. Fix or remove one of these ClusterServiceVersions; other Subscriptions resolve as if this rule did not apply`;
+    const message = `the installed operators already break a resolution rule: ${shown}. Fix or remove one of these ClusterServiceVersions; other Subscriptions resolve as if this rule did not apply`;
     if (kept.length > 0) {
       return kept.map((f) => ({
         subscription: f.kind === 'kept' ? f.subscription : null,
@@ -185,7 +192,7 @@ export function explainConflict(core: readonly Fact[], ctx: ExplainContext): Res
     return {
       subscription: name,
       code: ResolutionProblemCode.ConstraintsNotSatisfiable,
-      message: `${headline}. Conflicting facts: ${facts.join('; ')}. ${fix}`,
+      message: `${headline}. Conflicting facts: ${shown}. ${fix}`,
       facts,
     };
   });

@@ -792,7 +792,9 @@ class NamespaceResolution {
       );
     }
     for (const { api, vars } of byApi.values()) {
-      if (vars.length < 2) continue;
+      // Providers all from one package are already bound by that package's rule.
+      const first = vars[0]?.package ?? null;
+      if (vars.length < 2 || (first !== null && vars.every((v) => v.package === first))) continue;
       const fact = this.#fact({ kind: 'api', api, variables: vars });
       this.#solver.addAtMostOne(
         vars.map((v) => v.v),
