@@ -3,6 +3,7 @@
 // matched against candidate bundles, as upstream OLM's resolver does.
 import semver from 'semver';
 import { skipRangeOptions } from '../catalog/index.js';
+import { CelParseError, compileCel, type CelProgram } from './cel.js';
 import type { ApiFact, PropertyFact } from './model.js';
 
 /** What a predicate is tested against: a catalog bundle or an installed CSV. */
@@ -11,6 +12,8 @@ export interface PredicateSubject {
   readonly version: semver.SemVer | null;
   readonly provided: readonly ApiFact[];
   readonly labels: readonly string[];
+  /** Every property of the candidate (for CEL rules), computed on demand. */
+  allProperties(): readonly PropertyFact[];
 }
 
 /** A requirement one operator states about another. */
@@ -23,6 +26,7 @@ export type Predicate =
       readonly rangeText: string;
     }
   | { readonly kind: 'label'; readonly label: string }
+  | { readonly kind: 'cel'; readonly program: CelProgram }
   | { readonly kind: 'all' | 'any' | 'not'; readonly children: readonly Predicate[] };
 
 /** A dependency: a predicate plus the message its author gave for when it fails. */
@@ -50,6 +54,8 @@ export function describePredicate(p: Predicate): string {
       return `from package ${p.packageName} with version in range ${p.rangeText}`;
     case 'label':
       return `with label ${p.label}`;
+    case 'cel':
+      return `satisfying CEL rule ${JSON.stringify(p.program.rule)}`;
     case 'all':
       return `(${p.children.map(describePredicate).join(' and ')})`;
     case 'any':
@@ -68,6 +74,8 @@ export function predicateKey(p: Predicate): string {
       return `pkg:${p.packageName}@${p.rangeText}`;
     case 'label':
       return `label:${p.label}`;
+    case 'cel':
+      return `cel:${p.program.rule}`;
     default:
       return `${p.kind}(${p.children.map(predicateKey).join(',')})`;
   }
@@ -84,6 +92,8 @@ export function testPredicate(p: Predicate, s: PredicateSubject): boolean {
       return s.package === p.packageName && s.version !== null && p.range.test(s.version);
     case 'label':
       return s.labels.includes(p.label);
+    case 'cel':
+      return p.program.matches(s.allProperties());
     case 'all':
       return p.children.every((c) => testPredicate(c, s));
     case 'any':
@@ -174,7 +184,20 @@ function constraintPredicate(value: unknown, what: string): Predicate {
     };
   }
   if (o.cel !== undefined) {
-    throw new DependencyParseError(`${what}.cel: CEL constraints are not supported by olmq yet`);
+    const rule = objectValue(o.cel, `${what}.cel`).rule;
+    if (typeof rule !== 'string' || rule === '') {
+      throw new DependencyParseError(`${what}.cel.rule must be a non-empty string`);
+    }
+    try {
+      return { kind: 'cel', program: compileCel(rule) };
+    } catch (error) {
+      if (error instanceof CelParseError) {
+        throw new DependencyParseError(
+          `${what}.cel: invalid rule ${JSON.stringify(rule)}: ${error.message}`,
+        );
+      }
+      throw error;
+    }
   }
   throw new DependencyParseError('constraint is empty');
 }

@@ -44,7 +44,7 @@
 // repeats until the rest is satisfiable, so Subscriptions not involved still resolve.
 import semver from 'semver';
 import type { CatalogBundle, CatalogChannelEntry, CatalogIndex } from '../catalog/index.js';
-import { skipRangeOptions } from '../catalog/index.js';
+import { allBundleProperties, skipRangeOptions } from '../catalog/index.js';
 import { explainConflict, type Fact, type FactSpec, type ExplainContext } from './explain.js';
 import type {
   ApiFact,
@@ -70,6 +70,7 @@ import {
   DependencyParseError,
   type Dependency,
   type Predicate,
+  type PredicateSubject,
 } from './predicates.js';
 import { SatSolver, negate, negative, positive, type Literal } from './sat.js';
 
@@ -95,6 +96,7 @@ export interface BundleVariable {
   readonly versionText: string;
   readonly provided: readonly ApiFact[];
   readonly labels: readonly string[];
+  allProperties(): readonly PropertyFact[];
 }
 
 const existingCatalogName = '@existing';
@@ -456,6 +458,7 @@ class NamespaceResolution {
         versionText: b.version,
         provided: b.providedApis,
         labels: labelsOf(b.properties),
+        allProperties: () => allBundleProperties(b),
       };
     } else {
       throw new Error('existing variables are made by #existingVariable');
@@ -488,6 +491,13 @@ class NamespaceResolution {
       versionText: csv.version ?? '',
       provided,
       labels: labelsOf(csv.properties ?? []),
+      allProperties: () =>
+        csv.properties ?? [
+          ...(pkg === null
+            ? []
+            : [{ type: 'olm.package', value: { packageName: pkg, version: csv.version ?? '' } }]),
+          ...provided.map((a) => ({ type: 'olm.gvk', value: a })),
+        ],
     };
     this.#vars.set(id, variable);
     this.#byV[variable.v] = variable;
@@ -919,12 +929,13 @@ class NamespaceResolution {
   }
 }
 
-function subjectOf(b: CatalogBundle) {
+function subjectOf(b: CatalogBundle): PredicateSubject {
   return {
     package: b.package,
     version: parseVersion(b.version),
     provided: b.providedApis,
     labels: labelsOf(b.properties),
+    allProperties: () => allBundleProperties(b),
   };
 }
 

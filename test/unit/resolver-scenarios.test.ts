@@ -592,6 +592,40 @@ const scenarios: Scenario[] = [
     bundles: ['b:install:b.v1.0.0@cat', '-:install:dep.v1.5.0@cat'],
   },
   {
+    name: 'olm.constraint cel: a rule over properties with semver_compare',
+    catalogs: [
+      {
+        name: 'cat',
+        packages: [
+          needs('b', {
+            constraints: [
+              {
+                cel: {
+                  rule: 'properties.exists(p, p.type == "olm.package" && p.value.packageName == "dep" && semver_compare(p.value.version, "1.2.0") < 0)',
+                },
+              },
+            ],
+          }),
+          dep,
+        ],
+      },
+    ],
+    subs: [{ name: 'b' }],
+    bundles: ['b:install:b.v1.0.0@cat', '-:install:dep.v1.0.0@cat'],
+  },
+  {
+    name: 'olm.constraint cel: a rule that does not parse makes the bundle unusable',
+    catalogs: [
+      {
+        name: 'cat',
+        packages: [needs('b', { constraints: [{ cel: { rule: 'properties.exists(p,' } }] }), dep],
+      },
+    ],
+    subs: [{ name: 'b' }],
+    bundles: [],
+    problems: [['b', /olm\.constraint\.cel: invalid rule/]],
+  },
+  {
     name: 'olm.constraint with an unknown field makes the bundle unusable, saying why',
     catalogs: [{ name: 'cat', packages: [needs('b', { constraints: [{ unknown: {} }] })] }],
     subs: [{ name: 'b' }],
