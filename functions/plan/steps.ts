@@ -75,7 +75,7 @@ function step(b: RecordedBundle, object: BundleObject, kind?: string): Step {
       sourceNamespace: b.catalog.namespace,
       group,
       version,
-      kind: kind ?? String(object['kind'] ?? ''),
+      kind: kind ?? (typeof object['kind'] === 'string' ? object['kind'] : ''),
       name: nameOf(object),
       manifest: JSON.stringify(object),
     },

@@ -43,6 +43,8 @@ export interface SnapshotCatalog {
 
 /** What one namespace's resolution reads. */
 export interface ResolveSnapshot {
+  /** Cluster id (for metrics and logs). */
+  cluster: string;
   namespace: string;
   globalNamespace: string;
   /** Read fresh from the API: their status is written back. */

@@ -84,7 +84,19 @@ export const createFunction: CreateFunction = async (context) => {
         globalCatalogNamespace,
       );
     },
-    decide: decideResolve,
+    // Times the pure decision (the resolution) by outcome.
+    decide(snapshot) {
+      const end = duration.startTimer();
+      const decision = decideResolve(snapshot);
+      const resolution = decision.writes.resolution;
+      if (resolution !== undefined) {
+        end({
+          cluster: snapshot.cluster,
+          outcome: resolution.status === 'resolved' ? 'succeeded' : 'failed',
+        });
+      }
+      return decision;
+    },
     async apply(writes, work) {
       const namespace = work.key[1] ?? '';
       if (writes.resolution !== undefined) {
@@ -107,17 +119,6 @@ export const createFunction: CreateFunction = async (context) => {
       else if (writes.record !== undefined)
         await backbone.objects.put(key, JSON.stringify(writes.record));
     },
-  };
-  // Time the pure decision (the resolution) by outcome.
-  const decide = definition.decide;
-  definition.decide = (snapshot) => {
-    const end = duration.startTimer();
-    const decision = decide(snapshot);
-    const resolution = decision.writes.resolution;
-    if (resolution !== undefined) {
-      end({ outcome: resolution.status === 'resolved' ? 'succeeded' : 'failed' });
-    }
-    return decision;
   };
   return { definitions: [definition] };
 };
@@ -172,6 +173,7 @@ export async function loadSnapshot(
     }),
   );
   return {
+    cluster,
     namespace,
     globalNamespace,
     subscriptions,
