@@ -35,7 +35,7 @@ function sub(name: string, extra: Partial<Subscription> = {}): Subscription {
     metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '1' },
     spec: { source: 'community', sourceNamespace: 'olm', name },
     ...extra,
-  } as Subscription;
+  };
 }
 
 function plan(name: string, generation: number, extra: Partial<InstallPlan> = {}): InstallPlan {
@@ -43,7 +43,7 @@ function plan(name: string, generation: number, extra: Partial<InstallPlan> = {}
     metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '1' },
     spec: { clusterServiceVersionNames: [], approval: 'Automatic', approved: true, generation },
     ...extra,
-  } as InstallPlan;
+  };
 }
 
 const manifests = (name: string) => ({
@@ -77,7 +77,7 @@ function snapshot(extra: Partial<PlanSnapshot>): PlanSnapshot {
   };
 }
 
-t.test('bundles group by dependency; names are deterministic', async (t) => {
+void t.test('bundles group by dependency; names are deterministic', (t) => {
   const a = bundle('a', { requires: ['dep.v1'] });
   const dep = bundle('dep', { subscription: null });
   const b = bundle('b');
@@ -88,9 +88,10 @@ t.test('bundles group by dependency; names are deterministic', async (t) => {
   t.same(planGroups('ns', [b, dep, a]), groups, 'order does not matter');
   t.not(planGroups('other', [b])[0]?.name, groups.find((g) => g.bundles.length === 1)?.name);
   t.match(groups[0]?.name, /^install-[0-9a-z]{5}$/);
+  t.end();
 });
 
-t.test('a new group gets a plan; Manual subscriptions make it wait', async (t) => {
+void t.test('a new group gets a plan; Manual subscriptions make it wait', (t) => {
   const d = decidePlan(
     snapshot({
       record: {
@@ -128,9 +129,10 @@ t.test('a new group gets a plan; Manual subscriptions make it wait', async (t) =
     'generations continue after the highest seen on plans and subscriptions',
   );
   t.match(forA?.metadata.ownerReferences, [{ kind: 'Subscription', name: 'a', uid: 'uid-a' }]);
+  t.end();
 });
 
-t.test('an existing plan gets its steps once, and its subscriptions follow it', async (t) => {
+void t.test('an existing plan gets its steps once, and its subscriptions follow it', (t) => {
   const b = bundle('a', { replaces: 'a.v0', action: 'upgrade' });
   const [group] = planGroups('ns', [b]);
   const ip = plan(group?.name ?? '', 1, {
@@ -181,9 +183,10 @@ t.test('an existing plan gets its steps once, and its subscriptions follow it', 
       { type: 'InstallPlanPending', status: 'True', reason: 'InstallPlanNotYetReconciled' },
     ],
   });
+  t.end();
 });
 
-t.test('missing manifests fail the decision with the reason', async (t) => {
+void t.test('missing manifests fail the decision with the reason', (t) => {
   const b = bundle('a');
   const [group] = planGroups('ns', [b]);
   t.throws(
@@ -199,9 +202,10 @@ t.test('missing manifests fail the decision with the reason', async (t) => {
       ),
     /no manifests for bundle a\.v1/,
   );
+  t.end();
 });
 
-t.test('plan progress reaches the subscription conditions', async (t) => {
+void t.test('plan progress reaches the subscription conditions', (t) => {
   const linked = (phase: string, conditions?: unknown) =>
     decidePlan(
       snapshot({
@@ -272,9 +276,10 @@ t.test('plan progress reaches the subscription conditions', async (t) => {
   t.match(missing.object.status?.conditions, [
     { type: 'InstallPlanMissing', status: 'True', reason: 'ReferencedInstallPlanNotFound' },
   ]);
+  t.end();
 });
 
-t.test('at most five plans are kept, never one a subscription follows', async (t) => {
+void t.test('at most five plans are kept, never one a subscription follows', (t) => {
   const plans = [1, 2, 3, 4, 5, 6, 7].map((g) => plan(`ip${g}`, g));
   const d = decidePlan(
     snapshot({
@@ -290,9 +295,10 @@ t.test('at most five plans are kept, never one a subscription follows', async (t
     ['ip2', 'ip3'],
     `oldest generations beyond ${keepPlans}, skipping the followed ip1`,
   );
+  t.end();
 });
 
-t.test('steps: dependencies without a subscription get one', async (t) => {
+void t.test('steps: dependencies without a subscription get one', (t) => {
   const dep = bundle('dep', { subscription: null, channel: 'alpha' });
   const steps = planSteps('ns', [{ bundle: dep, manifests: manifests('dep.v1') }]);
   const subStep = steps.find((s) => s.resource.kind === 'Subscription');
@@ -311,4 +317,5 @@ t.test('steps: dependencies without a subscription get one', async (t) => {
     () => planSteps('ns', [{ bundle: dep, manifests: { csv: undefined, others: [] } }]),
     /bundle dep\.v1 cannot be planned: it has no ClusterServiceVersion/,
   );
+  t.end();
 });
