@@ -66,6 +66,17 @@ export interface ResolveWrites {
   record: ResolutionRecord | null | undefined;
   /** The resolution, for metrics and logs (undefined when nothing was resolved). */
   resolution: Resolution | undefined;
+  /** The Subscriptions synced, as subscription_sync_total labels them. */
+  synced: SubscriptionSync[];
+}
+
+/** One Subscription sync, labelled as upstream's subscription_sync_total. */
+export interface SubscriptionSync {
+  name: string;
+  installed: string;
+  channel: string;
+  package: string;
+  approval: string;
 }
 
 function outcomeOf(resolution: Resolution, subscription: string): SubscriptionOutcome {
@@ -97,6 +108,7 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
         writes: [],
         record: s.previous === undefined ? undefined : null,
         resolution: undefined,
+        synced: [],
       },
     };
   }
@@ -189,6 +201,13 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
       writes,
       record: sameRecord(s.previous, record) ? undefined : record,
       resolution,
+      synced: s.subscriptions.map((sub) => ({
+        name: sub.metadata.name ?? '',
+        installed: sub.status?.installedCSV ?? '',
+        channel: sub.spec.channel ?? '',
+        package: sub.spec.name,
+        approval: sub.spec.installPlanApproval ?? 'Automatic',
+      })),
     },
   };
 }

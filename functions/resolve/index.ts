@@ -3,7 +3,7 @@
 // see changes (a global catalog's change fans out to every namespace with Subscriptions).
 // Writes the Subscriptions' resolution status and hands the resolution to the plan function
 // as a `Resolution` record in the object mirror.
-import { Summary } from 'prom-client';
+import { Counter, Summary } from 'prom-client';
 import type {
   CatalogSource,
   ClusterServiceVersion,
@@ -45,6 +45,12 @@ export const createFunction: CreateFunction = async (context) => {
     help: 'Time to resolve a namespace, by outcome (succeeded, failed).',
     labelNames: ['cluster', 'outcome'],
     percentiles: [0.9, 0.95, 0.99],
+    registers: [context.registry],
+  });
+  const syncs = new Counter({
+    name: 'subscription_sync_total',
+    help: 'Subscription syncs, by the Subscription and what it installs.',
+    labelNames: ['cluster', 'name', 'installed', 'channel', 'package', 'approval'],
     registers: [context.registry],
   });
   const clientOf = (cluster: string): KubeClient => {
@@ -109,6 +115,7 @@ export const createFunction: CreateFunction = async (context) => {
         }
       }
       await executeWrites(clientOf(work.cluster), writes.writes, fieldManager);
+      for (const sync of writes.synced) syncs.inc({ cluster: work.cluster, ...sync });
       const key = objectKey({
         cluster: work.cluster,
         kind: resolutionKind,
