@@ -17,7 +17,11 @@ import {
   type Resolution,
   type ResolverCatalog,
 } from '../../shared/resolver/index.js';
-import { recordResolution, type ResolutionRecord } from '../../shared/resolver/record.js';
+import {
+  recordResolution,
+  shortHash,
+  type ResolutionRecord,
+} from '../../shared/resolver/record.js';
 import type { Decision } from '../../shared/runtime/function-host.js';
 import {
   resolvedSubscriptionStatus,
@@ -196,10 +200,32 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
     (c) => digests.get(`${c.namespace}/${c.name}`) ?? null,
     (b) => (b.bundle === null ? [] : allBundleProperties(b.bundle)),
   );
+  const changed = !sameRecord(s.previous, record);
+  // Upstream records a Warning Event on the namespace when resolution fails; one per distinct
+  // failure (a deterministic name), not one per resync.
+  if (changed && resolution.problems.length > 0) {
+    const message = `constraints not satisfiable: ${resolution.problems.map((p) => p.message).join(', ')}`;
+    writes.push({
+      op: 'create',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${s.namespace}.${shortHash(message, 10)}`, namespace: s.namespace },
+        involvedObject: { apiVersion: 'v1', kind: 'Namespace', name: s.namespace },
+        reason: 'ResolutionFailed',
+        message,
+        type: 'Warning',
+        count: 1,
+        firstTimestamp: s.now,
+        lastTimestamp: s.now,
+        source: { component: 'olmq-resolve' },
+      },
+    });
+  }
   return {
     writes: {
       writes,
-      record: sameRecord(s.previous, record) ? undefined : record,
+      record: changed ? record : undefined,
       resolution,
       synced: s.subscriptions.map((sub) => ({
         name: sub.metadata.name ?? '',

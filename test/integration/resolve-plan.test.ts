@@ -234,6 +234,14 @@ t.test(
     t.equal(failed.status, 'True');
     t.equal(failed.reason, 'ConstraintsNotSatisfiable');
     t.match(failed.message, /no-such-operator/);
+    const event = await waitFor('a ResolutionFailed Event on the namespace', async () => {
+      const list = await client.list({ apiVersion: 'v1', kind: 'Event', namespace: 'team-a' });
+      return list.items.find((e) => (e as { reason?: string }).reason === 'ResolutionFailed');
+    });
+    t.match(
+      (event as { message?: string }).message,
+      /^constraints not satisfiable: .*no-such-operator/,
+    );
     t.equal(
       (await getSub(client, 'team-a', 'no-such-operator'))?.status?.installPlanRef,
       undefined,
