@@ -7,8 +7,8 @@ type FunctionName = (typeof functionNames)[number];
 
 export const functionModules: Record<FunctionName, (() => Promise<CreateFunction>) | undefined> = {
   catalog: undefined,
-  resolve: undefined,
-  plan: undefined,
+  resolve: () => import('./resolve/index.js').then((m) => m.createFunction),
+  plan: () => import('./plan/index.js').then((m) => m.createFunction),
   install: undefined,
   rbac: undefined,
   'copy-csv': undefined,

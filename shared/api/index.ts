@@ -19,6 +19,8 @@ export {
   type Subscription,
   type SubscriptionSpec,
   type SubscriptionStatus,
+  type SubscriptionCondition,
+  type SubscriptionCatalogHealth,
 } from './subscription.js';
 export {
   catalogSourceSchema,

@@ -44,8 +44,8 @@ export interface ObjectChange {
 export interface Trigger {
   /** Kind whose changes start work, e.g. "Subscription". */
   kind: string;
-  /** The work keys a change maps to; none to ignore it. */
-  workKeys(change: ObjectChange): readonly WorkKey[];
+  /** The work keys a change maps to; none to ignore it. Async for fan-out (e.g. every namespace). */
+  workKeys(change: ObjectChange): readonly WorkKey[] | Promise<readonly WorkKey[]>;
 }
 
 /** What a reconcile is about, and its means to stop early. */
@@ -254,7 +254,7 @@ export class FunctionHost<Snapshot, Writes> {
         const ref = parseObjectKey(m.subject.slice(prefix.length));
         const operation = m.headers?.get('KV-Operation') ?? '';
         const object = operation === 'DEL' || operation === 'PURGE' ? undefined : m.json<unknown>();
-        const keys = trigger.workKeys({ ref, object });
+        const keys = await trigger.workKeys({ ref, object });
         await Promise.all(
           keys.map((key, i) =>
             this.backbone.js.publish(

@@ -1,0 +1,315 @@
+// The plan function's decision: turn a namespace's recorded resolution into InstallPlans and
+// link the Subscriptions to them. Pure.
+//
+// - Independent work gets separate plans (beyond upstream, which makes one plan per
+//   namespace): bundles are grouped by dependency (a bundle and what it requires share a plan),
+//   so one Manual Subscription does not hold back the others.
+// - Plan names are derived from the namespace and the plan's CSV names, so the same resolution
+//   never yields two plans, whichever replica decides and however often.
+// - A plan is created first (spec), then its status (phase, steps) is written once it exists:
+//   the status subresource ignores status on create.
+// - At most `keepPlans` plans per namespace: older generations are removed (upstream keeps 5).
+import type { InstallPlan, Subscription, SubscriptionStatus } from '../../shared/api/index.js';
+import { codes } from '../../shared/api/index.js';
+import type { KubeObject } from '../../shared/kube/client.js';
+import type { Write } from '../../shared/kube/executor.js';
+import {
+  shortHash,
+  type RecordedBundle,
+  type ResolutionRecord,
+} from '../../shared/resolver/record.js';
+import type { Decision } from '../../shared/runtime/function-host.js';
+import { withCondition, withoutCondition } from '../../shared/api/conditions.js';
+import { planSteps, type PlannedBundle } from './steps.js';
+
+const { SubscriptionConditionType: Type, SubscriptionConditionReason: Reason } = codes;
+const apiVersion = 'operators.coreos.com/v1alpha1';
+
+/** Plans kept per namespace. */
+export const keepPlans = 5;
+
+/** What the plan function reads for one namespace. */
+export interface PlanSnapshot {
+  namespace: string;
+  record: ResolutionRecord | undefined;
+  /** Read fresh from the API (status is written back). */
+  subscriptions: readonly Subscription[];
+  /** Read fresh from the API. */
+  installPlans: readonly InstallPlan[];
+  /** CSV names present in the namespace. */
+  csvs: ReadonlySet<string>;
+  /** Manifests of the bundles to install, by CSV name; an Error when they could not be read. */
+  manifests: ReadonlyMap<string, PlannedBundle['manifests'] | Error>;
+  now: string;
+}
+
+/** A group of bundles that go into one plan. */
+export interface PlanGroup {
+  name: string;
+  bundles: RecordedBundle[];
+}
+
+/** Groups the bundles to install into independent plans (connected by `requires`). */
+export function planGroups(namespace: string, bundles: readonly RecordedBundle[]): PlanGroup[] {
+  const pending = bundles.filter((b) => b.action !== 'keep');
+  const parent = new Map(pending.map((b) => [b.name, b.name]));
+  const find = (n: string): string => {
+    let root = n;
+    while (parent.get(root) !== root) root = parent.get(root) ?? root;
+    parent.set(n, root);
+    return root;
+  };
+  for (const b of pending) {
+    for (const r of b.requires) if (parent.has(r)) parent.set(find(r), find(b.name));
+  }
+  const groups = new Map<string, RecordedBundle[]>();
+  for (const b of pending) {
+    const root = find(b.name);
+    groups.set(root, [...(groups.get(root) ?? []), b]);
+  }
+  return [...groups.values()]
+    .map((members) => {
+      const sorted = [...members].sort((a, b) => a.name.localeCompare(b.name));
+      return {
+        name: `install-${shortHash(`${namespace}/${sorted.map((b) => b.name).join(',')}`)}`,
+        bundles: sorted,
+      };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function asObject(value: object): KubeObject {
+  // The API schemas type optional fields as `T | undefined`; these objects are the API's own.
+  return value as unknown as KubeObject;
+}
+
+function planRef(ip: InstallPlan): NonNullable<SubscriptionStatus['installPlanRef']> {
+  return {
+    apiVersion,
+    kind: 'InstallPlan',
+    name: ip.metadata.name ?? '',
+    namespace: ip.metadata.namespace ?? '',
+    ...(ip.metadata.uid === undefined ? {} : { uid: ip.metadata.uid }),
+    ...(ip.metadata.resourceVersion === undefined
+      ? {}
+      : { resourceVersion: ip.metadata.resourceVersion }),
+  };
+}
+
+/** The Subscription's plan-related status given the plan it should follow (if any). */
+function linkedStatus(
+  sub: Subscription,
+  plans: ReadonlyMap<string, InstallPlan>,
+  target: { plan: InstallPlan; csv: string } | undefined,
+  csvs: ReadonlySet<string>,
+  now: string,
+): SubscriptionStatus {
+  const status: SubscriptionStatus = { ...(sub.status ?? { lastUpdated: now }) };
+  if (target !== undefined && status.installPlanRef?.name !== target.plan.metadata.name) {
+    status.installPlanRef = planRef(target.plan);
+    status.installplan = {
+      apiVersion,
+      kind: 'InstallPlan',
+      name: target.plan.metadata.name ?? '',
+      uuid: target.plan.metadata.uid ?? '',
+    };
+    status.installPlanGeneration = target.plan.spec.generation ?? 1;
+    status.currentCSV = target.csv;
+    if (!csvs.has(target.csv)) status.state = codes.SubscriptionState.UpgradePending;
+  }
+  let conditions = status.conditions ?? [];
+  const refName = status.installPlanRef?.name;
+  const plan = refName === undefined ? undefined : plans.get(refName);
+  if (refName !== undefined && plan === undefined) {
+    if (status.state === codes.SubscriptionState.UpgradePending) {
+      // Upstream: a pending upgrade whose plan vanished starts over.
+      delete status.installPlanRef;
+      delete status.installplan;
+      delete status.currentCSV;
+      status.state = codes.SubscriptionState.None;
+      conditions = withoutCondition(conditions, Type.InstallPlanMissing);
+    } else {
+      conditions = withCondition(
+        conditions,
+        {
+          type: Type.InstallPlanMissing,
+          status: 'True',
+          reason: Reason.ReferencedInstallPlanNotFound,
+        },
+        now,
+      );
+    }
+    conditions = withoutCondition(conditions, Type.InstallPlanPending);
+  } else if (plan !== undefined) {
+    conditions = withoutCondition(conditions, Type.InstallPlanMissing);
+    const phase = plan.status?.phase ?? '';
+    if (phase === codes.InstallPlanPhase.Complete) {
+      conditions = withoutCondition(conditions, Type.InstallPlanPending);
+      conditions = withoutCondition(conditions, Type.InstallPlanFailed);
+    } else if (phase === codes.InstallPlanPhase.Failed) {
+      conditions = withoutCondition(conditions, Type.InstallPlanPending);
+      const installed = plan.status?.conditions?.find((c) => c.type === 'Installed');
+      conditions = withCondition(
+        conditions,
+        {
+          type: Type.InstallPlanFailed,
+          status: 'True',
+          reason: installed?.reason ?? Reason.InstallPlanFailed,
+          ...(installed?.message === undefined ? {} : { message: installed.message }),
+        },
+        now,
+      );
+    } else {
+      conditions = withoutCondition(conditions, Type.InstallPlanFailed);
+      conditions = withCondition(
+        conditions,
+        {
+          type: Type.InstallPlanPending,
+          status: 'True',
+          reason: phase === '' ? Reason.InstallPlanNotYetReconciled : phase,
+          ...(plan.status?.message === undefined ? {} : { message: plan.status.message }),
+        },
+        now,
+      );
+    }
+  }
+  return { ...status, conditions };
+}
+
+function generationOf(ip: InstallPlan): number {
+  return ip.spec.generation ?? 0;
+}
+
+/** Decides one namespace's InstallPlans and Subscription links. */
+export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
+  const writes: Write[] = [];
+  const plans = new Map(s.installPlans.map((ip) => [ip.metadata.name ?? '', ip]));
+  const groups = s.record === undefined ? [] : planGroups(s.namespace, s.record.bundles);
+  const targets = new Map<string, { plan: InstallPlan; csv: string }>();
+  let generation = Math.max(
+    0,
+    ...s.installPlans.map(generationOf),
+    ...s.subscriptions.map((sub) => sub.status?.installPlanGeneration ?? 0),
+  );
+  for (const group of groups) {
+    // Done once every CSV of the group exists; the resolve function takes it from there.
+    if (group.bundles.every((b) => s.csvs.has(b.name))) continue;
+    const subs = s.subscriptions.filter((sub) =>
+      group.bundles.some((b) => b.subscription === sub.metadata.name),
+    );
+    const manual = subs.some((sub) => sub.spec.installPlanApproval === codes.Approval.Manual);
+    const existing = plans.get(group.name);
+    if (existing === undefined) {
+      generation += 1;
+      writes.push({
+        op: 'create',
+        object: asObject({
+          apiVersion,
+          kind: 'InstallPlan',
+          metadata: {
+            name: group.name,
+            namespace: s.namespace,
+            ownerReferences: subs.map((sub) => ({
+              apiVersion,
+              kind: 'Subscription',
+              name: sub.metadata.name ?? '',
+              uid: sub.metadata.uid ?? '',
+              blockOwnerDeletion: false,
+              controller: false,
+            })),
+          },
+          spec: {
+            clusterServiceVersionNames: group.bundles.map((b) => b.name),
+            approval: manual ? codes.Approval.Manual : codes.Approval.Automatic,
+            approved: !manual,
+            generation,
+          },
+        }),
+      });
+      continue;
+    }
+    if (existing.status === undefined || existing.status.plan === undefined) {
+      const planned: PlannedBundle[] = [];
+      for (const bundle of group.bundles) {
+        const manifests = s.manifests.get(bundle.name);
+        if (manifests === undefined || manifests instanceof Error) {
+          throw manifests ?? new Error(`no manifests were loaded for bundle ${bundle.name}`);
+        }
+        planned.push({ bundle, manifests });
+      }
+      writes.push({
+        op: 'updateStatus',
+        object: asObject({
+          ...existing,
+          apiVersion,
+          kind: 'InstallPlan',
+          status: {
+            phase: existing.spec.approved
+              ? codes.InstallPlanPhase.Installing
+              : codes.InstallPlanPhase.RequiresApproval,
+            catalogSources: [...new Set(group.bundles.map((b) => b.catalog.name))].sort(),
+            plan: planSteps(s.namespace, planned),
+          },
+        }),
+      });
+    }
+    for (const b of group.bundles) {
+      if (b.subscription !== null) targets.set(b.subscription, { plan: existing, csv: b.name });
+    }
+  }
+  // Subscriptions a plan created for a dependency adopt that plan (upstream: currentCSV = startingCSV).
+  for (const sub of s.subscriptions) {
+    const creator = sub.metadata.annotations?.[codes.OlmAnnotation.GeneratedBy];
+    const plan = creator === undefined ? undefined : plans.get(creator);
+    const name = sub.metadata.name ?? '';
+    if (plan !== undefined && sub.status?.installPlanRef === undefined && !targets.has(name)) {
+      targets.set(name, { plan, csv: sub.spec.startingCSV ?? '' });
+    }
+  }
+  for (const sub of s.subscriptions) {
+    const status = linkedStatus(sub, plans, targets.get(sub.metadata.name ?? ''), s.csvs, s.now);
+    const before = JSON.stringify({ ...(sub.status ?? {}), lastUpdated: undefined });
+    if (JSON.stringify({ ...status, lastUpdated: undefined }) === before) continue;
+    writes.push({
+      op: 'updateStatus',
+      object: asObject({
+        ...sub,
+        apiVersion,
+        kind: 'Subscription',
+        status: { ...status, lastUpdated: s.now },
+      }),
+    });
+  }
+  writes.push(...collectOldPlans(s));
+  return { writes };
+}
+
+/** Deletes the oldest plans beyond `keepPlans`, never one a Subscription still follows. */
+function collectOldPlans(s: PlanSnapshot): Write[] {
+  if (s.installPlans.length <= keepPlans) return [];
+  const followed = new Set(s.subscriptions.map((sub) => sub.status?.installPlanRef?.name));
+  const oldestFirst = [...s.installPlans].sort(
+    (a, b) =>
+      generationOf(a) - generationOf(b) ||
+      (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+      (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+  );
+  const out: Write[] = [];
+  let remaining = s.installPlans.length;
+  for (const ip of oldestFirst) {
+    if (remaining <= keepPlans) break;
+    if (followed.has(ip.metadata.name)) continue;
+    out.push({
+      op: 'delete',
+      ref: {
+        apiVersion,
+        kind: 'InstallPlan',
+        namespace: s.namespace,
+        name: ip.metadata.name ?? '',
+      },
+      preconditions: { uid: ip.metadata.uid ?? '' },
+    });
+    remaining -= 1;
+  }
+  return out;
+}

@@ -1,0 +1,140 @@
+// The plan function: work key ["namespace", ns]. Turns the resolution the resolve function
+// recorded into InstallPlans (with their steps) and links the Subscriptions to them; follows
+// the plans' progress into the Subscriptions' InstallPlan* conditions.
+import { Gauge } from 'prom-client';
+import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../shared/api/index.js';
+import {
+  decodeBundleManifests,
+  fetchCatalogContent,
+  openCatalogStore,
+  type CatalogContent,
+} from '../../shared/catalog/index.js';
+import type { Backbone } from '../../shared/bus/backbone.js';
+import { getMirrored, listMirrored } from '../../shared/bus/mirror.js';
+import { encodeToken, type WorkKey } from '../../shared/bus/subjects.js';
+import type { KubeClient } from '../../shared/kube/client.js';
+import { executeWrites, type Write } from '../../shared/kube/executor.js';
+import { resolutionKind, type ResolutionRecord } from '../../shared/resolver/record.js';
+import type { FunctionDefinition } from '../../shared/runtime/function-host.js';
+import type { CreateFunction } from '../../shared/runtime/function-module.js';
+import { decidePlan, planGroups, type PlanSnapshot } from './decide.js';
+import type { PlannedBundle } from './steps.js';
+
+const fieldManager = 'olmq-plan';
+const apiVersion = 'operators.coreos.com/v1alpha1';
+const namespaceKey = (namespace: string): WorkKey => ['namespace', namespace];
+
+/** Counts mirrored objects of `kind` per cluster, for the count gauges. */
+async function countMirrored(backbone: Backbone, kind: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for await (const key of await backbone.objects.keys(`*.${encodeToken(kind)}.*.*`)) {
+    const cluster = key.slice(0, key.indexOf('.'));
+    counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export const createFunction: CreateFunction = async (context) => {
+  const { backbone, clients } = context;
+  const store = await openCatalogStore(backbone);
+  // Contents are large; a few recent digests serve the plans being written.
+  const contents = new Map<string, Promise<CatalogContent>>();
+  const contentOf = (digest: string): Promise<CatalogContent> => {
+    let entry = contents.get(digest);
+    if (entry === undefined) {
+      entry = fetchCatalogContent(store, digest);
+      entry.catch(() => contents.delete(digest));
+      contents.set(digest, entry);
+      for (const oldest of contents.keys()) {
+        if (contents.size <= 4) break;
+        contents.delete(oldest);
+      }
+    }
+    return entry;
+  };
+  for (const [name, kind, help] of [
+    ['subscription_count', 'Subscription', 'Number of Subscriptions.'],
+    ['install_plan_count', 'InstallPlan', 'Number of InstallPlans.'],
+  ] as const) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['cluster'],
+      registers: [context.registry],
+      async collect() {
+        this.reset();
+        for (const [cluster, n] of await countMirrored(backbone, kind)) this.set({ cluster }, n);
+      },
+    });
+  }
+  const clientOf = (cluster: string): KubeClient => {
+    const client = clients.get(cluster);
+    if (client === undefined) throw new Error(`no API client for cluster ${cluster}`);
+    return client;
+  };
+  const definition: FunctionDefinition<PlanSnapshot, Write[]> = {
+    name: 'plan',
+    triggers: [
+      { kind: resolutionKind, workKeys: (c) => [namespaceKey(c.ref.namespace)] },
+      { kind: 'InstallPlan', workKeys: (c) => [namespaceKey(c.ref.namespace)] },
+      { kind: 'Subscription', workKeys: (c) => [namespaceKey(c.ref.namespace)] },
+    ],
+    async load(work) {
+      const namespace = work.key[1] ?? '';
+      const client = clientOf(work.cluster);
+      const [record, subscriptions, installPlans, csvs] = await Promise.all([
+        getMirrored<ResolutionRecord>(backbone, work.cluster, resolutionKind, namespace, namespace),
+        client
+          .list({ apiVersion, kind: 'Subscription', namespace })
+          .then((l) => l.items as unknown as Subscription[]),
+        client
+          .list({ apiVersion, kind: 'InstallPlan', namespace })
+          .then((l) => l.items as unknown as InstallPlan[]),
+        listMirrored<ClusterServiceVersion>(
+          backbone,
+          work.cluster,
+          'ClusterServiceVersion',
+          namespace,
+        ),
+      ]);
+      const planned = new Set(
+        installPlans.filter((ip) => ip.status?.plan !== undefined).map((ip) => ip.metadata.name),
+      );
+      // Manifests are read only for plans whose steps are still to be written.
+      const manifests = new Map<string, PlannedBundle['manifests'] | Error>();
+      for (const group of record === undefined ? [] : planGroups(namespace, record.bundles)) {
+        if (planned.has(group.name)) continue;
+        for (const b of group.bundles) {
+          try {
+            if (b.catalogDigest === null) {
+              throw new Error(
+                `catalog ${b.catalog.namespace}/${b.catalog.name} has no stored index`,
+              );
+            }
+            const content = (await contentOf(b.catalogDigest)).get(b.package, b.name);
+            if (content === undefined) {
+              throw new Error(
+                `catalog ${b.catalog.namespace}/${b.catalog.name} has no manifests for bundle ${b.name}`,
+              );
+            }
+            manifests.set(b.name, decodeBundleManifests(content));
+          } catch (error) {
+            manifests.set(b.name, error as Error);
+          }
+        }
+      }
+      return {
+        namespace,
+        record,
+        subscriptions,
+        installPlans,
+        csvs: new Set(csvs.map((c) => c.metadata.name ?? '')),
+        manifests,
+        now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      };
+    },
+    decide: decidePlan,
+    apply: (writes, work) => executeWrites(clientOf(work.cluster), writes, fieldManager),
+  };
+  return { definitions: [definition] };
+};

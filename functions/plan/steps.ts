@@ -1,0 +1,119 @@
+// The steps of an InstallPlan, as upstream's catalog operator writes them: per bundle its CSV
+// (spec.replaces set from the resolution, properties annotation added) and its other objects
+// (a Secret becomes kind BundleSecret), plus a Subscription step for a dependency no
+// Subscription asks for; then ordered CSVs first, then CRDs, then the rest (upstream's
+// OrderSteps). Pure.
+import type { Step } from '../../shared/api/index.js';
+import { codes } from '../../shared/api/index.js';
+import type { BundleManifests, BundleObject } from '../../shared/catalog/index.js';
+import type { RecordedBundle } from '../../shared/resolver/record.js';
+
+/** A bundle to install and its manifests. */
+export interface PlannedBundle {
+  bundle: RecordedBundle;
+  manifests: BundleManifests;
+}
+
+/** A bundle's manifests lack what a step needs (a person must fix the catalog). */
+export class BundleManifestError extends Error {
+  readonly retryable = false;
+  constructor(
+    readonly bundle: string,
+    detail: string,
+  ) {
+    super(`bundle ${bundle} cannot be planned: ${detail}`);
+    this.name = 'BundleManifestError';
+  }
+}
+
+function groupVersion(apiVersion: unknown): { group: string; version: string } {
+  const text = typeof apiVersion === 'string' ? apiVersion : '';
+  const slash = text.indexOf('/');
+  return slash < 0
+    ? { group: '', version: text }
+    : { group: text.slice(0, slash), version: text.slice(slash + 1) };
+}
+
+function nameOf(object: BundleObject): string {
+  const metadata = object['metadata'] as { name?: unknown } | undefined;
+  return typeof metadata?.name === 'string' ? metadata.name : '';
+}
+
+/** The CSV as installed: the resolution's replaces and the bundle's properties recorded on it. */
+function plannedCsv(planned: PlannedBundle): BundleObject {
+  const csv = planned.manifests.csv;
+  if (csv === undefined)
+    throw new BundleManifestError(planned.bundle.name, 'it has no ClusterServiceVersion');
+  const metadata = (csv['metadata'] ?? {}) as Record<string, unknown>;
+  const spec = { ...((csv['spec'] ?? {}) as Record<string, unknown>) };
+  if (planned.bundle.replaces === null) delete spec['replaces'];
+  else spec['replaces'] = planned.bundle.replaces;
+  return {
+    ...csv,
+    metadata: {
+      ...metadata,
+      annotations: {
+        ...((metadata['annotations'] ?? {}) as Record<string, string>),
+        [codes.OlmAnnotation.Properties]: JSON.stringify({ properties: planned.bundle.properties }),
+      },
+    },
+    spec,
+  };
+}
+
+/** Upstream's name of a Subscription created for a dependency. */
+export function dependencySubscriptionName(b: RecordedBundle): string {
+  return `${b.package}-${b.channel ?? ''}-${b.catalog.name}-${b.catalog.namespace}`;
+}
+
+function step(b: RecordedBundle, object: BundleObject, kind?: string): Step {
+  const { group, version } = groupVersion(object['apiVersion']);
+  return {
+    resolving: b.name,
+    resource: {
+      sourceName: b.catalog.name,
+      sourceNamespace: b.catalog.namespace,
+      group,
+      version,
+      kind: kind ?? (typeof object['kind'] === 'string' ? object['kind'] : ''),
+      name: nameOf(object),
+      manifest: JSON.stringify(object),
+    },
+    status: codes.StepStatus.Unknown,
+  };
+}
+
+/** The ordered steps installing `bundles` into `namespace`. */
+export function planSteps(namespace: string, bundles: readonly PlannedBundle[]): Step[] {
+  const csvs: Step[] = [];
+  const crds: Step[] = [];
+  const rest: Step[] = [];
+  for (const planned of bundles) {
+    const b = planned.bundle;
+    csvs.push(step(b, plannedCsv(planned)));
+    for (const object of planned.manifests.others) {
+      const kind = object['kind'];
+      if (kind === 'CustomResourceDefinition') crds.push(step(b, object));
+      else if (kind === 'Secret') rest.push(step(b, object, 'BundleSecret'));
+      else rest.push(step(b, object));
+    }
+    if (b.subscription === null) {
+      rest.push(
+        step(b, {
+          apiVersion: 'operators.coreos.com/v1alpha1',
+          kind: 'Subscription',
+          metadata: { name: dependencySubscriptionName(b), namespace },
+          spec: {
+            source: b.catalog.name,
+            sourceNamespace: b.catalog.namespace,
+            name: b.package,
+            ...(b.channel === null ? {} : { channel: b.channel }),
+            startingCSV: b.name,
+            installPlanApproval: codes.Approval.Automatic,
+          },
+        }),
+      );
+    }
+  }
+  return [...csvs, ...crds, ...rest];
+}

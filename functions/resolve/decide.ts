@@ -1,0 +1,239 @@
+// The resolve function's decision: resolve one namespace (shared/resolver), bring the
+// Subscriptions' resolution status up to date, and hand the resolution to the plan function as
+// a record. Pure: the snapshot in, the writes out.
+import type { ClusterServiceVersion, OperatorGroup, Subscription } from '../../shared/api/index.js';
+import { allBundleProperties, type CatalogIndex } from '../../shared/catalog/index.js';
+import type { KubeObject } from '../../shared/kube/client.js';
+import type { Write } from '../../shared/kube/executor.js';
+import {
+  ResolutionProblemCode,
+  installedCsvFacts,
+  isCopiedCsv,
+  operatorGroupFacts,
+  resolveNamespace,
+  subscriptionFacts,
+  visibleCatalogs,
+  type InstalledCsvFacts,
+  type Resolution,
+  type ResolverCatalog,
+} from '../../shared/resolver/index.js';
+import {
+  recordResolution,
+  shortHash,
+  type ResolutionRecord,
+} from '../../shared/resolver/record.js';
+import type { Decision } from '../../shared/runtime/function-host.js';
+import {
+  resolvedSubscriptionStatus,
+  type SubscriptionOutcome,
+  type VisibleCatalog,
+} from './subscription-status.js';
+
+/** A catalog as the resolve function sees it. */
+export interface SnapshotCatalog {
+  name: string;
+  namespace: string;
+  priority: number;
+  /** The CatalogSource object's uid and resourceVersion, when it exists. */
+  uid: string | undefined;
+  resourceVersion: string | undefined;
+  /** Whether the catalog function reports it healthy. */
+  healthy: boolean;
+  digest: string | null;
+  index: CatalogIndex | null;
+  /** Why the index is unavailable, when it is. */
+  unavailableReason?: string;
+}
+
+/** What one namespace's resolution reads. */
+export interface ResolveSnapshot {
+  /** Cluster id (for metrics and logs). */
+  cluster: string;
+  namespace: string;
+  globalNamespace: string;
+  /** Read fresh from the API: their status is written back. */
+  subscriptions: readonly Subscription[];
+  csvs: readonly ClusterServiceVersion[];
+  operatorGroups: readonly OperatorGroup[];
+  /** Catalogs of the namespace and of the global catalog namespace. */
+  catalogs: readonly SnapshotCatalog[];
+  /** The record currently handed to the plan function, if any. */
+  previous: ResolutionRecord | undefined;
+  /** RFC 3339 time of the decision. */
+  now: string;
+}
+
+/** What the resolve function does: API writes, and the record for the plan function. */
+export interface ResolveWrites {
+  writes: Write[];
+  /** The record to publish, null to remove it, undefined to leave it. */
+  record: ResolutionRecord | null | undefined;
+  /** The resolution, for metrics and logs (undefined when nothing was resolved). */
+  resolution: Resolution | undefined;
+  /** The Subscriptions synced, as subscription_sync_total labels them. */
+  synced: SubscriptionSync[];
+}
+
+/** One Subscription sync, labelled as upstream's subscription_sync_total. */
+export interface SubscriptionSync {
+  name: string;
+  installed: string;
+  channel: string;
+  package: string;
+  approval: string;
+}
+
+function outcomeOf(resolution: Resolution, subscription: string): SubscriptionOutcome {
+  const problems = resolution.problems.filter(
+    (p) => p.subscription === subscription || p.subscription === null,
+  );
+  if (problems.length === 0) return { kind: 'resolved' };
+  const prevented = problems.some(
+    (p) =>
+      p.code === ResolutionProblemCode.ErrorPreventedResolution ||
+      p.code === ResolutionProblemCode.CatalogUnavailable,
+  );
+  return {
+    kind: 'failed',
+    reason: prevented ? 'ErrorPreventedResolution' : 'ConstraintsNotSatisfiable',
+    message: problems.map((p) => p.message).join('; '),
+  };
+}
+
+function sameRecord(a: ResolutionRecord | undefined, b: ResolutionRecord): boolean {
+  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Decides one namespace. */
+export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
+  if (s.subscriptions.length === 0) {
+    return {
+      writes: {
+        writes: [],
+        record: s.previous === undefined ? undefined : null,
+        resolution: undefined,
+        synced: [],
+      },
+    };
+  }
+  const csvNames = new Set(s.csvs.map((c) => c.metadata.name));
+  const installed: InstalledCsvFacts[] = [];
+  const unreadable: string[] = [];
+  for (const csv of s.csvs) {
+    if (isCopiedCsv(csv)) continue;
+    try {
+      installed.push(installedCsvFacts(csv));
+    } catch (error) {
+      unreadable.push((error as Error).message);
+    }
+  }
+  const groups = s.operatorGroups.map((og) => operatorGroupFacts(og, s.namespace));
+  const excludeGlobal = groups.length === 1 && groups[0]?.excludeGlobalCatalogs === true;
+  const resolverCatalogs: ResolverCatalog[] = s.catalogs.map((c) => ({
+    name: c.name,
+    namespace: c.namespace,
+    priority: c.priority,
+    index: c.index,
+    ...(c.unavailableReason === undefined ? {} : { unavailableReason: c.unavailableReason }),
+  }));
+  const visible = visibleCatalogs(resolverCatalogs, s.namespace, s.globalNamespace, excludeGlobal);
+  // A Subscription whose currentCSV exists has it installed (upstream's AtLatestKnown rule).
+  const subscriptions = s.subscriptions.map((sub) => {
+    const facts = subscriptionFacts(sub);
+    const current = sub.status?.currentCSV;
+    return current !== undefined && current !== '' && csvNames.has(current)
+      ? { ...facts, installedCSV: current }
+      : facts;
+  });
+  const resolution = resolveNamespace({
+    namespace: s.namespace,
+    subscriptions,
+    installed,
+    operatorGroups: groups,
+    catalogs: visible,
+  });
+  const visibleKeys = new Set(visible.map((c) => `${c.namespace}/${c.name}`));
+  const healthOf: VisibleCatalog[] = s.catalogs
+    .filter((c) => visibleKeys.has(`${c.namespace}/${c.name}`))
+    .map((c) => ({
+      name: c.name,
+      namespace: c.namespace,
+      uid: c.uid,
+      resourceVersion: c.resourceVersion,
+      healthy: c.healthy && c.index !== null,
+    }));
+  const writes: Write[] = [];
+  for (const sub of s.subscriptions) {
+    let outcome = outcomeOf(resolution, sub.metadata.name ?? '');
+    if (outcome.kind === 'resolved' && unreadable.length > 0) {
+      outcome = {
+        kind: 'failed',
+        reason: 'ErrorPreventedResolution',
+        message: unreadable.join('; '),
+      };
+    }
+    const current = sub.status?.currentCSV;
+    const status = resolvedSubscriptionStatus(
+      sub,
+      healthOf,
+      outcome,
+      current !== undefined && csvNames.has(current),
+      s.now,
+    );
+    if (status !== undefined) {
+      writes.push({
+        op: 'updateStatus',
+        // The schema types optional fields as `T | undefined`; the object is the API's own.
+        object: {
+          ...sub,
+          apiVersion: 'operators.coreos.com/v1alpha1',
+          kind: 'Subscription',
+          status,
+        } as unknown as KubeObject,
+      });
+    }
+  }
+  const digests = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.digest]));
+  const record = recordResolution(
+    s.namespace,
+    resolution,
+    (c) => digests.get(`${c.namespace}/${c.name}`) ?? null,
+    (b) => (b.bundle === null ? [] : allBundleProperties(b.bundle)),
+  );
+  const changed = !sameRecord(s.previous, record);
+  // Upstream records a Warning Event on the namespace when resolution fails; one per distinct
+  // failure (a deterministic name), not one per resync.
+  if (changed && resolution.problems.length > 0) {
+    const message = `constraints not satisfiable: ${resolution.problems.map((p) => p.message).join(', ')}`;
+    writes.push({
+      op: 'create',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `${s.namespace}.${shortHash(message, 10)}`, namespace: s.namespace },
+        involvedObject: { apiVersion: 'v1', kind: 'Namespace', name: s.namespace },
+        reason: 'ResolutionFailed',
+        message,
+        type: 'Warning',
+        count: 1,
+        firstTimestamp: s.now,
+        lastTimestamp: s.now,
+        source: { component: 'olmq-resolve' },
+      },
+    });
+  }
+  return {
+    writes: {
+      writes,
+      record: changed ? record : undefined,
+      resolution,
+      synced: s.subscriptions.map((sub) => ({
+        name: sub.metadata.name ?? '',
+        installed: sub.status?.installedCSV ?? '',
+        channel: sub.spec.channel ?? '',
+        package: sub.spec.name,
+        approval: sub.spec.installPlanApproval ?? 'Automatic',
+      })),
+    },
+  };
+}

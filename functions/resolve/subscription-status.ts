@@ -1,0 +1,151 @@
+// The Subscription status fields the resolve function owns: catalogHealth, the
+// CatalogSourcesUnhealthy and ResolutionFailed conditions, and installedCSV/state once the CSV a
+// Subscription progresses to exists (upstream: "AtLatestKnown"). The plan function owns the
+// InstallPlan fields (installPlanRef, installPlanGeneration, currentCSV, UpgradePending and the
+// InstallPlan* conditions); each writes only its own fields, so the two never undo each other.
+import type {
+  Subscription,
+  SubscriptionCatalogHealth,
+  SubscriptionCondition,
+  SubscriptionStatus,
+} from '../../shared/api/index.js';
+import { codes } from '../../shared/api/index.js';
+import { withCondition, withoutCondition } from '../../shared/api/conditions.js';
+
+const { SubscriptionConditionType: Type, SubscriptionConditionReason: Reason } = codes;
+
+/** A catalog the Subscription's namespace can see, with its health. */
+export interface VisibleCatalog {
+  name: string;
+  namespace: string;
+  uid: string | undefined;
+  resourceVersion: string | undefined;
+  healthy: boolean;
+}
+
+/** What the resolution says about one Subscription. */
+export type SubscriptionOutcome =
+  | { kind: 'resolved' }
+  | {
+      kind: 'failed';
+      reason: 'ConstraintsNotSatisfiable' | 'ErrorPreventedResolution';
+      message: string;
+    };
+
+function catalogHealth(
+  previous: readonly SubscriptionCatalogHealth[],
+  catalogs: readonly VisibleCatalog[],
+  now: string,
+): SubscriptionCatalogHealth[] {
+  return catalogs.map((c) => {
+    const old = previous.find(
+      (h) => h.catalogSourceRef.name === c.name && h.catalogSourceRef.namespace === c.namespace,
+    );
+    // lastUpdated moves only when the health does, so an unchanged world writes nothing.
+    const lastUpdated = old !== undefined && old.healthy === c.healthy ? old.lastUpdated : now;
+    return {
+      catalogSourceRef: {
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'CatalogSource',
+        name: c.name,
+        namespace: c.namespace,
+        ...(c.uid === undefined ? {} : { uid: c.uid }),
+        ...(c.resourceVersion === undefined ? {} : { resourceVersion: c.resourceVersion }),
+      },
+      healthy: c.healthy,
+      lastUpdated,
+    };
+  });
+}
+
+function catalogCondition(
+  sub: Subscription,
+  previous: readonly SubscriptionCatalogHealth[],
+  catalogs: readonly VisibleCatalog[],
+): SubscriptionCondition {
+  if (catalogs.length === 0) {
+    return {
+      type: Type.CatalogSourcesUnhealthy,
+      status: 'True',
+      reason: Reason.NoCatalogSourcesFound,
+      message: 'dependency resolution requires at least one catalogsource',
+    };
+  }
+  const own = catalogs.find(
+    (c) => c.name === sub.spec.source && c.namespace === sub.spec.sourceNamespace,
+  );
+  const ref = `${sub.spec.sourceNamespace}/${sub.spec.source}`;
+  if (own === undefined || !own.healthy) {
+    return {
+      type: Type.CatalogSourcesUnhealthy,
+      status: 'True',
+      reason: Reason.UnhealthyCatalogSourceFound,
+      message: `targeted catalogsource ${ref} ${own === undefined ? 'missing' : 'unhealthy'}`,
+    };
+  }
+  const key = (name: string | undefined, ns: string | undefined): string => `${ns}/${name}`;
+  const before = new Set(
+    previous.map((h) => key(h.catalogSourceRef.name, h.catalogSourceRef.namespace)),
+  );
+  const after = new Set(catalogs.map((c) => key(c.name, c.namespace)));
+  const added = [...after].some((k) => !before.has(k));
+  const deleted = [...before].some((k) => !after.has(k));
+  const reason =
+    previous.length === 0
+      ? Reason.AllCatalogSourcesHealthy
+      : added
+        ? Reason.CatalogSourcesAdded
+        : deleted
+          ? Reason.CatalogSourcesDeleted
+          : Reason.AllCatalogSourcesHealthy;
+  return {
+    type: Type.CatalogSourcesUnhealthy,
+    status: 'False',
+    reason,
+    message: 'all available catalogsources are healthy',
+  };
+}
+
+/**
+ * The Subscription's status with the resolve function's fields brought up to date, or undefined
+ * when nothing changes (no write).
+ */
+export function resolvedSubscriptionStatus(
+  sub: Subscription,
+  catalogs: readonly VisibleCatalog[],
+  outcome: SubscriptionOutcome,
+  currentCsvExists: boolean,
+  now: string,
+): SubscriptionStatus | undefined {
+  const status: SubscriptionStatus = sub.status ?? { lastUpdated: now };
+  const previousHealth = status.catalogHealth ?? [];
+  const health = catalogHealth(previousHealth, catalogs, now);
+  let conditions = withCondition(
+    status.conditions ?? [],
+    catalogCondition(sub, previousHealth, catalogs),
+    now,
+  );
+  conditions =
+    outcome.kind === 'failed'
+      ? withCondition(
+          conditions,
+          {
+            type: Type.ResolutionFailed,
+            status: 'True',
+            reason: outcome.reason,
+            message: outcome.message,
+          },
+          now,
+        )
+      : withoutCondition(conditions, Type.ResolutionFailed);
+  const next: SubscriptionStatus = { ...status, catalogHealth: health, conditions };
+  // The CSV the Subscription progresses to exists: it is installed (even before it succeeds).
+  if (currentCsvExists && status.currentCSV !== undefined && status.currentCSV !== '') {
+    next.installedCSV = status.currentCSV;
+    next.state = codes.SubscriptionState.AtLatestKnown;
+  }
+  const same =
+    JSON.stringify({ ...next, lastUpdated: undefined }) ===
+    JSON.stringify({ ...status, lastUpdated: undefined });
+  return same ? undefined : { ...next, lastUpdated: now };
+}

@@ -1,0 +1,308 @@
+// The resolve and plan functions on the devcluster with a real nats-server: Subscriptions
+// against the real small/ catalog become InstallPlans with upstream's steps, Manual plans wait
+// for approval, an unsatisfiable Subscription says why without holding the others back, and a
+// Subscription whose CSV appears is AtLatestKnown.
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import t, { type Test } from 'tap';
+import { startWatcher } from '../../functions/watcher/index.js';
+import { functionModules } from '../../functions/index.js';
+import type { InstallPlan, Subscription } from '../../shared/api/index.js';
+import {
+  loadCatalogDirectory,
+  openCatalogStore,
+  putCatalogIndexRecord,
+  storeCatalog,
+} from '../../shared/catalog/index.js';
+import type { Backbone } from '../../shared/bus/backbone.js';
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import { FunctionHost } from '../../shared/runtime/function-host.js';
+import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
+import { backboneFor, clusterFor } from '../harness/backbone.js';
+import { kubectl, type ClusterFixture } from '../harness/devcluster.js';
+import { capturingLogger } from '../harness/log.js';
+import { sharedDir } from '../harness/repo.js';
+import { waitFor } from '../harness/wait.js';
+
+const globalNamespace = 'olm';
+const v1alpha1 = 'operators.coreos.com/v1alpha1';
+
+interface Rig {
+  fixture: ClusterFixture;
+  client: KubeClient;
+  backbone: Backbone;
+}
+
+async function startRig(t: Test): Promise<Rig> {
+  const { fixture, client } = await clusterFor(t);
+  const backbone = await backboneFor(t, { leaseTtlMs: 5_000 });
+  const log = capturingLogger('warn').log;
+  const watcher = await startWatcher({
+    cluster: { id: 'c1', kubeConfig: fixture.kubeConfig },
+    backbone,
+    log,
+    registry: new Registry(),
+    identity: 'w1',
+    leaseNamespace: 'olmq-system',
+    leaseName: 'olmq-watcher',
+    leaseDurationSeconds: 15,
+  });
+  t.teardown(() => watcher.stop());
+  // The catalog: the real small/ catalog, stored as the catalog function stores it.
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: globalNamespace } });
+  await client.create({
+    apiVersion: v1alpha1,
+    kind: 'CatalogSource',
+    metadata: { name: 'community', namespace: globalNamespace },
+    spec: { sourceType: 'grpc', address: 'localhost:50051', displayName: 'Community' },
+  });
+  const { index, content } = await loadCatalogDirectory(join(sharedDir, 'catalogs', 'small'));
+  await storeCatalog(await openCatalogStore(backbone), index, content);
+  await putCatalogIndexRecord(backbone, 'c1', {
+    namespace: globalNamespace,
+    name: 'community',
+    digest: index.digest,
+    priority: 0,
+    displayName: 'Community',
+    publisher: '',
+    sourceType: 'grpc',
+    healthy: true,
+    updatedAt: new Date().toISOString(),
+    packages: index.packages.length,
+    bundles: index.bundles.length,
+  });
+  const registry = new Registry();
+  const metrics = createFunctionMetrics(registry);
+  const stopping = new AbortController();
+  for (const name of ['resolve', 'plan'] as const) {
+    const load = functionModules[name];
+    if (load === undefined) throw new Error(`${name} is not registered`);
+    const started = await (
+      await load()
+    )({
+      backbone,
+      clients: new Map([['c1', client]]),
+      log,
+      registry,
+      globalCatalogNamespace: globalNamespace,
+      signal: stopping.signal,
+    });
+    for (const definition of started.definitions) {
+      const host = new FunctionHost(backbone, definition, log, metrics, {
+        concurrency: 4,
+        baseBackoffMs: 50,
+        maxBackoffMs: 500,
+      });
+      await host.start();
+      t.teardown(() => host.stop(2_000));
+    }
+  }
+  t.teardown(() => stopping.abort());
+  return { fixture, client, backbone };
+}
+
+async function namespaceWithGroup(client: KubeClient, name: string): Promise<void> {
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await client.create({
+    apiVersion: 'operators.coreos.com/v1',
+    kind: 'OperatorGroup',
+    metadata: { name: 'og', namespace: name },
+    spec: { targetNamespaces: [name] },
+  });
+}
+
+function subscription(
+  namespace: string,
+  name: string,
+  spec: Partial<Subscription['spec']>,
+): KubeObject {
+  return {
+    apiVersion: v1alpha1,
+    kind: 'Subscription',
+    metadata: { name, namespace },
+    spec: { source: 'community', sourceNamespace: globalNamespace, name, ...spec },
+  };
+}
+
+const getSub = async (client: KubeClient, namespace: string, name: string) =>
+  (await client.get({ apiVersion: v1alpha1, kind: 'Subscription', namespace, name })) as unknown as
+    Subscription | undefined;
+
+const getPlan = async (client: KubeClient, namespace: string, name: string) =>
+  (await client.get({ apiVersion: v1alpha1, kind: 'InstallPlan', namespace, name })) as unknown as
+    InstallPlan | undefined;
+
+/** Waits until the Subscription follows an InstallPlan with steps, and returns both. */
+async function plannedSubscription(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<{ sub: Subscription; plan: InstallPlan }> {
+  return waitFor(
+    `subscription ${namespace}/${name} linked to a planned InstallPlan`,
+    async () => {
+      const sub = await getSub(client, namespace, name);
+      const ref = sub?.status?.installPlanRef?.name;
+      if (sub === undefined || ref === undefined) return undefined;
+      const plan = await getPlan(client, namespace, ref);
+      return plan?.status?.plan === undefined ? undefined : { sub, plan };
+    },
+    30_000,
+  );
+}
+
+t.test(
+  'Subscriptions become InstallPlans; the installed CSV makes them AtLatestKnown',
+  async (t) => {
+    const { client, fixture } = await startRig(t);
+    await namespaceWithGroup(client, 'team-a');
+    await client.create(subscription('team-a', 'etcd', { channel: 'singlenamespace-alpha' }));
+    // Manual approval, in the same namespace: a plan of its own, which does not hold etcd back.
+    await client.create(
+      subscription('team-a', 'prometheus', { channel: 'beta', installPlanApproval: 'Manual' }),
+    );
+    // Nothing provides this package: a clear failure that touches no one else.
+    await client.create(subscription('team-a', 'no-such-operator', { channel: 'stable' }));
+
+    const etcd = await plannedSubscription(client, 'team-a', 'etcd');
+    t.equal(etcd.sub.status?.state, 'UpgradePending');
+    t.equal(etcd.sub.status?.currentCSV, 'etcdoperator.v0.9.4', 'the channel head');
+    t.equal(etcd.plan.spec.approval, 'Automatic');
+    t.equal(etcd.plan.spec.approved, true);
+    t.equal(etcd.plan.status?.phase, 'Installing');
+    t.same(etcd.plan.spec.clusterServiceVersionNames, ['etcdoperator.v0.9.4']);
+    t.same(etcd.plan.status?.catalogSources, ['community']);
+    const steps = etcd.plan.status?.plan ?? [];
+    t.equal(steps[0]?.resource.kind, 'ClusterServiceVersion', 'the CSV step comes first');
+    t.equal(steps[0]?.resource.name, 'etcdoperator.v0.9.4');
+    t.equal(steps[0]?.resource.sourceName, 'community');
+    t.equal(steps[0]?.resource.sourceNamespace, globalNamespace);
+    t.equal(steps[0]?.status, 'Unknown');
+    const csvManifest = JSON.parse(steps[0]?.resource.manifest ?? '{}') as {
+      metadata: { annotations: Record<string, string> };
+      spec: { replaces?: string };
+    };
+    t.equal(csvManifest.spec.replaces, undefined, 'a fresh install replaces nothing');
+    t.match(
+      csvManifest.metadata.annotations['operatorframework.io/properties'],
+      /"olm\.package"/,
+      'the CSV records its properties',
+    );
+    const crdSteps = steps.filter((s) => s.resource.kind === 'CustomResourceDefinition');
+    t.ok(crdSteps.length >= 3, 'the etcd CRDs are steps');
+    t.ok(
+      steps.findIndex((s) => s.resource.kind === 'CustomResourceDefinition') === 1,
+      'CRDs follow the CSV',
+    );
+    t.equal(etcd.sub.status?.installPlanGeneration, etcd.plan.spec.generation);
+    t.match(etcd.sub.status?.catalogHealth, [
+      { catalogSourceRef: { name: 'community', namespace: globalNamespace }, healthy: true },
+    ]);
+    t.match(etcd.sub.status?.conditions, [
+      { type: 'CatalogSourcesUnhealthy', status: 'False', reason: 'AllCatalogSourcesHealthy' },
+    ]);
+
+    const prometheus = await plannedSubscription(client, 'team-a', 'prometheus');
+    t.not(prometheus.plan.metadata.name, etcd.plan.metadata.name, 'independent plans');
+    t.equal(prometheus.plan.spec.approval, 'Manual');
+    t.equal(prometheus.plan.spec.approved, false);
+    t.equal(prometheus.plan.status?.phase, 'RequiresApproval');
+    await waitFor('prometheus InstallPlanPending RequiresApproval', async () =>
+      (await getSub(client, 'team-a', 'prometheus'))?.status?.conditions?.some(
+        (c) => c.type === 'InstallPlanPending' && c.reason === 'RequiresApproval',
+      ),
+    );
+    // A person approves it the documented way.
+    const approve = await kubectl(fixture, [
+      'patch',
+      'ip',
+      prometheus.plan.metadata.name ?? '',
+      '-n',
+      'team-a',
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"approved":true}}',
+    ]);
+    t.equal(approve.code, 0, approve.stderr);
+
+    const failed = await waitFor('ResolutionFailed on the unknown package', async () =>
+      (await getSub(client, 'team-a', 'no-such-operator'))?.status?.conditions?.find(
+        (c) => c.type === 'ResolutionFailed',
+      ),
+    );
+    t.equal(failed.status, 'True');
+    t.equal(failed.reason, 'ConstraintsNotSatisfiable');
+    t.match(failed.message, /no-such-operator/);
+    const event = await waitFor('a ResolutionFailed Event on the namespace', async () => {
+      const list = await client.list({ apiVersion: 'v1', kind: 'Event', namespace: 'team-a' });
+      return list.items.find((e) => (e as { reason?: string }).reason === 'ResolutionFailed');
+    });
+    t.match(
+      (event as { message?: string }).message,
+      /^constraints not satisfiable: .*no-such-operator/,
+    );
+    t.equal(
+      (await getSub(client, 'team-a', 'no-such-operator'))?.status?.installPlanRef,
+      undefined,
+      'no plan for it',
+    );
+
+    // The install function's part, by hand: the CSV of the plan appears.
+    const csv = JSON.parse(steps[0]?.resource.manifest ?? '{}') as KubeObject;
+    await client.create({ ...csv, metadata: { ...csv.metadata, namespace: 'team-a' } });
+    const installed = await waitFor('etcd AtLatestKnown', async () => {
+      const sub = await getSub(client, 'team-a', 'etcd');
+      return sub?.status?.state === 'AtLatestKnown' ? sub : undefined;
+    });
+    t.equal(installed.status?.installedCSV, 'etcdoperator.v0.9.4');
+    t.equal(installed.status?.currentCSV, 'etcdoperator.v0.9.4');
+
+    // The same resolution never yields a second plan.
+    const plans = await client.list({
+      apiVersion: v1alpha1,
+      kind: 'InstallPlan',
+      namespace: 'team-a',
+    });
+    t.equal(plans.items.length, 2, 'one plan for etcd, one for prometheus');
+  },
+);
+
+t.test('startingCSV and an upgrade along the replaces chain', async (t) => {
+  const { client } = await startRig(t);
+  await namespaceWithGroup(client, 'team-b');
+  await client.create(
+    subscription('team-b', 'etcd', {
+      channel: 'singlenamespace-alpha',
+      startingCSV: 'etcdoperator.v0.9.2',
+    }),
+  );
+  const first = await plannedSubscription(client, 'team-b', 'etcd');
+  t.same(first.plan.spec.clusterServiceVersionNames, ['etcdoperator.v0.9.2']);
+  const csv = JSON.parse(first.plan.status?.plan?.[0]?.resource.manifest ?? '{}') as KubeObject;
+  await client.create({ ...csv, metadata: { ...csv.metadata, namespace: 'team-b' } });
+  // Installed: the next resolution upgrades along replaces to the head.
+  const upgrade = await waitFor(
+    'an upgrade plan for etcdoperator.v0.9.4',
+    async () => {
+      const sub = await getSub(client, 'team-b', 'etcd');
+      const ref = sub?.status?.installPlanRef?.name;
+      if (ref === undefined || ref === first.plan.metadata.name) return undefined;
+      const plan = await getPlan(client, 'team-b', ref);
+      return plan?.status?.plan === undefined ? undefined : { sub, plan };
+    },
+    30_000,
+  );
+  t.same(upgrade.plan.spec.clusterServiceVersionNames, ['etcdoperator.v0.9.4']);
+  t.ok(
+    (upgrade.plan.spec.generation ?? 0) > (first.plan.spec.generation ?? 0),
+    'a later generation',
+  );
+  const manifest = JSON.parse(upgrade.plan.status?.plan?.[0]?.resource.manifest ?? '{}') as {
+    spec: { replaces?: string };
+  };
+  t.equal(manifest.spec.replaces, 'etcdoperator.v0.9.2', 'the CSV replaces the installed one');
+  t.equal(upgrade.sub?.status?.installedCSV, 'etcdoperator.v0.9.2');
+  t.equal(upgrade.sub?.status?.currentCSV, 'etcdoperator.v0.9.4');
+  t.equal(upgrade.sub?.status?.state, 'UpgradePending');
+});

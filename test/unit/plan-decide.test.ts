@@ -1,0 +1,321 @@
+// The plan function's pure decisions: grouping into independent plans, deterministic names,
+// approval, Subscription linking and conditions, and keeping at most five plans.
+import t from 'tap';
+import {
+  decidePlan,
+  keepPlans,
+  planGroups,
+  type PlanSnapshot,
+} from '../../functions/plan/decide.js';
+import { dependencySubscriptionName, planSteps } from '../../functions/plan/steps.js';
+import type { InstallPlan, Subscription } from '../../shared/api/index.js';
+import type { RecordedBundle } from '../../shared/resolver/record.js';
+
+const now = '2026-11-22T10:00:00Z';
+
+function bundle(name: string, extra: Partial<RecordedBundle> = {}): RecordedBundle {
+  return {
+    package: name,
+    name: `${name}.v1`,
+    version: '1.0.0',
+    catalog: { name: 'community', namespace: 'olm' },
+    catalogDigest: 'sha256:x',
+    channel: 'stable',
+    subscription: name,
+    action: 'install',
+    replaces: null,
+    properties: [],
+    requires: [],
+    ...extra,
+  };
+}
+
+function sub(name: string, extra: Partial<Subscription> = {}): Subscription {
+  return {
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '1' },
+    spec: { source: 'community', sourceNamespace: 'olm', name },
+    ...extra,
+  };
+}
+
+function plan(name: string, generation: number, extra: Partial<InstallPlan> = {}): InstallPlan {
+  return {
+    metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '1' },
+    spec: { clusterServiceVersionNames: [], approval: 'Automatic', approved: true, generation },
+    ...extra,
+  };
+}
+
+const manifests = (name: string) => ({
+  csv: {
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'ClusterServiceVersion',
+    metadata: { name },
+    spec: { replaces: 'upstream-said-this' },
+  },
+  others: [
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } },
+    {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'c' },
+    },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' } },
+  ],
+});
+
+function snapshot(extra: Partial<PlanSnapshot>): PlanSnapshot {
+  return {
+    namespace: 'ns',
+    record: undefined,
+    subscriptions: [],
+    installPlans: [],
+    csvs: new Set(),
+    manifests: new Map(),
+    now,
+    ...extra,
+  };
+}
+
+void t.test('bundles group by dependency; names are deterministic', (t) => {
+  const a = bundle('a', { requires: ['dep.v1'] });
+  const dep = bundle('dep', { subscription: null });
+  const b = bundle('b');
+  const kept = bundle('kept', { action: 'keep' });
+  const groups = planGroups('ns', [a, dep, b, kept]);
+  t.equal(groups.length, 2, 'a with its dependency, b alone; kept bundles need no plan');
+  t.same(groups.map((g) => g.bundles.map((x) => x.name)).sort(), [['a.v1', 'dep.v1'], ['b.v1']]);
+  t.same(planGroups('ns', [b, dep, a]), groups, 'order does not matter');
+  t.not(planGroups('other', [b])[0]?.name, groups.find((g) => g.bundles.length === 1)?.name);
+  t.match(groups[0]?.name, /^install-[0-9a-z]{5}$/);
+  t.end();
+});
+
+void t.test('a new group gets a plan; Manual subscriptions make it wait', (t) => {
+  const d = decidePlan(
+    snapshot({
+      record: {
+        namespace: 'ns',
+        status: 'resolved',
+        bundles: [bundle('a'), bundle('b')],
+        problems: [],
+      },
+      subscriptions: [
+        sub('a', {
+          spec: {
+            source: 'community',
+            sourceNamespace: 'olm',
+            name: 'a',
+            installPlanApproval: 'Manual',
+          },
+        }),
+        sub('b', { status: { lastUpdated: now, installPlanGeneration: 3 } }),
+      ],
+      installPlans: [plan('old', 2)],
+    }),
+  );
+  const creates = d.writes.filter((w) => w.op === 'create');
+  t.equal(creates.length, 2);
+  const specs = creates.map((w) =>
+    w.op === 'create' ? w.object : undefined,
+  ) as unknown as InstallPlan[];
+  const forA = specs.find((p) => p.spec.clusterServiceVersionNames[0] === 'a.v1');
+  const forB = specs.find((p) => p.spec.clusterServiceVersionNames[0] === 'b.v1');
+  t.match(forA?.spec, { approval: 'Manual', approved: false });
+  t.match(forB?.spec, { approval: 'Automatic', approved: true });
+  t.same(
+    specs.map((p) => p.spec.generation).sort(),
+    [4, 5],
+    'generations continue after the highest seen on plans and subscriptions',
+  );
+  t.match(forA?.metadata.ownerReferences, [{ kind: 'Subscription', name: 'a', uid: 'uid-a' }]);
+  t.end();
+});
+
+void t.test('an existing plan gets its steps once, and its subscriptions follow it', (t) => {
+  const b = bundle('a', { replaces: 'a.v0', action: 'upgrade' });
+  const [group] = planGroups('ns', [b]);
+  const ip = plan(group?.name ?? '', 1, {
+    spec: {
+      clusterServiceVersionNames: ['a.v1'],
+      approval: 'Manual',
+      approved: false,
+      generation: 1,
+    },
+  });
+  const d = decidePlan(
+    snapshot({
+      record: { namespace: 'ns', status: 'resolved', bundles: [b], problems: [] },
+      subscriptions: [
+        sub('a', { status: { lastUpdated: now, installedCSV: 'a.v0', state: 'AtLatestKnown' } }),
+      ],
+      installPlans: [ip],
+      csvs: new Set(['a.v0']),
+      manifests: new Map([['a.v1', manifests('a.v1')]]),
+    }),
+  );
+  const statusWrites = d.writes
+    .filter((w) => w.op === 'updateStatus')
+    .map((w) => (w as { object: unknown }).object);
+  const planStatus = statusWrites.find(
+    (o) => (o as { kind: string }).kind === 'InstallPlan',
+  ) as InstallPlan;
+  t.equal(planStatus.status?.phase, 'RequiresApproval');
+  t.same(
+    planStatus.status?.plan?.map((s) => s.resource.kind),
+    ['ClusterServiceVersion', 'CustomResourceDefinition', 'BundleSecret', 'Service'],
+    'CSVs, then CRDs, then the rest; Secrets are BundleSecrets',
+  );
+  const csv = JSON.parse(planStatus.status?.plan?.[0]?.resource.manifest ?? '{}') as {
+    spec: { replaces?: string };
+  };
+  t.equal(csv.spec.replaces, 'a.v0', "the resolution's replaces wins over the bundle's");
+  const subStatus = statusWrites.find(
+    (o) => (o as { kind: string }).kind === 'Subscription',
+  ) as Subscription;
+  t.match(subStatus.status, {
+    state: 'UpgradePending',
+    currentCSV: 'a.v1',
+    installedCSV: 'a.v0',
+    installPlanGeneration: 1,
+    installPlanRef: { kind: 'InstallPlan', name: group?.name, uid: `uid-${group?.name}` },
+    conditions: [
+      { type: 'InstallPlanPending', status: 'True', reason: 'InstallPlanNotYetReconciled' },
+    ],
+  });
+  t.end();
+});
+
+void t.test('missing manifests fail the decision with the reason', (t) => {
+  const b = bundle('a');
+  const [group] = planGroups('ns', [b]);
+  t.throws(
+    () =>
+      decidePlan(
+        snapshot({
+          record: { namespace: 'ns', status: 'resolved', bundles: [b], problems: [] },
+          installPlans: [plan(group?.name ?? '', 1)],
+          manifests: new Map([
+            ['a.v1', new Error('catalog olm/community has no manifests for bundle a.v1')],
+          ]),
+        }),
+      ),
+    /no manifests for bundle a\.v1/,
+  );
+  t.end();
+});
+
+void t.test('plan progress reaches the subscription conditions', (t) => {
+  const linked = (phase: string, conditions?: unknown) =>
+    decidePlan(
+      snapshot({
+        subscriptions: [
+          sub('a', {
+            status: {
+              lastUpdated: now,
+              state: 'UpgradePending',
+              currentCSV: 'a.v1',
+              installPlanRef: { name: 'ip1', namespace: 'ns' },
+            },
+          }),
+        ],
+        installPlans: [
+          plan('ip1', 1, {
+            status: { phase, catalogSources: [], conditions },
+          } as Partial<InstallPlan>),
+        ],
+      }),
+    ).writes.map((w) => (w as unknown as { object: Subscription }).object.status?.conditions);
+  t.match(linked('Installing'), [[{ type: 'InstallPlanPending', reason: 'Installing' }]]);
+  t.match(
+    linked('Failed', [
+      { type: 'Installed', status: 'False', reason: 'InstallComponentFailed', message: 'boom' },
+    ]),
+    [
+      [
+        {
+          type: 'InstallPlanFailed',
+          status: 'True',
+          reason: 'InstallComponentFailed',
+          message: 'boom',
+        },
+      ],
+    ],
+  );
+  const complete = linked('Complete');
+  t.same(complete, [[]], 'no pending or failed condition once complete');
+  const gone = decidePlan(
+    snapshot({
+      subscriptions: [
+        sub('a', {
+          status: {
+            lastUpdated: now,
+            state: 'UpgradePending',
+            currentCSV: 'a.v1',
+            installPlanRef: { name: 'gone' },
+          },
+        }),
+      ],
+    }),
+  ).writes[0] as unknown as { object: Subscription };
+  t.equal(
+    gone.object.status?.installPlanRef,
+    undefined,
+    'a pending upgrade whose plan vanished starts over',
+  );
+  t.equal(gone.object.status?.state, '');
+  const missing = decidePlan(
+    snapshot({
+      subscriptions: [
+        sub('a', {
+          status: { lastUpdated: now, state: 'AtLatestKnown', installPlanRef: { name: 'gone' } },
+        }),
+      ],
+    }),
+  ).writes[0] as unknown as { object: Subscription };
+  t.match(missing.object.status?.conditions, [
+    { type: 'InstallPlanMissing', status: 'True', reason: 'ReferencedInstallPlanNotFound' },
+  ]);
+  t.end();
+});
+
+void t.test('at most five plans are kept, never one a subscription follows', (t) => {
+  const plans = [1, 2, 3, 4, 5, 6, 7].map((g) => plan(`ip${g}`, g));
+  const d = decidePlan(
+    snapshot({
+      installPlans: plans,
+      subscriptions: [sub('a', { status: { lastUpdated: now, installPlanRef: { name: 'ip1' } } })],
+    }),
+  );
+  const deleted = d.writes
+    .filter((w) => w.op === 'delete')
+    .map((w) => (w.op === 'delete' ? w.ref.name : ''));
+  t.same(
+    deleted,
+    ['ip2', 'ip3'],
+    `oldest generations beyond ${keepPlans}, skipping the followed ip1`,
+  );
+  t.end();
+});
+
+void t.test('steps: dependencies without a subscription get one', (t) => {
+  const dep = bundle('dep', { subscription: null, channel: 'alpha' });
+  const steps = planSteps('ns', [{ bundle: dep, manifests: manifests('dep.v1') }]);
+  const subStep = steps.find((s) => s.resource.kind === 'Subscription');
+  t.equal(subStep?.resource.name, dependencySubscriptionName(dep));
+  t.equal(subStep?.resource.name, 'dep-alpha-community-olm');
+  t.match(JSON.parse(subStep?.resource.manifest ?? '{}'), {
+    spec: {
+      name: 'dep',
+      channel: 'alpha',
+      startingCSV: 'dep.v1',
+      source: 'community',
+      sourceNamespace: 'olm',
+    },
+  });
+  t.throws(
+    () => planSteps('ns', [{ bundle: dep, manifests: { csv: undefined, others: [] } }]),
+    /bundle dep\.v1 cannot be planned: it has no ClusterServiceVersion/,
+  );
+  t.end();
+});
