@@ -14,6 +14,7 @@ const handlers: Partial<Record<CommandName, () => Promise<Handler>>> = {
   up: async () => (await import('./up.js')).runUp,
   devcluster: async () => (await import('./devcluster.js')).runDevcluster,
   watcher: async () => (await import('./watcher.js')).runWatcher,
+  registryServe: async () => (await import('./registry.js')).runRegistryServe,
 };
 
 function usage(): string {
