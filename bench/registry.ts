@@ -37,7 +37,19 @@ const round = (n: number): number => Math.round(n * 10) / 10;
 const t0 = performance.now();
 const server = spawn(
   process.execPath,
-  [olmq, 'registry', 'serve', '--fbc', dir, '--port', '0', '--host', '127.0.0.1', '--log-level', 'error'],
+  [
+    olmq,
+    'registry',
+    'serve',
+    '--fbc',
+    dir,
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--log-level',
+    'error',
+  ],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 );
 const address = await new Promise<string>((resolve, reject) => {

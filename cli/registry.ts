@@ -29,15 +29,27 @@ export async function runRegistryServe(config: CommandConfig<'registryServe'>): 
   }
   const packages = catalog.index.packages.length;
   const bundles = catalog.index.bundles.length;
-  if (packages === 0) log.warn({ fbc: dir }, `no usable package in ${dir}: serving an empty catalog`);
+  if (packages === 0)
+    log.warn({ fbc: dir }, `no usable package in ${dir}: serving an empty catalog`);
   log.info(
-    { fbc: dir, packages, bundles, warnings: warnings.length, loadMs: Math.round(performance.now() - started) },
+    {
+      fbc: dir,
+      packages,
+      bundles,
+      warnings: warnings.length,
+      loadMs: Math.round(performance.now() - started),
+    },
     'catalog loaded',
   );
 
   let server;
   try {
-    server = await startRegistryServer({ catalog, host: config.host, port: config.port, logger: log });
+    server = await startRegistryServer({
+      catalog,
+      host: config.host,
+      port: config.port,
+      logger: log,
+    });
   } catch (error) {
     process.stderr.write(
       `olmq registry serve: cannot listen on ${config.host}:${config.port}: ${error instanceof Error ? error.message : String(error)}\n`,

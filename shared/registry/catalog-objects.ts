@@ -13,7 +13,10 @@ export interface RegistryAnswers {
   /** ListBundles: one message per bundle and channel. */
   readonly bundles: readonly ApiBundle[];
   /** Manifests fetched with GetBundle, keyed by bundleKey(package, csvName). */
-  readonly manifests: ReadonlyMap<string, { readonly csvJson: string; readonly object: readonly string[] }>;
+  readonly manifests: ReadonlyMap<
+    string,
+    { readonly csvJson: string; readonly object: readonly string[] }
+  >;
 }
 
 /** Key of a bundle in RegistryAnswers.manifests. */
@@ -61,7 +64,10 @@ function legacyProperties(b: ApiBundle): { type: string; value: unknown }[] {
   for (const a of b.providedApis)
     out.push({ type: 'olm.gvk', value: { group: a.group, kind: a.kind, version: a.version } });
   for (const a of b.requiredApis)
-    out.push({ type: 'olm.gvk.required', value: { group: a.group, kind: a.kind, version: a.version } });
+    out.push({
+      type: 'olm.gvk.required',
+      value: { group: a.group, kind: a.kind, version: a.version },
+    });
   for (const d of b.dependencies) {
     const v = parseValue(d.value) as Record<string, unknown> | null;
     if (d.type === 'olm.package' && typeof v?.['packageName'] === 'string') {

@@ -62,7 +62,12 @@ function isServiceError(error: unknown): error is ServiceError {
 }
 
 /** A message a person can act on, for a failed call. */
-function failure(address: string, what: string, error: unknown, timeoutMs: number): RegistryUnavailableError {
+function failure(
+  address: string,
+  what: string,
+  error: unknown,
+  timeoutMs: number,
+): RegistryUnavailableError {
   if (!isServiceError(error)) {
     const detail = error instanceof Error ? error.message : String(error);
     return new RegistryUnavailableError(address, `registry ${address}: ${what} failed: ${detail}`, {
@@ -138,7 +143,8 @@ class RegistrySession {
         { deadline: Date.now() + timeoutMs },
         (error, response) => {
           this.#calls.delete(call);
-          if (error !== null || response === undefined) reject(failure(this.address, what, error, timeoutMs));
+          if (error !== null || response === undefined)
+            reject(failure(this.address, what, error, timeoutMs));
           else resolve(response);
         },
       );
@@ -196,15 +202,21 @@ async function forEachLimited<T>(
  * for the manifests ListBundles leaves out), as File-Based Catalog objects. Throws
  * RegistryUnavailableError naming the address, the failed call and its gRPC status.
  */
-export async function fetchRegistryCatalog(options: RegistryFetchOptions): Promise<CatalogObject[]> {
+export async function fetchRegistryCatalog(
+  options: RegistryFetchOptions,
+): Promise<CatalogObject[]> {
   const { address } = options;
   const connectMs = options.timeoutMs ?? defaultConnectTimeoutMs;
   const callMs = options.callTimeoutMs ?? defaultCallTimeoutMs;
   const limit = Math.max(1, options.concurrency ?? 16);
   if (options.signal?.aborted === true) {
-    throw new RegistryUnavailableError(address, `reading the catalog from registry ${address} was aborted`, {
-      cause: options.signal.reason,
-    });
+    throw new RegistryUnavailableError(
+      address,
+      `reading the catalog from registry ${address} was aborted`,
+      {
+        cause: options.signal.reason,
+      },
+    );
   }
   const methods = registryProtocol().registry;
   const session = new RegistrySession(address, options.signal);
@@ -214,7 +226,12 @@ export async function fetchRegistryCatalog(options: RegistryFetchOptions): Promi
     const packages: ApiPackage[] = [];
     await forEachLimited(names, limit, async ({ name }) => {
       packages.push(
-        await session.unary(methods.GetPackage, { name }, `GetPackage ${JSON.stringify(name)}`, callMs),
+        await session.unary(
+          methods.GetPackage,
+          { name },
+          `GetPackage ${JSON.stringify(name)}`,
+          callMs,
+        ),
       );
     });
     const bundles = await session.stream(methods.ListBundles, {}, 'ListBundles', callMs);
@@ -238,9 +255,13 @@ export async function fetchRegistryCatalog(options: RegistryFetchOptions): Promi
     return registryCatalogObjects(address, { packages, bundles, manifests });
   } catch (error) {
     if (session.aborted) {
-      throw new RegistryUnavailableError(address, `reading the catalog from registry ${address} was aborted`, {
-        cause: options.signal?.reason ?? error,
-      });
+      throw new RegistryUnavailableError(
+        address,
+        `reading the catalog from registry ${address} was aborted`,
+        {
+          cause: options.signal?.reason ?? error,
+        },
+      );
     }
     throw error;
   } finally {
@@ -297,7 +318,10 @@ export async function probeRegistry(address: string, timeoutMs = 5_000): Promise
         message: `registry ${address} is reachable (no grpc.health.v1 service)`,
       };
     }
-    const reached = isServiceError(cause) && cause.code !== status.UNAVAILABLE && cause.code !== status.DEADLINE_EXCEEDED;
+    const reached =
+      isServiceError(cause) &&
+      cause.code !== status.UNAVAILABLE &&
+      cause.code !== status.DEADLINE_EXCEEDED;
     return {
       state: reached ? 'READY' : 'TRANSIENT_FAILURE',
       health: null,

@@ -74,7 +74,8 @@ function rawProperties(value: Readonly<Record<string, unknown>>): RawProperty[] 
   if (!Array.isArray(list)) return [];
   const out: RawProperty[] = [];
   for (const p of list as unknown[]) {
-    if (isRecord(p) && typeof p['type'] === 'string') out.push({ type: p['type'], value: p['value'] });
+    if (isRecord(p) && typeof p['type'] === 'string')
+      out.push({ type: p['type'], value: p['value'] });
   }
   return out;
 }
@@ -219,7 +220,8 @@ export class RegistryCatalog {
         }
       }
     }
-    if (out.length === 0) throw new RegistryNotFoundError(noProvider('channel entries', group, version, kind));
+    if (out.length === 0)
+      throw new RegistryNotFoundError(noProvider('channel entries', group, version, kind));
     return out;
   }
 
@@ -233,7 +235,8 @@ export class RegistryCatalog {
         out.push(...entriesOf(channel, head, false));
       }
     }
-    if (out.length === 0) throw new RegistryNotFoundError(noProvider('channel entries', group, version, kind));
+    if (out.length === 0)
+      throw new RegistryNotFoundError(noProvider('channel entries', group, version, kind));
     return out;
   }
 
@@ -284,8 +287,9 @@ export class RegistryCatalog {
   #provides(pkg: string, name: string, group: string, version: string, kind: string): boolean {
     const base = this.#bases.get(key(pkg, name));
     return (
-      base?.providedApis.some((a) => a.kind === kind && a.group === group && a.version === version) ??
-      false
+      base?.providedApis.some(
+        (a) => a.kind === kind && a.group === group && a.version === version,
+      ) ?? false
     );
   }
 
@@ -384,10 +388,12 @@ function bundleBase(bundle: CatalogBundle, raw: readonly RawProperty[]): BundleB
     properties.push({ type: p.type, value: json });
     if (p.type === 'olm.gvk') {
       const gvk = gvkOf(p.value);
-      if (gvk !== undefined) providedApis.push({ ...gvk, plural: pluralOf(bundle.providedApis, gvk) });
+      if (gvk !== undefined)
+        providedApis.push({ ...gvk, plural: pluralOf(bundle.providedApis, gvk) });
     } else if (p.type === 'olm.gvk.required') {
       const gvk = gvkOf(p.value);
-      if (gvk !== undefined) requiredApis.push({ ...gvk, plural: pluralOf(bundle.requiredApis, gvk) });
+      if (gvk !== undefined)
+        requiredApis.push({ ...gvk, plural: pluralOf(bundle.requiredApis, gvk) });
       dependencies.push({ type: 'olm.gvk', value: json });
     } else if (p.type === 'olm.package.required' && isRecord(p.value)) {
       const packageName = str(p.value['packageName']);

@@ -55,7 +55,8 @@ export async function loadRegistryCatalog(
 }
 
 function toServiceError(error: unknown): Partial<ServiceError> {
-  if (error instanceof RegistryNotFoundError) return { code: status.NOT_FOUND, details: error.message };
+  if (error instanceof RegistryNotFoundError)
+    return { code: status.NOT_FOUND, details: error.message };
   return {
     code: status.INTERNAL,
     details: error instanceof Error ? error.message : String(error),
@@ -120,19 +121,16 @@ export async function startRegistryServer(
   const registry: UntypedServiceImplementation = {
     ListPackages: stream('ListPackages', () => catalog.packageNames().map((name) => ({ name }))),
     GetPackage: unary('GetPackage', (r: { name: string }) => catalog.getPackage(r.name)),
-    GetBundle: unary(
-      'GetBundle',
-      (r: { pkgName: string; channelName: string; csvName: string }) =>
-        catalog.getBundle(r.pkgName, r.channelName, r.csvName),
+    GetBundle: unary('GetBundle', (r: { pkgName: string; channelName: string; csvName: string }) =>
+      catalog.getBundle(r.pkgName, r.channelName, r.csvName),
     ),
     GetBundleForChannel: unary(
       'GetBundleForChannel',
       (r: { pkgName: string; channelName: string }) =>
         catalog.getBundleForChannel(r.pkgName, r.channelName),
     ),
-    GetChannelEntriesThatReplace: stream(
-      'GetChannelEntriesThatReplace',
-      (r: { csvName: string }) => catalog.entriesThatReplace(r.csvName),
+    GetChannelEntriesThatReplace: stream('GetChannelEntriesThatReplace', (r: { csvName: string }) =>
+      catalog.entriesThatReplace(r.csvName),
     ),
     GetBundleThatReplaces: unary(
       'GetBundleThatReplaces',
