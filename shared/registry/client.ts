@@ -168,14 +168,14 @@ class RegistrySession {
         new Metadata(),
         { deadline: Date.now() + timeoutMs },
       );
-      this.#calls.add(call as ClientReadableStream<unknown>);
+      this.#calls.add(call);
       call.on('data', (message: Res) => out.push(message));
       call.on('error', (error) => {
-        this.#calls.delete(call as ClientReadableStream<unknown>);
+        this.#calls.delete(call);
         reject(failure(this.address, what, error, timeoutMs));
       });
       call.on('end', () => {
-        this.#calls.delete(call as ClientReadableStream<unknown>);
+        this.#calls.delete(call);
         resolve(out);
       });
     });

@@ -120,3 +120,14 @@ t.test('registry cli - --fbc is required', async (t) => {
   t.equal(code, 2);
   t.match(stderr, /--fbc: is required/);
 });
+
+t.test(
+  'registry cli - the image ships the .proto files the registry loads at runtime',
+  async (t) => {
+    const dockerfile = await readFile(join(olmqBin, '..', '..', '..', 'Dockerfile'), 'utf8');
+    t.match(
+      dockerfile,
+      /^COPY --from=build \/app\/shared\/registry\/proto \.\/shared\/registry\/proto$/m,
+    );
+  },
+);
