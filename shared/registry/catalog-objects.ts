@@ -6,17 +6,39 @@ import { createHash } from 'node:crypto';
 import type { CatalogObject } from '../catalog/index.js';
 import type { ApiBundle, ApiPackage } from './protocol.js';
 
+/** A bundle's manifests ready for olm.bundle.object: base64 of each, and their digest. */
+export interface BundleManifestData {
+  /** base64 of each manifest's JSON, in order. */
+  readonly base64: readonly string[];
+  /** sha256 (hex) over the manifests' bytes, for the object hash. */
+  readonly hash: string;
+}
+
+/** Prepares manifests (JSON text or its UTF-8 bytes) for olm.bundle.object. */
+export function bundleManifestData(objects: readonly (string | Uint8Array)[]): BundleManifestData {
+  const hash = createHash('sha256');
+  const base64 = objects.map((o) => {
+    const bytes =
+      typeof o === 'string'
+        ? Buffer.from(o, 'utf8')
+        : Buffer.from(o.buffer, o.byteOffset, o.byteLength);
+    hash.update(bytes).update('\u0000');
+    return bytes.toString('base64');
+  });
+  return { base64, hash: hash.digest('hex') };
+}
+
 /** Everything read from one registry. */
 export interface RegistryAnswers {
   /** GetPackage of every listed package. */
   readonly packages: readonly ApiPackage[];
   /** ListBundles: one message per bundle and channel. */
   readonly bundles: readonly ApiBundle[];
-  /** Manifests fetched with GetBundle, keyed by bundleKey(package, csvName). */
-  readonly manifests: ReadonlyMap<
-    string,
-    { readonly csvJson: string; readonly object: readonly string[] }
-  >;
+  /**
+   * Manifests fetched with GetBundle, keyed by bundleKey(package, csvName); bundles missing here
+   * use the manifests of their ListBundles message.
+   */
+  readonly manifests: ReadonlyMap<string, BundleManifestData>;
 }
 
 /** Key of a bundle in RegistryAnswers.manifests. */
@@ -28,16 +50,15 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-// `manifests` (a bundle's object texts) are hashed as they are rather than as the base64 inside
-// `value`: the same content gives the same hash without serializing ~100 MB again.
+// A bundle's manifests enter the hash by their digest rather than as the base64 inside `value`:
+// the same content gives the same hash without serializing ~100 MB again.
 function catalogObject(
   address: string,
   value: Record<string, unknown>,
   what: string,
-  manifests: readonly string[] = [],
+  manifestsHash = '',
 ): CatalogObject {
-  const hash = createHash('sha256').update(JSON.stringify(value));
-  for (const text of manifests) hash.update('\u0000').update(text);
+  const hash = createHash('sha256').update(JSON.stringify(value)).update(manifestsHash);
   return {
     schema: value['schema'] as string,
     value,
@@ -89,10 +110,9 @@ function bundleObject(
     b.properties.length > 0
       ? b.properties.map((p) => ({ type: p.type, value: parseValue(p.value) }))
       : legacyProperties(b);
-  const fetched = manifests.get(bundleKey(b.packageName, b.csvName));
-  const source = fetched ?? b;
-  const objects =
-    source.object.length > 0 ? source.object : source.csvJson === '' ? [] : [source.csvJson];
+  const data =
+    manifests.get(bundleKey(b.packageName, b.csvName)) ??
+    bundleManifestData(b.object.length > 0 ? b.object : b.csvJson === '' ? [] : [b.csvJson]);
   const value: Record<string, unknown> = {
     schema: 'olm.bundle',
     name: b.csvName,
@@ -100,13 +120,15 @@ function bundleObject(
     ...(b.bundlePath === '' ? {} : { image: b.bundlePath }),
     properties,
   };
-  const object = catalogObject(address, value, `olm.bundle ${b.packageName}/${b.csvName}`, objects);
+  const object = catalogObject(
+    address,
+    value,
+    `olm.bundle ${b.packageName}/${b.csvName}`,
+    data.hash,
+  );
   // Added after hashing (see catalogObject).
-  for (const text of objects) {
-    properties.push({
-      type: 'olm.bundle.object',
-      value: { data: Buffer.from(text, 'utf8').toString('base64') },
-    });
+  for (const base64 of data.base64) {
+    properties.push({ type: 'olm.bundle.object', value: { data: base64 } });
   }
   return object;
 }

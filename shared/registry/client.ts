@@ -12,13 +12,26 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import type { CatalogObject } from '../catalog/index.js';
-import { bundleKey, registryCatalogObjects } from './catalog-objects.js';
+import {
+  bundleKey,
+  bundleManifestData,
+  registryCatalogObjects,
+  type BundleManifestData,
+} from './catalog-objects.js';
 import {
   registryProtocol,
   type ApiBundle,
   type ApiPackage,
+  type GetBundleRequest,
   type ServingStatus,
 } from './protocol.js';
+import { decodeBundleManifestBytes, type BundleManifestBytes } from './wire.js';
+
+/** What a call needs of a method: its path and how to write the request and read the answer. */
+type CallMethod<Req, Res> = Pick<
+  MethodDefinition<Req, Res>,
+  'path' | 'requestSerialize' | 'responseDeserialize'
+>;
 
 /** Where a registry answered or failed: the dial target as used. */
 export interface RegistryFetchOptions {
@@ -32,6 +45,12 @@ export interface RegistryFetchOptions {
   callTimeoutMs?: number;
   /** Calls in flight at once while reading packages and manifests (default 16). */
   concurrency?: number;
+  /**
+   * Manifests of bundles with an image, kept between fetches of the same registry (pass the same
+   * Map each poll): a bundle whose package, name and image are unchanged is not fetched again.
+   * Entries of bundles the registry no longer lists are removed.
+   */
+  manifestCache?: Map<string, BundleManifestData>;
 }
 
 /** Thrown when the registry cannot be reached or answers with an error. */
@@ -128,7 +147,7 @@ class RegistrySession {
   }
 
   unary<Req, Res>(
-    method: MethodDefinition<Req, Res>,
+    method: CallMethod<Req, Res>,
     request: Req,
     what: string,
     timeoutMs: number,
@@ -153,7 +172,7 @@ class RegistrySession {
   }
 
   stream<Req, Res>(
-    method: MethodDefinition<Req, Res>,
+    method: CallMethod<Req, Res>,
     request: Req,
     what: string,
     timeoutMs: number,
@@ -242,16 +261,40 @@ export async function fetchRegistryCatalog(
       const k = bundleKey(b.packageName, b.csvName);
       if (b.object.length === 0 && b.csvJson === '' && !wanted.has(k)) wanted.set(k, b);
     }
-    const manifests = new Map<string, { csvJson: string; object: string[] }>();
-    await forEachLimited([...wanted.entries()], limit, async ([k, b]) => {
-      const full = await session.unary(
-        methods.GetBundle,
+    // Only csvJson and object are read, as bytes: they become base64 without passing through
+    // JavaScript strings (see wire.ts).
+    const getManifests: CallMethod<GetBundleRequest, BundleManifestBytes> = {
+      path: methods.GetBundle.path,
+      requestSerialize: methods.GetBundle.requestSerialize,
+      responseDeserialize: decodeBundleManifestBytes,
+    };
+    const cache = options.manifestCache;
+    const cacheKey = (b: ApiBundle): string =>
+      `${bundleKey(b.packageName, b.csvName)}\u0000${b.bundlePath}`;
+    const manifests = new Map<string, BundleManifestData>();
+    const toFetch: [string, ApiBundle][] = [];
+    for (const [k, b] of wanted) {
+      const cached = cache?.get(cacheKey(b));
+      if (cached === undefined) toFetch.push([k, b]);
+      else manifests.set(k, cached);
+    }
+    await forEachLimited(toFetch, limit, async ([k, b]) => {
+      const bytes = await session.unary(
+        getManifests,
         { pkgName: b.packageName, channelName: b.channelName, csvName: b.csvName },
         `GetBundle ${b.packageName}/${b.channelName}/${b.csvName}`,
         callMs,
       );
-      manifests.set(k, { csvJson: full.csvJson, object: full.object });
+      const data = bundleManifestData(
+        bytes.object.length > 0 ? bytes.object : bytes.csvJson === null ? [] : [bytes.csvJson],
+      );
+      manifests.set(k, data);
+      cache?.set(cacheKey(b), data);
     });
+    if (cache !== undefined) {
+      const listed = new Set([...wanted.values()].map(cacheKey));
+      for (const k of cache.keys()) if (!listed.has(k)) cache.delete(k);
+    }
     return registryCatalogObjects(address, { packages, bundles, manifests });
   } catch (error) {
     if (session.aborted) {

@@ -4,6 +4,7 @@ import { createServer, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
+import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { buildCatalogIndex } from '../../shared/catalog/index.js';
 import {
@@ -339,5 +340,39 @@ t.test(
     health.close();
     t.same(seen, [1, 2], 'Watch hears SERVING, then NOT_SERVING at shutdown');
     t.equal((await probeRegistry(server.address, 1_000)).state, 'TRANSIENT_FAILURE');
+  },
+);
+
+t.test(
+  'registry grpc - a manifest cache spares GetBundle for unchanged bundles on the next poll',
+  async (t) => {
+    const calls: string[] = [];
+    const logger = pino(
+      { level: 'debug' },
+      {
+        write(line: string) {
+          const method = (JSON.parse(line) as { method?: string }).method;
+          if (method !== undefined) calls.push(method);
+        },
+      },
+    );
+    const { catalog } = await loadRegistryCatalog(join(small, 'etcd'));
+    const server = await startRegistryServer({ catalog, host: '127.0.0.1', port: 0, logger });
+    t.teardown(() => server.stop(100));
+    const cache = new Map();
+    const first = await fetchRegistryCatalog({ address: server.address, manifestCache: cache });
+    t.equal(calls.filter((m) => m === 'GetBundle').length, 6, 'every bundle fetched once');
+    t.equal(cache.size, 6);
+    calls.length = 0;
+    const second = await fetchRegistryCatalog({ address: server.address, manifestCache: cache });
+    t.equal(calls.filter((m) => m === 'GetBundle').length, 0, 'nothing fetched again');
+    t.same(
+      second.map((o) => o.hash),
+      first.map((o) => o.hash),
+      'same objects',
+    );
+    cache.set('stale\u0000entry\u0000image', { base64: [], hash: '' });
+    await fetchRegistryCatalog({ address: server.address, manifestCache: cache });
+    t.equal(cache.size, 6, 'entries of bundles no longer listed are dropped');
   },
 );

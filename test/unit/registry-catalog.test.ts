@@ -6,7 +6,12 @@ import {
   type CatalogIndex,
   type CatalogObject,
 } from '../../shared/catalog/index.js';
-import { registryCatalogObjects, bundleKey } from '../../shared/registry/catalog-objects.js';
+import {
+  bundleKey,
+  bundleManifestData,
+  registryCatalogObjects,
+  type BundleManifestData,
+} from '../../shared/registry/catalog-objects.js';
 import { RegistryCatalog, RegistryNotFoundError } from '../../shared/registry/registry-catalog.js';
 import { sharedDir } from '../harness/repo.js';
 
@@ -43,13 +48,10 @@ async function deprecatedEtcd(): Promise<{ objects: CatalogObject[]; catalog: Re
 function answersOf(catalog: RegistryCatalog) {
   const packages = catalog.packageNames().map((name) => catalog.getPackage(name));
   const bundles = [...catalog.listBundles()];
-  const manifests = new Map<string, { csvJson: string; object: string[] }>();
+  const manifests = new Map<string, BundleManifestData>();
   for (const b of bundles) {
     const full = catalog.getBundle(b.packageName, b.channelName, b.csvName);
-    manifests.set(bundleKey(b.packageName, b.csvName), {
-      csvJson: full.csvJson,
-      object: full.object,
-    });
+    manifests.set(bundleKey(b.packageName, b.csvName), bundleManifestData(full.object));
   }
   return { packages, bundles, manifests };
 }
@@ -276,7 +278,11 @@ t.test(
       ],
     );
     const every = catalog.entriesThatProvide('etcd.database.coreos.com', 'v1beta2', 'EtcdBackup');
-    t.equal(every.length, 6, 'the six entries of bundles with EtcdBackup (0.6.1, in alpha, has none)');
+    t.equal(
+      every.length,
+      6,
+      'the six entries of bundles with EtcdBackup (0.6.1, in alpha, has none)',
+    );
     const chosen = catalog.defaultBundleThatProvides(
       'etcd.database.coreos.com',
       'v1beta2',
