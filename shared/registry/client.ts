@@ -207,10 +207,17 @@ async function forEachLimited<T>(
   work: (item: T) => Promise<void>,
 ): Promise<void> {
   let next = 0;
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    // After one failure the others stop taking items: the fetch has failed already.
+    while (next < items.length && !failed) {
       const item = items[next++] as T;
-      await work(item);
+      try {
+        await work(item);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));

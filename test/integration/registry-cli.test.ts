@@ -61,7 +61,7 @@ t.test(
     const address = await waitFor(
       'the serving line',
       () => /serving api\.Registry on (127\.0\.0\.1:\d+)/.exec(serve.output.stdout)?.[1],
-      20_000,
+      60_000,
     );
     t.match(serve.output.stdout, `(${dir}: 1 packages, 6 bundles, 2 warnings)`);
     t.not(address, '127.0.0.1:0', 'port 0 became a real port');
