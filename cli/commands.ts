@@ -299,8 +299,9 @@ export const commands = {
     options: {
       fbc: option.requiredText({
         flag: 'fbc',
+        env: 'OLMQ_REGISTRY_FBC',
         placeholder: 'DIR',
-        doc: 'File-Based Catalog directory to serve.',
+        doc: 'File-Based Catalog directory to serve (.json/.yaml files below it; .indexignore honoured).',
       }),
       port: option.integer({
         flag: 'port',
@@ -309,11 +310,17 @@ export const commands = {
         default: 50051,
         min: 0,
         max: 65535,
-        doc: 'gRPC port (0 = any free port).',
+        doc: 'gRPC port (0 = any free port; the "serving" line says which).',
+      }),
+      host: option.text({
+        flag: 'host',
+        env: 'OLMQ_REGISTRY_HOST',
+        placeholder: 'ADDRESS',
+        default: '0.0.0.0',
+        doc: 'Address to listen on (0.0.0.0: every IPv4 interface, as upstream registry pods; 127.0.0.1: this machine only).',
       }),
       logLevel,
     },
-    pending: 'issue #5 (catalogs)',
   }),
   version: command({
     words: ['version'],

@@ -15,6 +15,7 @@ const handlers: Partial<Record<CommandName, () => Promise<Handler>>> = {
   devcluster: async () => (await import('./devcluster.js')).runDevcluster,
   watcher: async () => (await import('./watcher.js')).runWatcher,
   resolve: async () => (await import('./resolve.js')).runResolve,
+  registryServe: async () => (await import('./registry.js')).runRegistryServe,
 };
 
 function usage(): string {

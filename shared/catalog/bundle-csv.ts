@@ -42,7 +42,10 @@ export function findCsvSummary(
     if (kind !== undefined && kind !== 'ClusterServiceVersion') continue;
     if (prefix.trimStart().startsWith('{')) {
       // JSON whose kind the prefix did not settle (keys in another order) is scanned too.
-      const fields = scanCsvJson(scratch.buffer, scratch.decode(data));
+      // Decode first: decode() may replace the buffer with a bigger one, which must be the one
+      // scanned (reading scratch.buffer first scanned the previous CSV's bytes).
+      const length = scratch.decode(data);
+      const fields = scanCsvJson(scratch.buffer, length);
       if (fields?.kind === 'ClusterServiceVersion') return summarizeScannedCsv(fields);
       if (fields !== undefined) continue;
     }
