@@ -324,6 +324,12 @@ export class FunctionHost<Snapshot, Writes> {
     const labels = { cluster, function: this.definition.name };
     const { leases, attempts } = this.backbone;
 
+    // The key's failure record is read alongside the lease create, saving a round trip of
+    // latency. A holder that failed writes the record before it releases the lease, so once our
+    // create succeeds the record we read is current (short of a race within one round trip,
+    // which at worst undercounts by one failure). When the key is contended the read is dropped.
+    const attemptsRead = readAttempts(attempts, leaseKey);
+    attemptsRead.catch(() => undefined); // awaited below, unless contended
     let leaseRevision: number;
     try {
       leaseRevision = await leases.create(leaseKey, this.options.replicaId);
@@ -336,11 +342,12 @@ export class FunctionHost<Snapshot, Writes> {
     const abort = new AbortController();
     const onStop = (): void => abort.abort();
     this.stopping.signal.addEventListener('abort', onStop);
+    let renewing = Promise.resolve();
     const renewal = setInterval(
       () => {
         m.working();
-        leases.update(leaseKey, this.options.replicaId, leaseRevision).then(
-          (revision) => (leaseRevision = revision),
+        renewing = leases.update(leaseKey, this.options.replicaId, leaseRevision).then(
+          (revision) => void (leaseRevision = revision),
           () => abort.abort(), // another replica took over after our lease expired
         );
       },
@@ -353,7 +360,7 @@ export class FunctionHost<Snapshot, Writes> {
     const stopTimer = this.metrics.reconcileDuration.startTimer(labels);
     try {
       // Every NATS call may time out (a restarting server): any error lands in the failure path.
-      record = await readAttempts(attempts, leaseKey);
+      record = await attemptsRead;
       context.failures = record.failures;
       const decision = await this.decideAndApply(context, labels);
       if (decision.requeueAfterMs === undefined) m.ack();
@@ -370,8 +377,23 @@ export class FunctionHost<Snapshot, Writes> {
       stopTimer();
       clearInterval(renewal);
       this.stopping.signal.removeEventListener('abort', onStop);
-      await leases.delete(leaseKey, { previousSeq: leaseRevision }).catch(() => undefined);
+      // A renewal still in flight changes the revision to release.
+      void renewing.then(() => this.releaseLease(leaseRevision));
     }
+  }
+
+  // Removes our lease entry by its sequence, without waiting for the answer: the item is settled,
+  // so nothing depends on it. Deleting the message (rather than a KV delete, which leaves a
+  // delete marker) keeps the key empty, so the next lease on it is one create, not a failed
+  // create, a read and an update. By sequence, it can only ever remove our own lease: after a
+  // takeover the entry has another sequence and the delete finds nothing.
+  private releaseLease(revision: number): void {
+    this.backbone.jsm.streams
+      .deleteMessage(`KV_${assets.leases}`, revision, false)
+      .catch((error: unknown) => {
+        // Already gone (expired and maybe taken over), or NATS unreachable: the TTL frees it.
+        this.log.debug({ err: error, revision }, 'lease release failed; it expires with its TTL');
+      });
   }
 
   private async decideAndApply(

@@ -298,3 +298,25 @@ t.test(
     );
   },
 );
+
+t.test(
+  'function host - a finished reconcile leaves no lease entry or delete marker for its key',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    let applied = 0;
+    await startHost(
+      t,
+      backbone,
+      widgetFunction(backbone, () => Promise.resolve(void applied++)),
+    );
+    await putWidget(backbone, 'w1', 1);
+    await waitFor('the first reconcile', () => applied === 1);
+    await waitFor(
+      'the lease stream to be empty',
+      async () => (await backbone.jsm.streams.info(`KV_${assets.leases}`)).state.messages === 0,
+    );
+    t.equal(await backbone.leases.get('widgets.c1.ns1.w1'), null, 'no entry, not even a marker');
+    await putWidget(backbone, 'w1', 2);
+    await waitFor('the second reconcile of the same key', () => applied === 2);
+  },
+);
