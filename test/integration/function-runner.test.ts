@@ -254,10 +254,10 @@ async function natsFor(t: Test): Promise<{ url: string; backbone: Backbone }> {
 function capturedStderr(t: Test): () => string {
   let text = '';
   const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array) => {
+  process.stderr.write = (chunk: string | Uint8Array) => {
     text += String(chunk);
     return true;
-  });
+  };
   t.teardown(() => {
     process.stderr.write = write;
   });
