@@ -367,10 +367,12 @@ export class FunctionHost<Snapshot, Writes> {
     const labels = { cluster, function: this.definition.name };
     const { leases, attempts } = this.backbone;
 
-    // The key's failure record is read alongside the lease create, saving a round trip of
-    // latency. A holder that failed writes the record before it releases the lease, so once our
-    // create succeeds the record we read is current (short of a race within one round trip,
-    // which at worst undercounts by one failure). When the key is contended the read is dropped.
+    // The key's failure record: a first delivery of a key with no record (the common case) skips
+    // the read; the failure path reads it then. Otherwise it is read alongside the lease create,
+    // saving a round trip of latency: a holder that failed writes the record before it releases
+    // the lease, so once our create succeeds the record we read is current (short of a race
+    // within one round trip, which at worst undercounts by one failure). When the key is
+    // contended the read is dropped.
     const readRecord = m.info.deliveryCount > 1 || this.mayBeFailing(leaseKey);
     const attemptsRead = readRecord
       ? readAttempts(attempts, leaseKey)
