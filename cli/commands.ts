@@ -8,6 +8,19 @@ import { option, type ConfigOf, type Options } from './options.js';
 /** The functions `olmq run` can host, one per OLM concern. */
 export const functionNames = ['catalog', 'resolve', 'plan', 'install', 'rbac', 'copy-csv'] as const;
 
+/** One of functionNames. */
+export type FunctionName = (typeof functionNames)[number];
+
+/** The issue that brings each function, named while its entry in functions/index.ts is empty. */
+export const functionIssues: Readonly<Record<FunctionName, string>> = {
+  catalog: 'issue #5 (catalogs)',
+  resolve: 'issue #6 (resolution and planning)',
+  plan: 'issue #6 (resolution and planning)',
+  install: 'issue #7 (installation)',
+  rbac: 'issue #8 (multitenancy)',
+  'copy-csv': 'issue #8 (multitenancy)',
+};
+
 /** Exit codes of every olmq command. */
 export const exitCodes = {
   ok: 0,
@@ -48,6 +61,14 @@ const metricsPort = option.integer({
   min: 0,
   max: 65535,
   doc: 'Port of /metrics, /healthz and /readyz (0 = any free port).',
+});
+
+const globalCatalogNamespace = option.text({
+  flag: 'global-catalog-namespace',
+  env: 'OLMQ_GLOBAL_CATALOG_NAMESPACE',
+  placeholder: 'NAMESPACE',
+  default: 'olm',
+  doc: 'Namespace whose CatalogSources serve every namespace (upstream OLM: olm, or openshift-marketplace).',
 });
 
 const clusterAccess = {
@@ -166,6 +187,7 @@ export const commands = {
         schemes: natsSchemes,
         doc: 'Use this NATS server instead of starting a local nats-server.',
       }),
+      globalCatalogNamespace,
       metricsPort,
       logLevel,
     },
@@ -241,7 +263,7 @@ export const commands = {
     summary: 'Run one OLM function as a horizontally scalable worker.',
     positionals: {
       usage: '<function>',
-      doc: `The function to run: ${functionNames.join(', ')}.`,
+      doc: `The function to run: ${functionNames.join(', ')} (exit code 3 while this build lacks it).`,
       choices: functionNames,
       required: true,
     },
@@ -255,10 +277,9 @@ export const commands = {
         max: 1024,
         doc: 'Work items processed at once by this replica.',
       }),
+      globalCatalogNamespace,
       ...clusterAccess,
     },
-    pending:
-      'the functions themselves: catalog (#5), resolve and plan (#6), install (#7), rbac and copy-csv (#8)',
   }),
   resolve: command({
     words: ['resolve'],

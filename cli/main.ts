@@ -7,7 +7,8 @@ import { ConfigError, describeOptions, parseCommandLine } from './options.js';
 const all: Command[] = Object.values(commands);
 
 type CommandName = keyof typeof commands;
-type Handler = (config: never) => Promise<number>;
+/** A command's handler: its parsed config and its positional argument, if it takes one. */
+type Handler = (config: never, positional: string) => Promise<number>;
 
 // Handlers load lazily: `olmq --help` should not pay for the Kubernetes client's import.
 const handlers: Partial<Record<CommandName, () => Promise<Handler>>> = {
@@ -16,6 +17,7 @@ const handlers: Partial<Record<CommandName, () => Promise<Handler>>> = {
   watcher: async () => (await import('./watcher.js')).runWatcher,
   resolve: async () => (await import('./resolve.js')).runResolve,
   registryServe: async () => (await import('./registry.js')).runRegistryServe,
+  run: async () => (await import('./run.js')).runFunction,
 };
 
 function usage(): string {
@@ -124,7 +126,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const key = (Object.keys(commands) as CommandName[]).find((k) => commands[k] === found);
   const load = key === undefined ? undefined : handlers[key];
-  if (load !== undefined) return (await load())(parsed.config as never);
+  if (load !== undefined) return (await load())(parsed.config as never, positional ?? '');
   return fail(`${name}: no handler`, exitCodes.failed);
 }
 

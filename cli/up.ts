@@ -1,6 +1,7 @@
 // `olmq up` (what `npm start` runs): the whole system on one machine — the embedded devcluster
 // (unless --kubeconfig names a cluster), a local nats-server (unless NATS_URL is given), the OLM
-// API installed, the watcher, and the functions that exist in this build.
+// API installed, the watcher, and every function of this build (functions/index.ts), all in this
+// one process, each hosted exactly as `olmq run <function>` hosts it (./functions.ts).
 import { hostname } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -14,17 +15,21 @@ import { isAlreadyExists } from '../shared/kube/errors.js';
 import { ensureOlmApi } from '../shared/kube/olm-api.js';
 import { serveOperations } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
-import { createRegistry } from '../shared/runtime/metrics.js';
-import { exitCodes, type CommandConfig } from './commands.js';
+import { FunctionStartError } from '../shared/runtime/function-runner.js';
+import {
+  createApiRequestCounter,
+  createFunctionMetrics,
+  createRegistry,
+} from '../shared/runtime/metrics.js';
+import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
+import {
+  availability,
+  builtInFunctions,
+  issueOf,
+  startFunctions,
+  stopFunctions,
+} from './functions.js';
 import { connectNats, untilSignal } from './lifecycle.js';
-
-/** Functions not in this build yet, named so `npm start` says what is missing. */
-const pendingFunctions = [
-  'catalog (issue #5)',
-  'resolve and plan (issue #6)',
-  'install (issue #7)',
-  'rbac and copy-csv (issue #8)',
-];
 
 /** Starts everything, prints how to use it, and runs until SIGTERM/SIGINT. */
 export async function runUp(config: CommandConfig<'up'>): Promise<number> {
@@ -72,8 +77,10 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
     const backbone = await openBackbone(nc);
 
     // The OLM API and the watcher's lease namespace.
+    const registry = createRegistry();
     const client = await KubeClient.fromKubeConfig(cluster.id, cluster.kubeConfig, {
-      userAgent: 'olmq-up',
+      userAgent: `olmq-up/${olmqVersion()}`,
+      requests: createApiRequestCounter(registry),
     });
     stops.push(() => Promise.resolve(client.close()));
     await ensureOlmApi(client);
@@ -83,7 +90,6 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
         if (!isAlreadyExists(error)) throw error;
       });
 
-    const registry = createRegistry();
     const watcher = await startWatcher({
       cluster,
       backbone,
@@ -96,6 +102,20 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
     });
     stops.push(() => watcher.stop());
     await watcher.synced();
+
+    // Every function of this build, sharing the process's connection, client and metrics.
+    const { available, missing } = availability(builtInFunctions);
+    const functions = await startFunctions(available, builtInFunctions, {
+      backbone,
+      clients: new Map([[cluster.id, client]]),
+      log,
+      registry,
+      metrics: createFunctionMetrics(registry),
+      globalCatalogNamespace: config.globalCatalogNamespace,
+      host: {},
+    });
+    stops.push(() => stopFunctions(functions));
+
     const endpoint = await serveOperations({
       port: config.metricsPort,
       host: '127.0.0.1',
@@ -110,8 +130,15 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
         `  cluster:  ${devcluster === undefined ? `${cluster.id} (from ${kubeconfigPath})` : `embedded devcluster at ${devcluster.url}`}`,
         `  NATS:     ${natsUrl}${nats === undefined ? '' : ' (local nats-server)'}`,
         `  metrics:  ${endpoint.url}/metrics`,
-        '  running:  watcher',
-        `  not in this build yet: ${pendingFunctions.join(', ')}`,
+        `  running:  ${['watcher', ...available].join(', ')}`,
+        ...(missing.length === 0
+          ? []
+          : [
+              '  not in this build yet:',
+              ...missing.map(
+                (n) => `    ${n.padEnd(9)} arrives with ${issueOf(n) ?? 'a later issue'}`,
+              ),
+            ]),
         '',
         'Point kubectl at it:',
         `  export KUBECONFIG=${kubeconfigPath}`,
@@ -129,6 +156,10 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
     if (error instanceof KubeconfigError) {
       process.stderr.write(`olmq up: ${error.message}\n`);
       return exitCodes.usage;
+    }
+    if (error instanceof FunctionStartError) {
+      process.stderr.write(`olmq up: ${error.message}\n`);
+      return exitCodes.failed;
     }
     throw error;
   }

@@ -1,7 +1,7 @@
 // The watcher: one active per cluster (leader-elected on a Lease; more replicas are hot
 // standbys), mirroring every kind in ./kinds.ts into JetStream. It decides nothing.
 import type { Logger } from 'pino';
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import type { ClusterAccess } from '../../shared/kube/clusters.js';
 import { KubeClient } from '../../shared/kube/client.js';
@@ -30,6 +30,8 @@ export interface WatcherOptions {
 export interface WatcherMetrics {
   published: Counter<'cluster' | 'kind' | 'operation'>;
   leading: Counter<'cluster'>;
+  /** 1 while this replica is the active watcher of the cluster, 0 while it stands by. */
+  isLeader: Gauge<'cluster'>;
 }
 
 function metricsOf(registry: Registry): WatcherMetrics {
@@ -38,6 +40,7 @@ function metricsOf(registry: Registry): WatcherMetrics {
     return {
       published: existing as WatcherMetrics['published'],
       leading: registry.getSingleMetric('olmq_lease_takeovers_total') as WatcherMetrics['leading'],
+      isLeader: registry.getSingleMetric('olmq_watcher_leading') as WatcherMetrics['isLeader'],
     };
   }
   return {
@@ -50,6 +53,12 @@ function metricsOf(registry: Registry): WatcherMetrics {
     leading: new Counter({
       name: 'olmq_lease_takeovers_total',
       help: 'Times this replica became the active watcher of a cluster.',
+      labelNames: ['cluster'],
+      registers: [registry],
+    }),
+    isLeader: new Gauge({
+      name: 'olmq_watcher_leading',
+      help: 'Whether this replica is the active watcher of the cluster (1) or a standby (0).',
       labelNames: ['cluster'],
       registers: [registry],
     }),
@@ -84,8 +93,11 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
   let markSynced: () => void = () => undefined;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
 
+  const labels = { cluster: cluster.id };
+  metrics.isLeader.set(labels, 0); // a standby reports too, so "no leader" is visible
   const lead = async (leadership: AbortSignal): Promise<void> => {
     leading = true;
+    metrics.isLeader.set(labels, 1);
     const mirrors = (options.kinds ?? mirroredKinds).map((kind) =>
       mirrorKind(
         {
@@ -108,6 +120,7 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
     );
     for (const m of mirrors) m.stop();
     leading = false;
+    metrics.isLeader.set(labels, 0);
   };
 
   const running = campaign(
@@ -124,7 +137,7 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
     lead,
     log,
     stop.signal,
-    () => metrics.leading.inc({ cluster: cluster.id }),
+    () => metrics.leading.inc(labels),
   );
 
   return {

@@ -20,6 +20,7 @@
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { KvWatchInclude } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import { assets, type Backbone } from '../bus/backbone.js';
 import {
@@ -150,6 +151,15 @@ export class FunctionHost<Snapshot, Writes> {
   private readonly inflight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
   private loops: Promise<void>[] = [];
+  /**
+   * Keys that may have a failure record in olmq_attempts, kept current by a watch of the
+   * function's records (failures are rare, so the watch is quiet). A first delivery of a key not
+   * in it skips reading the record: one round trip less per item in the common case.
+   */
+  private readonly maybeFailing = new Set<string>();
+  private stopAttemptsWatch: () => void = () => undefined;
+  /** The watch ended early (it should not): every key may then have a record. */
+  private failureWatchLost = false;
   private freeSlots: number;
   private slotWaiters: (() => void)[] = [];
 
@@ -174,6 +184,7 @@ export class FunctionHost<Snapshot, Writes> {
   async start(): Promise<void> {
     const { jsm, js } = this.backbone;
     const fn = encodeToken(this.definition.name);
+    await this.watchFailureRecords(fn);
     await jsm.consumers.add(assets.workStream, {
       durable_name: this.workConsumer,
       filter_subject: `olmq.work.${fn}.>`,
@@ -235,12 +246,44 @@ export class FunctionHost<Snapshot, Writes> {
    */
   async stop(graceMs = 10_000): Promise<void> {
     for (const messages of this.streams) messages.stop();
+    this.stopAttemptsWatch();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
     await Promise.race([Promise.allSettled([...this.inflight]), grace]);
     clearTimeout(timer);
     this.stopping.abort();
     await Promise.allSettled([...this.inflight, ...this.loops]);
+    // Acks are sent without waiting for an answer: make sure the last ones reached the server.
+    await this.backbone.nc.flush().catch(() => undefined);
+  }
+
+  // Follows which keys of this function have failure records: updates first (so none is
+  // missed), then the records already there. A key is dropped only on a delete event, so the
+  // set errs towards reading a record that is not there, never towards missing one.
+  private async watchFailureRecords(fn: string): Promise<void> {
+    const updates = await this.backbone.attempts.watch({
+      key: `${fn}.>`,
+      include: KvWatchInclude.UpdatesOnly,
+    });
+    this.stopAttemptsWatch = () => updates.stop();
+    this.loops.push(
+      (async () => {
+        for await (const entry of updates) {
+          if (entry.operation === 'PUT') this.maybeFailing.add(entry.key);
+          else this.maybeFailing.delete(entry.key);
+        }
+      })().catch((error: unknown) => {
+        // Without the watch every item reads its record, as if all keys might be failing.
+        this.log.warn({ err: error }, 'failure record watch ended; reading every record');
+        this.failureWatchLost = true;
+      }),
+    );
+    for await (const key of await this.backbone.attempts.keys(`${fn}.>`))
+      this.maybeFailing.add(key);
+  }
+
+  private mayBeFailing(leaseKey: string): boolean {
+    return this.failureWatchLost || this.maybeFailing.has(leaseKey);
   }
 
   // Maps changes to work items. Changes are handled concurrently (up to triggerWindow at once):
@@ -324,6 +367,17 @@ export class FunctionHost<Snapshot, Writes> {
     const labels = { cluster, function: this.definition.name };
     const { leases, attempts } = this.backbone;
 
+    // The key's failure record: a first delivery of a key with no record (the common case) skips
+    // the read; the failure path reads it then. Otherwise it is read alongside the lease create,
+    // saving a round trip of latency: a holder that failed writes the record before it releases
+    // the lease, so once our create succeeds the record we read is current (short of a race
+    // within one round trip, which at worst undercounts by one failure). When the key is
+    // contended the read is dropped.
+    const readRecord = m.info.deliveryCount > 1 || this.mayBeFailing(leaseKey);
+    const attemptsRead = readRecord
+      ? readAttempts(attempts, leaseKey)
+      : Promise.resolve(noFailures);
+    attemptsRead.catch(() => undefined); // awaited below, unless contended
     let leaseRevision: number;
     try {
       leaseRevision = await leases.create(leaseKey, this.options.replicaId);
@@ -336,11 +390,12 @@ export class FunctionHost<Snapshot, Writes> {
     const abort = new AbortController();
     const onStop = (): void => abort.abort();
     this.stopping.signal.addEventListener('abort', onStop);
+    let renewing = Promise.resolve();
     const renewal = setInterval(
       () => {
         m.working();
-        leases.update(leaseKey, this.options.replicaId, leaseRevision).then(
-          (revision) => (leaseRevision = revision),
+        renewing = leases.update(leaseKey, this.options.replicaId, leaseRevision).then(
+          (revision) => void (leaseRevision = revision),
           () => abort.abort(), // another replica took over after our lease expired
         );
       },
@@ -353,25 +408,47 @@ export class FunctionHost<Snapshot, Writes> {
     const stopTimer = this.metrics.reconcileDuration.startTimer(labels);
     try {
       // Every NATS call may time out (a restarting server): any error lands in the failure path.
-      record = await readAttempts(attempts, leaseKey);
+      record = await attemptsRead;
       context.failures = record.failures;
       const decision = await this.decideAndApply(context, labels);
       if (decision.requeueAfterMs === undefined) m.ack();
       else m.nak(decision.requeueAfterMs);
       this.metrics.processed.inc({ ...labels, outcome: 'success' });
-      if (record.failures > 0) await attempts.delete(leaseKey).catch(() => undefined);
+      if (record.failures > 0 || this.mayBeFailing(leaseKey))
+        await attempts.delete(leaseKey).catch(() => undefined);
     } catch (error) {
-      await this.fail(m, context, leaseKey, record, error).catch((failure: unknown) => {
-        // Not even the failure could be recorded (NATS unreachable): redeliver soon.
-        log.warn({ err: failure, cause: error }, 'could not record a failed reconcile; retrying');
-        m.nak(this.options.baseBackoffMs);
-      });
+      // A skipped record must be read now: the failures of this key count on from it.
+      const settled = readRecord
+        ? Promise.resolve(record)
+        : readAttempts(attempts, leaseKey).catch(() => record);
+      await settled
+        .then((current) => this.fail(m, context, leaseKey, current, error))
+        .catch((failure: unknown) => {
+          // Not even the failure could be recorded (NATS unreachable): redeliver soon.
+          log.warn({ err: failure, cause: error }, 'could not record a failed reconcile; retrying');
+          m.nak(this.options.baseBackoffMs);
+        });
     } finally {
       stopTimer();
       clearInterval(renewal);
       this.stopping.signal.removeEventListener('abort', onStop);
-      await leases.delete(leaseKey, { previousSeq: leaseRevision }).catch(() => undefined);
+      // A renewal still in flight changes the revision to release.
+      void renewing.then(() => this.releaseLease(leaseRevision));
     }
+  }
+
+  // Removes our lease entry by its sequence, without waiting for the answer: the item is settled,
+  // so nothing depends on it. Deleting the message (rather than a KV delete, which leaves a
+  // delete marker) keeps the key empty, so the next lease on it is one create, not a failed
+  // create, a read and an update. By sequence, it can only ever remove our own lease: after a
+  // takeover the entry has another sequence and the delete finds nothing.
+  private releaseLease(revision: number): void {
+    this.backbone.jsm.streams
+      .deleteMessage(`KV_${assets.leases}`, revision, false)
+      .catch((error: unknown) => {
+        // Already gone (expired and maybe taken over), or NATS unreachable: the TTL frees it.
+        this.log.debug({ err: error, revision }, 'lease release failed; it expires with its TTL');
+      });
   }
 
   private async decideAndApply(
@@ -432,6 +509,8 @@ export class FunctionHost<Snapshot, Writes> {
     );
   }
 }
+
+const noFailures: AttemptRecord = { failures: 0, lastError: '' };
 
 async function readAttempts(attempts: Backbone['attempts'], key: string): Promise<AttemptRecord> {
   const entry = await attempts.get(key);

@@ -298,3 +298,83 @@ t.test(
     );
   },
 );
+
+t.test(
+  'function host - a finished reconcile leaves no lease entry or delete marker for its key',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    let applied = 0;
+    await startHost(
+      t,
+      backbone,
+      widgetFunction(backbone, () => Promise.resolve(void applied++)),
+    );
+    await putWidget(backbone, 'w1', 1);
+    await waitFor('the first reconcile', () => applied === 1);
+    await waitFor(
+      'the lease stream to be empty',
+      async () => (await backbone.jsm.streams.info(`KV_${assets.leases}`)).state.messages === 0,
+    );
+    t.equal(await backbone.leases.get('widgets.c1.ns1.w1'), null, 'no entry, not even a marker');
+    await putWidget(backbone, 'w1', 2);
+    await waitFor('the second reconcile of the same key', () => applied === 2);
+  },
+);
+
+t.test(
+  'function host - failures keep counting when a newer item replaces one waiting in backoff',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const { counter } = await startHost(
+      t,
+      backbone,
+      widgetFunction(backbone, () => Promise.reject(new Error('still broken'))),
+      { maxAttempts: 3, baseBackoffMs: 60_000 }, // the retry never comes: only new items do
+    );
+    const failures = async (): Promise<number> => {
+      const entry = await backbone.attempts.get('widgets.c1.ns1.w1');
+      return entry === null || entry.operation !== 'PUT'
+        ? 0
+        : entry.json<{ failures: number }>().failures;
+    };
+    await putWidget(backbone, 'w1', 1);
+    await waitFor('the first failure recorded', async () => (await failures()) === 1);
+    await putWidget(backbone, 'w1', 2); // replaces the item in backoff: a first delivery
+    await waitFor('the second failure recorded', async () => (await failures()) === 2);
+    await putWidget(backbone, 'w1', 3);
+    await waitFor(
+      'the third failure to dead-letter the key',
+      async () => (await counter('olmq_work_dead_lettered_total')) === 1,
+    );
+    const dead = await backbone.jsm.streams.getMessage(assets.deadStream, { seq: 1 });
+    t.match(dead?.json(), { failures: 3, error: 'still broken' });
+  },
+);
+
+t.test(
+  'function host - a newer item that succeeds clears the failure record of the one it replaced',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const applied: number[] = [];
+    await startHost(
+      t,
+      backbone,
+      widgetFunction(backbone, (s) => {
+        if (s.value === 1) return Promise.reject(new Error('value 1 is bad'));
+        applied.push(s.value ?? -1);
+        return Promise.resolve();
+      }),
+      { baseBackoffMs: 60_000 },
+    );
+    const record = () => backbone.attempts.get('widgets.c1.ns1.w1');
+    await putWidget(backbone, 'w1', 1);
+    await waitFor('the failure recorded', async () => (await record())?.operation === 'PUT');
+    await putWidget(backbone, 'w1', 2);
+    await waitFor('the newer value applied', () => applied.includes(2));
+    await waitFor('the failure record cleared', async () => {
+      const entry = await record();
+      return entry === null || entry.operation !== 'PUT';
+    });
+    t.same(applied, [2]);
+  },
+);

@@ -36,12 +36,13 @@ async function watcherFor(
   backbone: Backbone,
   identity: string,
   leaseDurationSeconds = 15,
+  registry = new Registry(),
 ): Promise<Watcher> {
   const watcher = await startWatcher({
     cluster: { id: 'c1', kubeConfig: cluster.fixture.kubeConfig },
     backbone,
     log: capturingLogger('warn').log,
-    registry: new Registry(),
+    registry,
     identity,
     leaseNamespace: 'olmq-system',
     leaseName: 'olmq-watcher',
@@ -220,6 +221,30 @@ t.test(
     await active.stop();
     await standby.synced(); // well before the 60 s lease would have expired
     t.ok(standby.isLeading());
+  },
+);
+
+t.test(
+  'watcher - olmq_watcher_leading is 1 on the active replica and 0 on the standby',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    const registries = { a: new Registry(), b: new Registry() };
+    const leading = async (registry: Registry): Promise<number | undefined> => {
+      const metric = (await registry.getMetricsAsJSON()).find(
+        (m) => m.name === 'olmq_watcher_leading',
+      );
+      return metric?.values.find((v) => v.labels.cluster === 'c1')?.value;
+    };
+    const active = await watcherFor(t, cluster, backbone, 'replica-a', 60, registries.a);
+    await active.synced();
+    const standby = await watcherFor(t, cluster, backbone, 'replica-b', 60, registries.b);
+    t.equal(await leading(registries.a), 1, 'the leader reports 1');
+    t.equal(await leading(registries.b), 0, 'the standby reports 0');
+    await active.stop();
+    await standby.synced();
+    t.equal(await leading(registries.a), 0, 'the former leader reports 0');
+    t.equal(await leading(registries.b), 1, 'the new leader reports 1');
   },
 );
 

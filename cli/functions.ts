@@ -1,0 +1,111 @@
+// How the CLI hosts olmq functions, shared by `olmq run <function>` (one function per process)
+// and `olmq up` (every function of this build in one process): the function table, one API
+// client per cluster, and starting/stopping functions through shared/runtime/function-runner.ts.
+import type { Registry } from 'prom-client';
+import { functionModules } from '../functions/index.js';
+import type { ClusterAccess } from '../shared/kube/clusters.js';
+import { KubeClient } from '../shared/kube/client.js';
+import type { CreateFunction } from '../shared/runtime/function-module.js';
+import {
+  startFunction,
+  type FunctionRuntime,
+  type RunningFunction,
+} from '../shared/runtime/function-runner.js';
+import { createApiRequestCounter } from '../shared/runtime/metrics.js';
+import { functionIssues, functionNames, type FunctionName } from './commands.js';
+
+/** Function name → lazy loader of its module; undefined while its issue has not landed. */
+export type FunctionTable = Readonly<Record<string, (() => Promise<CreateFunction>) | undefined>>;
+
+/** The functions of this build (functions/index.ts). */
+export const builtInFunctions: FunctionTable = functionModules;
+
+/** How long in-flight reconciles may take to finish on shutdown (k8s gives 60 s). */
+export const drainGraceMs = 25_000;
+
+/** A function is named that this build does not have yet. Exit code 3. */
+export class FunctionNotAvailableError extends Error {
+  constructor(
+    readonly functionName: string,
+    readonly issue: string | undefined,
+  ) {
+    super(
+      issue === undefined
+        ? `function ${functionName} is not in this build`
+        : `function ${functionName} is not available in this build yet: it arrives with ${issue}`,
+    );
+    this.name = 'FunctionNotAvailableError';
+  }
+}
+
+/** The issue that brings `name`, if it is one of olmq's functions. */
+export function issueOf(name: string): string | undefined {
+  return (functionNames as readonly string[]).includes(name)
+    ? functionIssues[name as FunctionName]
+    : undefined;
+}
+
+/** Which of `table`'s functions this build has, in table order, and which it lacks. */
+export function availability(table: FunctionTable): { available: string[]; missing: string[] } {
+  const names = Object.keys(table);
+  return {
+    available: names.filter((n) => table[n] !== undefined),
+    missing: names.filter((n) => table[n] === undefined),
+  };
+}
+
+/** One API client per cluster, counting requests in `registry`. */
+export async function clientsFor(
+  clusters: readonly ClusterAccess[],
+  registry: Registry,
+  userAgent: string,
+): Promise<Map<string, KubeClient>> {
+  const requests = createApiRequestCounter(registry);
+  const clients = new Map<string, KubeClient>();
+  for (const cluster of clusters) {
+    clients.set(
+      cluster.id,
+      await KubeClient.fromKubeConfig(cluster.id, cluster.kubeConfig, { userAgent, requests }),
+    );
+  }
+  return clients;
+}
+
+/**
+ * Loads and starts each named function of `table`, in order. Throws FunctionNotAvailableError
+ * for a name without a module (before starting any), and stops those already started when one
+ * fails to start.
+ */
+export async function startFunctions(
+  names: readonly string[],
+  table: FunctionTable,
+  runtime: FunctionRuntime,
+): Promise<RunningFunction[]> {
+  const loaders = names.map((name) => {
+    const load = table[name];
+    if (load === undefined) throw new FunctionNotAvailableError(name, issueOf(name));
+    return { name, load };
+  });
+  const running: RunningFunction[] = [];
+  try {
+    for (const { name, load } of loaders)
+      running.push(await startFunction(name, await load(), runtime));
+  } catch (error) {
+    await stopFunctions(running, 0);
+    throw error;
+  }
+  return running;
+}
+
+/**
+ * Stops functions together: each drains its in-flight work for up to `graceMs`. All are stopped
+ * even when one fails to; the first failure is thrown afterwards.
+ */
+export async function stopFunctions(
+  running: readonly RunningFunction[],
+  graceMs = drainGraceMs,
+): Promise<void> {
+  const results = await Promise.allSettled(running.map((f) => f.stop(graceMs)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}

@@ -1,0 +1,119 @@
+// `olmq run <function>`: one replica of one OLM function. It connects to NATS, serves the
+// clusters of its kubeconfig (one API client each), hosts the function's definitions, serves
+// /metrics /healthz /readyz, and on SIGTERM/SIGINT drains in-flight work before exiting.
+import { openBackbone } from '../shared/bus/backbone.js';
+import { KubeconfigError, loadClusters, type ClusterAccess } from '../shared/kube/clusters.js';
+import type { KubeClient } from '../shared/kube/client.js';
+import { FunctionStartError, type RunningFunction } from '../shared/runtime/function-runner.js';
+import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
+import { createLogger } from '../shared/runtime/log.js';
+import { createFunctionMetrics, createRegistry } from '../shared/runtime/metrics.js';
+import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
+import {
+  builtInFunctions,
+  clientsFor,
+  issueOf,
+  startFunctions,
+  stopFunctions,
+  type FunctionTable,
+} from './functions.js';
+import { connectNats, untilSignal } from './lifecycle.js';
+
+/** Seams for tests: another function table, another stop trigger, the endpoint once ready. */
+export interface RunHooks {
+  /** Default: the functions of this build. */
+  table?: FunctionTable;
+  /** Resolves when the process should shut down; default: SIGTERM or SIGINT. */
+  until?: () => Promise<string>;
+  /** Told once the function runs and the endpoint serves. */
+  onReady?: (endpoint: OperationsEndpoint) => void;
+}
+
+/** Runs function `name` until told to stop; exit code 0 after a clean drain. */
+export async function runFunction(
+  config: CommandConfig<'run'>,
+  name: string,
+  hooks: RunHooks = {},
+): Promise<number> {
+  const command = `olmq run ${name}`;
+  const table = hooks.table ?? builtInFunctions;
+  if (table[name] === undefined) {
+    const issue = issueOf(name);
+    process.stderr.write(
+      `${command} is not available in this build yet${issue === undefined ? '' : `: it arrives with ${issue}`}.\n`,
+    );
+    return exitCodes.notAvailable;
+  }
+  let clusters: ClusterAccess[];
+  try {
+    clusters = loadClusters({
+      path: config.kubeconfig,
+      context: config.context,
+      clusterId: config.cluster,
+    });
+  } catch (error) {
+    if (!(error instanceof KubeconfigError)) throw error;
+    process.stderr.write(`${command}: ${error.message}\n`);
+    return exitCodes.usage;
+  }
+
+  const log = createLogger('run', config.logLevel);
+  const registry = createRegistry();
+  const stops: (() => Promise<void> | void)[] = [];
+  const shutdown = async (): Promise<void> => {
+    for (const stop of stops.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        log.warn({ err: error }, 'shutdown step failed');
+      }
+    }
+  };
+  let running: RunningFunction[] = [];
+  try {
+    const nc = await connectNats(config.natsUrl, `olmq-${name}`, log);
+    stops.push(() => nc.close());
+    const endpoint = await serveOperations({
+      port: config.metricsPort,
+      registry,
+      readiness: {
+        nats: () => (nc.isClosed() ? 'connection closed' : ''),
+        function: () => (running.length > 0 ? '' : 'starting'),
+      },
+    });
+    stops.push(() => endpoint.close());
+    const backbone = await openBackbone(nc);
+    const clients = await clientsFor(clusters, registry, `olmq-${name}/${olmqVersion()}`);
+    stops.push(() => closeClients(clients));
+    running = await startFunctions([name], table, {
+      backbone,
+      clients,
+      log,
+      registry,
+      metrics: createFunctionMetrics(registry),
+      globalCatalogNamespace: config.globalCatalogNamespace,
+      host: { concurrency: config.concurrency },
+    });
+    stops.push(() => stopFunctions(running));
+    log.info(
+      { clusters: [...clients.keys()], concurrency: config.concurrency, metrics: endpoint.url },
+      'function running',
+    );
+    hooks.onReady?.(endpoint);
+    const signal = await (hooks.until ?? untilSignal)();
+    log.info({ signal }, 'shutting down: draining in-flight work');
+    await shutdown();
+    return exitCodes.ok;
+  } catch (error) {
+    await shutdown();
+    if (error instanceof FunctionStartError) {
+      process.stderr.write(`${command}: ${error.message}\n`);
+      return exitCodes.failed;
+    }
+    throw error;
+  }
+}
+
+function closeClients(clients: ReadonlyMap<string, KubeClient>): void {
+  for (const client of clients.values()) client.close();
+}

@@ -1,0 +1,108 @@
+// Runs a function module (./function-module.ts) on the backbone: builds its context, hosts each
+// of its definitions with a FunctionHost, and on stop drains them before closing the function.
+// `olmq run <function>` runs one of these per process; `olmq up` runs every registered one in
+// its single process; test fixtures run the echo function the same way.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Backbone } from '../bus/backbone.js';
+import type { KubeClient } from '../kube/client.js';
+import { FunctionHost, type FunctionHostOptions } from './function-host.js';
+import type { CreateFunction, FunctionContext } from './function-module.js';
+import type { FunctionMetrics } from './metrics.js';
+
+/** What every function of a process shares: connections, clients, metrics, settings. */
+export interface FunctionRuntime {
+  backbone: Backbone;
+  /** One API client per cluster id the process serves. */
+  clients: ReadonlyMap<string, KubeClient>;
+  log: Logger;
+  registry: Registry;
+  /** The function host's metrics, registered once per registry and shared by its functions. */
+  metrics: FunctionMetrics;
+  /** The global catalog namespace handed to functions (upstream default: olm). */
+  globalCatalogNamespace: string;
+  /** Tunables of every FunctionHost (concurrency, backoff, ...). */
+  host: Partial<FunctionHostOptions>;
+}
+
+/** A function whose definitions are being hosted. */
+export interface RunningFunction {
+  /** The module's name, e.g. "install". */
+  name: string;
+  /** The hosts, one per definition, in the order the module returned them. */
+  hosts: readonly FunctionHost<unknown, unknown>[];
+  /**
+   * Stops pulling work, lets in-flight reconciles finish for up to `graceMs` (unfinished items
+   * are redelivered elsewhere), then aborts the function's signal and closes it.
+   */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** A function module failed to start; names the function and keeps the cause. */
+export class FunctionStartError extends Error {
+  constructor(
+    readonly functionName: string,
+    cause: unknown,
+  ) {
+    super(
+      `function ${functionName} failed to start: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.name = 'FunctionStartError';
+  }
+}
+
+/** Creates the function and starts a FunctionHost per definition. */
+export async function startFunction(
+  name: string,
+  create: CreateFunction,
+  runtime: FunctionRuntime,
+): Promise<RunningFunction> {
+  const log = runtime.log.child({ function: name });
+  const lifetime = new AbortController();
+  const context: FunctionContext = {
+    backbone: runtime.backbone,
+    clients: runtime.clients,
+    log,
+    registry: runtime.registry,
+    globalCatalogNamespace: runtime.globalCatalogNamespace,
+    signal: lifetime.signal,
+  };
+  let started;
+  try {
+    started = await create(context);
+  } catch (error) {
+    lifetime.abort();
+    throw new FunctionStartError(name, error);
+  }
+  const hosts: FunctionHost<unknown, unknown>[] = [];
+  const stopAll = async (graceMs?: number): Promise<void> => {
+    await Promise.all(hosts.map((h) => h.stop(graceMs)));
+    lifetime.abort();
+    await started.close?.();
+  };
+  try {
+    if (started.definitions.length === 0) throw new Error('it returned no definitions');
+    const names = new Set<string>();
+    for (const definition of started.definitions) {
+      // Two definitions of one name would share (and fight over) one durable consumer.
+      if (names.has(definition.name))
+        throw new Error(`it returned two definitions named "${definition.name}"`);
+      names.add(definition.name);
+      const host = new FunctionHost<unknown, unknown>(
+        runtime.backbone,
+        definition,
+        log.child({ definition: definition.name }),
+        runtime.metrics,
+        runtime.host,
+      );
+      await host.start();
+      hosts.push(host);
+    }
+  } catch (error) {
+    await stopAll(0).catch(() => undefined);
+    throw new FunctionStartError(name, error);
+  }
+  log.info({ definitions: started.definitions.map((d) => d.name) }, 'function started');
+  return { name, hosts, stop: stopAll };
+}
