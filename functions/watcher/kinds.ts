@@ -105,7 +105,9 @@ export const mirroredKinds: readonly MirroredKind[] = [
   {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    labelSelector: managed,
+    // Any olm.managed value: the catalog function labels a CatalogSource's ConfigMap
+    // olm.managed=false when it adopts it (as upstream does), so the catalog sees its changes.
+    labelSelector: 'olm.managed',
     trim: (object) => withoutContent(trimMetadata(object), ['data', 'binaryData']),
   },
   {

@@ -43,6 +43,8 @@ export const CatalogIndexRecordSchema = z.object({
   healthy: z.boolean(),
   /** When the digest last changed (RFC 3339). */
   updatedAt: z.string(),
+  /** Whether the CatalogSource is in the global catalog namespace (visible to every namespace). */
+  global: z.boolean().optional(),
   /** Counts, for status and dashboards. */
   packages: z.number().int(),
   bundles: z.number().int(),
