@@ -224,7 +224,7 @@ function convertConfigMapFormat(
       // last entry keeps its dangling replaces, which the index reports).
       const entries: Json[] = [];
       const seen = new Set<string>();
-      for (let current: string | undefined = head; current !== undefined; ) {
+      for (let current: string | undefined = head; current !== undefined;) {
         if (seen.has(current)) break;
         seen.add(current);
         const csv = csvs.get(current);
@@ -259,7 +259,9 @@ function convertConfigMapFormat(
       const csv = csvs.get(csvName);
       if (csv === undefined) continue;
       used.add(csvName);
-      lines.push(bundleOf(packageName, csvName, csv, crds, warnings, origin('clusterServiceVersions')));
+      lines.push(
+        bundleOf(packageName, csvName, csv, crds, warnings, origin('clusterServiceVersions')),
+      );
     }
   }
   for (const csvName of csvs.keys()) {

@@ -26,7 +26,7 @@ import {
   serviceSpecHashLabel,
   type RegistrySource,
 } from './registry-pod.js';
-import { pollSettingOf, type CatalogSourceSpecError, type SourceKind } from './spec.js';
+import { pollSettingOf, type SourceKind } from './spec.js';
 
 /** Timing of the catalog function (see config.ts for the defaults and their env vars). */
 export interface CatalogTiming {
@@ -457,7 +457,10 @@ export function decideCatalogSource(s: CatalogSnapshot): Decision<CatalogWrites>
       }
       case 'unreachable':
         state = 'TRANSIENT_FAILURE';
-        fail('RegistryServerError', `couldn't connect to registry at ${read.address}: ${read.message}`);
+        fail(
+          'RegistryServerError',
+          `couldn't connect to registry at ${read.address}: ${read.message}`,
+        );
         requeueAt(s.timing.retryMs);
         return;
       case 'unusable':
@@ -567,7 +570,7 @@ export function decideCatalogSource(s: CatalogSnapshot): Decision<CatalogWrites>
     kube.push({ op: 'updateStatus', object: { ...object, status } });
 
   const spec = (object['spec'] ?? {}) as Partial<CatalogSource['spec']>;
-  const builtIndex: CatalogIndex | undefined = (built as BuiltCatalog | undefined)?.index;
+  const builtIndex: CatalogIndex | undefined = built?.index;
   const digest = builtIndex?.digest ?? s.record?.digest ?? null;
   const record: CatalogIndexRecord = {
     namespace: s.namespace,
@@ -581,8 +584,7 @@ export function decideCatalogSource(s: CatalogSnapshot): Decision<CatalogWrites>
       s.invalid === undefined &&
       state === 'READY' &&
       (status.reason === undefined || status.reason === 'InvalidIntervalError'),
-    updatedAt:
-      s.record === undefined || s.record.digest !== digest ? now : s.record.updatedAt,
+    updatedAt: s.record === undefined || s.record.digest !== digest ? now : s.record.updatedAt,
     packages: builtIndex?.packages.length ?? s.record?.packages ?? 0,
     bundles: builtIndex?.bundles.length ?? s.record?.bundles ?? 0,
     global: s.namespace === s.globalCatalogNamespace,

@@ -132,7 +132,10 @@ function indexObjects(
   try {
     result = buildCatalogIndex(objects);
   } catch (error) {
-    return { kind: 'unusable', message: `${what} is not a usable catalog: ${(error as Error).message}` };
+    return {
+      kind: 'unusable',
+      message: `${what} is not a usable catalog: ${(error as Error).message}`,
+    };
   }
   const warnings = [...extraWarnings, ...result.warnings];
   if (result.index.packages.length === 0 && warnings.length > 0) {
@@ -175,7 +178,8 @@ export async function startCatalogFunction(
   );
   const clientOf = (cluster: string): KubeClient => {
     const client = context.clients.get(cluster);
-    if (client === undefined) throw new Error(`the catalog function serves no cluster "${cluster}"`);
+    if (client === undefined)
+      throw new Error(`the catalog function serves no cluster "${cluster}"`);
     return client;
   };
   const timing = {
@@ -200,7 +204,10 @@ export async function startCatalogFunction(
       });
     } catch (error) {
       if (error instanceof CatalogError)
-        return { kind: 'unusable', message: `registry at ${address} serves an unusable catalog: ${error.message}` };
+        return {
+          kind: 'unusable',
+          message: `registry at ${address} serves an unusable catalog: ${error.message}`,
+        };
       return { kind: 'unreachable', address, message: (error as Error).message };
     }
     return indexObjects(objects, [], sourceVersion, `the catalog served at ${address}`);
@@ -306,7 +313,8 @@ export async function startCatalogFunction(
     }
     if (writes.sync === null) await syncs.delete(key);
     else if (writes.sync !== undefined) await syncs.put(key, JSON.stringify(writes.sync));
-    if (writes.record === null) await deleteCatalogIndexRecord(backbone, work.cluster, namespace, name);
+    if (writes.record === null)
+      await deleteCatalogIndexRecord(backbone, work.cluster, namespace, name);
     else if (writes.record !== undefined)
       await putCatalogIndexRecord(backbone, work.cluster, writes.record);
     if (writes.kube.length > 0) {

@@ -44,7 +44,8 @@ export function createCatalogMetrics(registry: Registry, read: RecordReader): Ca
         const all = await records();
         this.reset();
         for (const { cluster, records: list } of all)
-          for (const r of list) this.set({ cluster, namespace: r.namespace, name: r.name }, value(r));
+          for (const r of list)
+            this.set({ cluster, namespace: r.namespace, name: r.name }, value(r));
       },
     });
   };
@@ -61,10 +62,8 @@ export function createCatalogMetrics(registry: Registry, read: RecordReader): Ca
       },
     });
   }
-  perRecord(
-    'catalogsource_ready',
-    'Whether a CatalogSource is READY (1) or not (0).',
-    (r) => (r.healthy ? 1 : 0),
+  perRecord('catalogsource_ready', 'Whether a CatalogSource is READY (1) or not (0).', (r) =>
+    r.healthy ? 1 : 0,
   );
   perRecord(
     'olmq_catalog_index_bundles',

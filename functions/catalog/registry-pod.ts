@@ -173,7 +173,8 @@ export function registryPod(
     };
   }
   const priorityClass = source.annotations[priorityClassAnnotation];
-  if (priorityClass !== undefined && priorityClass !== '') spec['priorityClassName'] = priorityClass;
+  if (priorityClass !== undefined && priorityClass !== '')
+    spec['priorityClassName'] = priorityClass;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -213,7 +214,7 @@ interface PodStatus {
   containerStatuses?: { imageID?: string }[];
 }
 
-const statusOf = (pod: KubeObject): PodStatus => (pod['status'] ?? {}) as PodStatus;
+const statusOf = (pod: KubeObject): PodStatus => pod['status'] ?? {};
 
 /** Whether a pod reports Ready. */
 export function podReady(pod: KubeObject): boolean {

@@ -94,7 +94,8 @@ export function parseGoDuration(text: string): number | string {
     const unit = /^[^\d.]*/.exec(rest)?.[0] ?? '';
     if (unit === '') return `time: missing unit in duration ${quoted}`;
     const scale = unitMs[unit];
-    if (scale === undefined) return `time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`;
+    if (scale === undefined)
+      return `time: unknown unit ${JSON.stringify(unit)} in duration ${quoted}`;
     total += Number(digits) * scale;
     rest = rest.slice(unit.length);
   }

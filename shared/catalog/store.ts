@@ -141,7 +141,10 @@ export async function putCatalogIndexRecord(
   const current = await backbone.objects.get(key);
   if (current !== null && current.operation === 'PUT') {
     const parsed = CatalogIndexRecordSchema.safeParse(current.json());
-    if (parsed.success && JSON.stringify(parsed.data) === JSON.stringify(record)) return;
+    // Both sides in the schema's field order: a record built with its fields in another order
+    // is still the same record.
+    const wanted = CatalogIndexRecordSchema.parse(record);
+    if (parsed.success && JSON.stringify(parsed.data) === JSON.stringify(wanted)) return;
   }
   await backbone.objects.put(key, JSON.stringify(record));
 }
