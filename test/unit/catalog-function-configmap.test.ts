@@ -61,13 +61,14 @@ t.test(
   },
 );
 
-t.test('catalog configmap - a currentCSV naming no CSV is reported', async (t) => {
+t.test('catalog configmap - a currentCSV naming no CSV is reported', (t) => {
   const catalog = readConfigMapCatalog('cm', {
     packages: stringify([{ packageName: 'a', channels: [{ name: 'stable', currentCSV: 'a.v1' }] }]),
   });
   t.match(catalog.warnings, [
     { code: 'channel-entry-unknown-bundle', package: 'a', channel: 'stable', bundle: 'a.v1' },
   ]);
+  t.end();
 });
 
 t.test('catalog configmap - unusable ConfigMaps say what and why', (t) => {
