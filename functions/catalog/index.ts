@@ -96,6 +96,14 @@ function ownerKeys(object: unknown, namespace: string): string[][] {
     .map((o) => ['CatalogSource', namespace, o.name]);
 }
 
+// A deleted pod's mirror entry is a bare delete marker, so its owner is unknown: registry pods
+// are named <catalog source>-<5 random characters> (generateName), which names the owner.
+function registryPodKeys(object: unknown, namespace: string, name: string): string[][] {
+  if (object !== undefined) return ownerKeys(object, namespace);
+  const owner = /^(.+)-[a-z0-9]{5}$/.exec(name)?.[1];
+  return owner === undefined ? [] : [['CatalogSource', namespace, owner]];
+}
+
 function syncKey(cluster: string, namespace: string, name: string): string {
   return [encodeToken(cluster), encodeToken(namespace), encodeToken(name)].join('.');
 }
@@ -336,6 +344,8 @@ export async function startCatalogFunction(
       // ConfigMaps the function adopted carry the CatalogSource as owner (and olm.managed,
       // which brings them into the mirror): a change of one re-reads its catalog.
       { kind: 'ConfigMap', workKeys: (c) => ownerKeys(c.object, c.ref.namespace) },
+      // Registry pods (owned by their CatalogSource): a pod that became ready or was deleted.
+      { kind: 'Pod', workKeys: (c) => registryPodKeys(c.object, c.ref.namespace, c.ref.name) },
     ],
     load,
     decide: decideCatalogSource,

@@ -97,6 +97,8 @@ export const mirroredKinds: readonly MirroredKind[] = [
   plain('operators.coreos.com/v1', 'OLMConfig'),
   plain('operators.coreos.com/v2', 'OperatorCondition'),
   plain('apps/v1', 'Deployment', managed),
+  // Registry pods of image-backed CatalogSources (serving and update pods both carry the label).
+  plain('v1', 'Pod', 'olm.catalogSource'),
   plain('v1', 'ServiceAccount', managed),
   plain('rbac.authorization.k8s.io/v1', 'Role', managed),
   plain('rbac.authorization.k8s.io/v1', 'RoleBinding', managed),

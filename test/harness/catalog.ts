@@ -53,7 +53,7 @@ export async function catalogFunctionFor(
     leaseNamespace: 'olmq-system',
     leaseName: 'olmq-watcher',
     leaseDurationSeconds: 15,
-    kinds: mirroredKinds.filter((k) => ['CatalogSource', 'ConfigMap'].includes(k.kind)),
+    kinds: mirroredKinds.filter((k) => ['CatalogSource', 'ConfigMap', 'Pod'].includes(k.kind)),
   });
   t.teardown(() => watcher.stop());
   await watcher.synced();

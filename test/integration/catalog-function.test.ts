@@ -456,6 +456,19 @@ t.test('catalog function - an image source gets upstream registry objects, once'
   });
   t.equal(svcAgain?.metadata.uid, service?.metadata.uid, 'the Service was not recreated');
 
+  // A deleted registry pod is recreated at once (the Pod mirror triggers the catalog).
+  await f.client.delete({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod.metadata.name });
+  const recreated = await waitFor('a new registry pod', async () => {
+    const list = await f.client.list(
+      { apiVersion: 'v1', kind: 'Pod', namespace: ns },
+      { labelSelector: 'olm.catalogSource=my.catalog' },
+    );
+    return list.items.length === 1 && list.items[0]?.metadata.uid !== pod.metadata.uid
+      ? list.items[0]
+      : undefined;
+  });
+  t.ok(recreated, 'recreated after deletion');
+
   // A new image replaces the pod.
   const current = await getCatalogSource(f.client, ns, 'my.catalog');
   await f.client.update({
