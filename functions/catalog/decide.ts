@@ -16,6 +16,7 @@ import {
   podImageId,
   podMatches,
   podReady,
+  registryNetworkPolicies,
   registryPod,
   registryPort,
   registryService,
@@ -78,6 +79,8 @@ export interface RegistryObservation {
   updatePods: readonly KubeObject[];
   /** Whether the namespace enforces the restricted pod security profile. */
   restrictedByDefault: boolean;
+  /** The catalog's NetworkPolicies that exist, by name; undefined when the cluster serves no NetworkPolicy API. */
+  networkPolicies?: ReadonlyMap<string, KubeObject>;
 }
 
 /** Everything the decision needs. */
@@ -310,6 +313,24 @@ export function planRegistry(
         requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, Math.max(1_000, untilDue));
       }
     }
+  }
+
+  const policies = observed.networkPolicies;
+  for (const policy of policies === undefined ? [] : registryNetworkPolicies(source)) {
+    const existing = policies?.get(policy.metadata.name ?? '');
+    if (existing === undefined) writes.push({ op: 'create', object: policy });
+    else if (canonicalJson(existing['spec']) !== canonicalJson(policy['spec']))
+      writes.push({
+        op: 'update',
+        object: {
+          ...existing,
+          metadata: {
+            ...existing.metadata,
+            labels: { ...existing.metadata.labels, ...policy.metadata.labels },
+          },
+          spec: policy['spec'],
+        },
+      });
   }
 
   const desiredService = registryService(source);

@@ -26,6 +26,7 @@ import {
   type CatalogIndexRecord,
 } from '../../shared/catalog/store.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import { isNotFound } from '../../shared/kube/errors.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import type { FunctionDefinition, WorkContext } from '../../shared/runtime/function-host.js';
 import type {
@@ -57,6 +58,7 @@ import { createCatalogMetrics, type CatalogMetrics } from './metrics.js';
 import {
   catalogSourceLabel,
   catalogSourceUpdateLabel,
+  networkPolicyNames,
   podSecurityEnforceLabel,
   registryServiceAddress,
   registryServiceName,
@@ -377,19 +379,44 @@ async function observeRegistry(
   name: string,
 ): Promise<RegistryObservation> {
   const podRef = { apiVersion: 'v1', kind: 'Pod', namespace };
-  const [serviceAccount, service, pods, updatePods, ns] = await Promise.all([
-    client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name }),
-    client.get({ apiVersion: 'v1', kind: 'Service', namespace, name: registryServiceName(name) }),
-    client.list(podRef, { labelSelector: `${catalogSourceLabel}=${name}` }),
-    client.list(podRef, { labelSelector: `${catalogSourceUpdateLabel}=${name}` }),
-    client.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace }),
-  ]);
+  const policyNames = networkPolicyNames(name);
+  // A cluster without the NetworkPolicy API (the devcluster) gets none.
+  const policiesServed = await client.resource('networking.k8s.io/v1', 'NetworkPolicy').then(
+    () => true,
+    (error: unknown) => {
+      if (isNotFound(error)) return false;
+      throw error;
+    },
+  );
+  const policy = async (policyName: string) =>
+    !policiesServed
+      ? undefined
+      : client.get({
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'NetworkPolicy',
+          namespace,
+          name: policyName,
+        });
+  const [serviceAccount, service, pods, updatePods, ns, grpcServer, unpackBundles] =
+    await Promise.all([
+      client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name }),
+      client.get({ apiVersion: 'v1', kind: 'Service', namespace, name: registryServiceName(name) }),
+      client.list(podRef, { labelSelector: `${catalogSourceLabel}=${name}` }),
+      client.list(podRef, { labelSelector: `${catalogSourceUpdateLabel}=${name}` }),
+      client.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace }),
+      policy(policyNames.grpcServer),
+      policy(policyNames.unpackBundles),
+    ]);
+  const networkPolicies = new Map<string, KubeObject>();
+  if (grpcServer !== undefined) networkPolicies.set(policyNames.grpcServer, grpcServer);
+  if (unpackBundles !== undefined) networkPolicies.set(policyNames.unpackBundles, unpackBundles);
   return {
     serviceAccount,
     service,
     pods: pods.items,
     updatePods: updatePods.items,
     restrictedByDefault: ns?.metadata.labels?.[podSecurityEnforceLabel] === 'restricted',
+    ...(policiesServed ? { networkPolicies } : {}),
   };
 }
 

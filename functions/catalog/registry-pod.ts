@@ -193,6 +193,52 @@ export function registryPod(
   };
 }
 
+/** Names of the two NetworkPolicies of an image-backed catalog. */
+export function networkPolicyNames(name: string): { grpcServer: string; unpackBundles: string } {
+  return { grpcServer: `${name}-grpc-server`, unpackBundles: `${name}-unpack-bundles` };
+}
+
+/**
+ * Upstream's NetworkPolicies: `<name>-grpc-server` lets gRPC (TCP 50051) reach the registry pod
+ * and nothing leave it; `<name>-unpack-bundles` lets bundle unpack pods reach anything.
+ */
+export function registryNetworkPolicies(source: RegistrySource): KubeObject[] {
+  const names = networkPolicyNames(source.name);
+  const metadata = (name: string) => ({
+    name,
+    namespace: source.namespace,
+    labels: { [managedLabel]: 'true', [catalogSourceLabel]: source.name },
+    ownerReferences: [ownerReference(source, false, false)],
+  });
+  return [
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: metadata(names.grpcServer),
+      spec: {
+        podSelector: { matchLabels: { [catalogSourceLabel]: source.name, [managedLabel]: 'true' } },
+        policyTypes: ['Ingress', 'Egress'],
+        ingress: [{ ports: [{ protocol: 'TCP', port: registryPort }] }],
+      },
+    },
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: metadata(names.unpackBundles),
+      spec: {
+        podSelector: {
+          matchExpressions: [
+            { key: 'operatorframework.io/bundle-unpack-ref', operator: 'Exists' },
+            { key: managedLabel, operator: 'In', values: ['true'] },
+          ],
+        },
+        policyTypes: ['Ingress', 'Egress'],
+        egress: [{}],
+      },
+    },
+  ];
+}
+
 /** The update pod polling uses: the serving pod, hidden from the Service until promoted. */
 export function registryUpdatePod(pod: KubeObject, sourceName: string): KubeObject {
   return {

@@ -421,6 +421,12 @@ t.test('catalog function - an image source gets upstream registry objects, once'
       selector: { 'olm.catalogSource': 'my.catalog' },
     },
   });
+  // The devcluster serves no NetworkPolicy API: none are made there (unit tests cover them).
+  await t.rejects(
+    f.client.resource('networking.k8s.io/v1', 'NetworkPolicy'),
+    { name: 'KubeApiError', message: /doesn't have a resource type/ },
+    'no NetworkPolicy API in the devcluster',
+  );
   const sa = await f.client.get({
     apiVersion: 'v1',
     kind: 'ServiceAccount',

@@ -12,6 +12,7 @@ import {
   type SyncRecord,
 } from '../../functions/catalog/decide.js';
 import {
+  registryNetworkPolicies,
   registryPod,
   registryService,
   registryServiceAccount,
@@ -400,6 +401,56 @@ t.test('catalog registry - upstream objects: service account, pod, service', (t)
   t.end();
 });
 
+t.test('catalog registry - upstream NetworkPolicies; a drifted one is put back', (t) => {
+  const [grpc, unpack] = registryNetworkPolicies(source);
+  t.match(grpc, {
+    metadata: {
+      name: 'my.cat-grpc-server',
+      labels: { 'olm.managed': 'true', 'olm.catalogSource': 'my.cat' },
+    },
+    spec: {
+      podSelector: { matchLabels: { 'olm.catalogSource': 'my.cat' } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ ports: [{ protocol: 'TCP', port: 50051 }] }],
+    },
+  });
+  t.notOk(
+    (grpc?.['spec'] as Record<string, unknown>)['egress'],
+    'nothing may leave an image registry',
+  );
+  t.match(unpack, { metadata: { name: 'my.cat-unpack-bundles' }, spec: { egress: [{}] } });
+  const drifted = {
+    ...grpc!,
+    metadata: { ...grpc!.metadata, resourceVersion: '9' },
+    spec: { podSelector: {} },
+  };
+  const plan = planRegistry(
+    source,
+    observed({
+      serviceAccount: account,
+      service: registryService(source),
+      pods: [running(desired, 'p1')],
+      networkPolicies: new Map([
+        ['my.cat-grpc-server', drifted],
+        ['my.cat-unpack-bundles', unpack!],
+      ]),
+    }),
+    {},
+    now,
+    timing,
+  );
+  t.match(plan.writes, [
+    {
+      op: 'update',
+      object: {
+        metadata: { name: 'my.cat-grpc-server', resourceVersion: '9' },
+        spec: grpc!['spec'],
+      },
+    },
+  ]);
+  t.end();
+});
+
 t.test('catalog registry - restricted namespaces and grpcPodConfig shape the pod', (t) => {
   const restricted = registryPod(source, { name: 'my.cat' }, true);
   t.match(restricted['spec'], {
@@ -453,10 +504,16 @@ t.test('catalog registry - restricted namespaces and grpcPodConfig shape the pod
 });
 
 t.test('catalog registry - a new source gets all objects; a current one gets none', (t) => {
-  const first = planRegistry(source, observed(), {}, now, timing);
+  const first = planRegistry(source, observed({ networkPolicies: new Map() }), {}, now, timing);
   t.same(
     first.writes.map((w) => `${w.op} ${'object' in w ? w.object.kind : w.ref.kind}`),
-    ['create ServiceAccount', 'create Pod', 'create Service'],
+    [
+      'create ServiceAccount',
+      'create Pod',
+      'create NetworkPolicy',
+      'create NetworkPolicy',
+      'create Service',
+    ],
   );
   t.equal(first.servingPod, undefined, 'not readable until the pod is ready');
   t.same(first.registryService, {
