@@ -5,6 +5,7 @@
 // See README.md for the sources, status, metrics and configuration.
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { catalogSourceSchema } from '../../shared/api/catalogsource.js';
 import { ObjectValidationError, parseObject } from '../../shared/api/validation.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
@@ -124,10 +125,19 @@ async function readRecord(
   return parsed.success ? parsed.data : undefined;
 }
 
+const SyncRecordSchema = z.object({
+  sourceVersion: z.string(),
+  digest: z.string(),
+  fetchedAt: z.string(),
+  summary: z.string(),
+});
+
+// Bookkeeping that does not parse (an older layout) is as good as none: the source is read again.
 async function readSync(syncs: KV, key: string): Promise<SyncRecord | undefined> {
   const entry = await syncs.get(key);
   if (entry === null || entry.operation !== 'PUT') return undefined;
-  return entry.json<SyncRecord>();
+  const parsed = SyncRecordSchema.safeParse(entry.json());
+  return parsed.success ? parsed.data : undefined;
 }
 
 // Indexes catalog objects; a catalog left without any package while data was dropped is unusable.
