@@ -6,7 +6,7 @@ import type { functionNames } from '../cli/commands.js';
 type FunctionName = (typeof functionNames)[number];
 
 export const functionModules: Record<FunctionName, (() => Promise<CreateFunction>) | undefined> = {
-  catalog: undefined,
+  catalog: () => import('./catalog/index.js').then((m) => m.createFunction),
   resolve: () => import('./resolve/index.js').then((m) => m.createFunction),
   plan: () => import('./plan/index.js').then((m) => m.createFunction),
   install: undefined,

@@ -97,6 +97,8 @@ export const mirroredKinds: readonly MirroredKind[] = [
   plain('operators.coreos.com/v1', 'OLMConfig'),
   plain('operators.coreos.com/v2', 'OperatorCondition'),
   plain('apps/v1', 'Deployment', managed),
+  // Registry pods of image-backed CatalogSources (serving and update pods both carry the label).
+  plain('v1', 'Pod', 'olm.catalogSource'),
   plain('v1', 'ServiceAccount', managed),
   plain('rbac.authorization.k8s.io/v1', 'Role', managed),
   plain('rbac.authorization.k8s.io/v1', 'RoleBinding', managed),
@@ -105,7 +107,9 @@ export const mirroredKinds: readonly MirroredKind[] = [
   {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    labelSelector: managed,
+    // Any olm.managed value: the catalog function labels a CatalogSource's ConfigMap
+    // olm.managed=false when it adopts it (as upstream does), so the catalog sees its changes.
+    labelSelector: 'olm.managed',
     trim: (object) => withoutContent(trimMetadata(object), ['data', 'binaryData']),
   },
   {

@@ -43,6 +43,8 @@ export const CatalogIndexRecordSchema = z.object({
   healthy: z.boolean(),
   /** When the digest last changed (RFC 3339). */
   updatedAt: z.string(),
+  /** Whether the CatalogSource is in the global catalog namespace (visible to every namespace). */
+  global: z.boolean().optional(),
   /** Counts, for status and dashboards. */
   packages: z.number().int(),
   bundles: z.number().int(),
@@ -139,7 +141,10 @@ export async function putCatalogIndexRecord(
   const current = await backbone.objects.get(key);
   if (current !== null && current.operation === 'PUT') {
     const parsed = CatalogIndexRecordSchema.safeParse(current.json());
-    if (parsed.success && JSON.stringify(parsed.data) === JSON.stringify(record)) return;
+    // Both sides in the schema's field order: a record built with its fields in another order
+    // is still the same record.
+    const wanted = CatalogIndexRecordSchema.parse(record);
+    if (parsed.success && JSON.stringify(parsed.data) === JSON.stringify(wanted)) return;
   }
   await backbone.objects.put(key, JSON.stringify(record));
 }
