@@ -78,12 +78,6 @@ t.test('cli - an unknown command or function exits 2', async (t) => {
   );
 });
 
-t.test('cli - commands whose issue has not landed say so and exit 3', async (t) => {
-  const { code, stderr } = await olmq(['resolve', '--subscriptions', 'subs.yaml']);
-  t.equal(code, 3);
-  t.match(stderr, /olmq resolve is not available in this build yet: it arrives with issue #6/);
-});
-
 t.test('cli - run of a function not in this build exits 3 naming its issue', async (t) => {
   const missing = functionNames.find((name) => functionModules[name] === undefined);
   if (missing === undefined) {
