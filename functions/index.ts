@@ -9,7 +9,7 @@ export const functionModules: Record<FunctionName, (() => Promise<CreateFunction
   catalog: undefined,
   resolve: undefined,
   plan: undefined,
-  install: undefined,
+  install: async () => (await import('./install/index.js')).createFunction,
   rbac: undefined,
   'copy-csv': undefined,
 };

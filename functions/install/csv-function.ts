@@ -1,0 +1,154 @@
+// The ClusterServiceVersion half of the install function: one work item per namespace (a CSV's
+// phase depends on the namespace's OperatorGroups, the CSV it replaces and the one replacing
+// it). load reads the namespace from the API, decide is csv-lifecycle.ts, apply writes objects
+// then statuses.
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import { KubeApiError, isConflict } from '../../shared/kube/errors.js';
+import { executeWrites } from '../../shared/kube/executor.js';
+import {
+  StaleDecisionError,
+  type FunctionDefinition,
+  type Trigger,
+  type WorkContext,
+} from '../../shared/runtime/function-host.js';
+import {
+  crdNamesOf,
+  decideNamespace,
+  transitioned,
+  type CsvNamespaceSnapshot,
+  type CsvNamespaceWrites,
+  type CsvObject,
+} from './csv-lifecycle.js';
+import type { InstallMetrics } from './metrics.js';
+import { needsNamespaces } from './operator-group-namespaces.js';
+import { installFieldManager } from './plan-function.js';
+
+const olm = (kind: string, version = 'v1alpha1') => ({
+  apiVersion: `operators.coreos.com/${version}`,
+  kind,
+});
+
+// Every change in a namespace that can move one of its CSVs.
+const namespaceTrigger = (kind: string): Trigger => ({
+  kind,
+  workKeys: (c) => (c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]]),
+});
+
+/** The CSV function over `clients` (by cluster id). */
+export function csvFunction(options: {
+  clients: ReadonlyMap<string, KubeClient>;
+  metrics?: InstallMetrics;
+  now?: () => Date;
+}): FunctionDefinition<CsvNamespaceSnapshot, CsvNamespaceWrites> {
+  const now = options.now ?? (() => new Date());
+  const clientOf = (cluster: string): KubeClient => {
+    const client = options.clients.get(cluster);
+    if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
+    return client;
+  };
+  return {
+    name: 'install-csv',
+    triggers: [
+      'ClusterServiceVersion',
+      'OperatorGroup',
+      'Deployment',
+      'ServiceAccount',
+      'InstallPlan',
+      'Subscription',
+    ].map(namespaceTrigger),
+    async load(work: WorkContext): Promise<CsvNamespaceSnapshot> {
+      const [namespace = ''] = work.key;
+      const client = clientOf(work.cluster);
+      const [csvs, operatorGroups, deployments, serviceAccounts, subscriptions] = await Promise.all(
+        [
+          client.list<CsvObject>({ ...olm('ClusterServiceVersion'), namespace }),
+          client.list({ ...olm('OperatorGroup', 'v1'), namespace }),
+          client.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }),
+          client.list({ apiVersion: 'v1', kind: 'ServiceAccount', namespace }),
+          client.list({ ...olm('Subscription'), namespace }),
+        ],
+      );
+      const namespaces = operatorGroups.items.some(needsNamespaces)
+        ? (await client.list({ apiVersion: 'v1', kind: 'Namespace' })).items
+        : [];
+      const crds = new Map<string, KubeObject>();
+      await Promise.all(
+        crdNamesOf(csvs.items).map(async (name) => {
+          const crd = await client.get({
+            apiVersion: 'apiextensions.k8s.io/v1',
+            kind: 'CustomResourceDefinition',
+            name,
+          });
+          if (crd !== undefined) crds.set(name, crd);
+        }),
+      );
+      let clusterRbac: KubeObject[] = [];
+      if (csvs.items.some((c) => c.metadata.deletionTimestamp !== undefined)) {
+        const labelSelector = `olm.owner.namespace=${namespace},olm.owner.kind=ClusterServiceVersion`;
+        const lists = await Promise.all(
+          ['ClusterRole', 'ClusterRoleBinding'].map((kind) =>
+            client.list({ apiVersion: 'rbac.authorization.k8s.io/v1', kind }, { labelSelector }),
+          ),
+        );
+        clusterRbac = lists.flatMap((l) => l.items);
+      }
+      return {
+        namespace,
+        now: now(),
+        csvs: csvs.items,
+        operatorGroups: operatorGroups.items,
+        namespaces,
+        crds,
+        serviceAccounts: serviceAccounts.items,
+        deployments: deployments.items,
+        subscriptions: subscriptions.items,
+        clusterRbac,
+      };
+    },
+    decide: decideNamespace,
+    async apply(writes: CsvNamespaceWrites, work: WorkContext): Promise<void> {
+      const client = clientOf(work.cluster);
+      const final: CsvObject[] = [];
+      for (const og of writes.operatorGroups) {
+        await executeWrites(client, [{ op: 'updateStatus', object: og }], installFieldManager);
+      }
+      for (const c of writes.csvs) {
+        let status = c.status;
+        try {
+          await executeWrites(client, c.writes, installFieldManager);
+        } catch (error) {
+          if (error instanceof StaleDecisionError || c.onFailure === undefined) throw error;
+          const forbidden = error instanceof KubeApiError && error.reason === 'Forbidden';
+          status = transitioned(
+            c.csv,
+            {
+              phase: 'Failed',
+              reason: forbidden ? 'InstallComponentFailedNoRetry' : 'InstallComponentFailed',
+              message: `install strategy failed: ${(error as Error).message}`,
+            },
+            now(),
+          );
+          work.log.info({ csv: c.csv.metadata.name, err: error }, 'install strategy failed');
+        }
+        if (status !== undefined && status !== c.csv.status) {
+          try {
+            await client.updateStatus({ ...c.csv, status });
+          } catch (error) {
+            if (isConflict(error)) {
+              throw new StaleDecisionError(`CSV status: ${(error as Error).message}`, {
+                cause: error,
+              });
+            }
+            throw error;
+          }
+          if (c.upgrade === true) options.metrics?.csvUpgradeCount.inc();
+        }
+        const deleted = c.writes.some(
+          (w) => w.op === 'delete' && w.ref.kind === 'ClusterServiceVersion',
+        );
+        if (!deleted) final.push({ ...c.csv, ...(status === undefined ? {} : { status }) });
+      }
+      options.metrics?.observeNamespace(work.cluster, writes.namespace, final);
+    },
+  };
+}
