@@ -322,6 +322,32 @@ export function installModeProblem(
   return undefined;
 }
 
+/** A webhook or owned APIService naming a deployment the strategy does not define. */
+export function deploymentNameProblem(csv: CsvObject, strategy: Strategy): string | undefined {
+  const names = new Set(strategy.deployments.map((d) => d.name));
+  const hooks = (csv.spec?.['webhookdefinitions'] ?? []) as {
+    generateName?: string;
+    deploymentName?: string;
+  }[];
+  for (const hook of hooks) {
+    if (!names.has(hook.deploymentName ?? '')) {
+      return `webhook ${hook.generateName ?? ''} names deployment "${hook.deploymentName ?? ''}", which the install strategy does not define`;
+    }
+  }
+  const apis =
+    (
+      csv.spec?.['apiservicedefinitions'] as
+        | { owned?: { name?: string; group?: string; version?: string; deploymentName?: string }[] }
+        | undefined
+    )?.owned ?? [];
+  for (const api of apis) {
+    if (!names.has(api.deploymentName ?? '')) {
+      return `APIService ${api.version ?? ''}.${api.group ?? ''} names deployment "${api.deploymentName ?? ''}", which the install strategy does not define`;
+    }
+  }
+  return undefined;
+}
+
 const ogFailureReasons = new Set([
   'InvalidInstallModes',
   'NoTargetNamespaces',
@@ -555,6 +581,14 @@ export function decideCsv(
           phase: 'Failed',
           reason: 'InvalidInstallStrategy',
           message: `install strategy invalid: ${strategy.invalid}`,
+        });
+      }
+      const mismatch = deploymentNameProblem(csv, strategy);
+      if (mismatch !== undefined) {
+        return move({
+          phase: 'Failed',
+          reason: 'InstallComponentFailed',
+          message: `install strategy failed: ${mismatch}`,
         });
       }
       const intended = intendedDeployments(csv, strategy, s);
