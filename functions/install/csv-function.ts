@@ -22,6 +22,30 @@ import {
 import type { InstallMetrics } from './metrics.js';
 import { needsNamespaces } from './operator-group-namespaces.js';
 import { installFieldManager } from './plan-function.js';
+import { operatorGroupScope, serviceAccountUser, type ScopedClients } from './scope.js';
+
+/** Whether service account `namespace/name` may create Deployments there (SubjectAccessReview). */
+async function mayCreateDeployments(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<boolean> {
+  const review = (await client.create({
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    metadata: {},
+    spec: {
+      user: serviceAccountUser(namespace, name),
+      groups: [
+        'system:serviceaccounts',
+        `system:serviceaccounts:${namespace}`,
+        'system:authenticated',
+      ],
+      resourceAttributes: { namespace, verb: 'create', group: 'apps', resource: 'deployments' },
+    },
+  })) as KubeObject & { status?: { allowed?: boolean } };
+  return review.status?.allowed === true;
+}
 
 const olm = (kind: string, version = 'v1alpha1') => ({
   apiVersion: `operators.coreos.com/${version}`,
@@ -37,6 +61,7 @@ const namespaceTrigger = (kind: string): Trigger => ({
 /** The CSV function over `clients` (by cluster id). */
 export function csvFunction(options: {
   clients: ReadonlyMap<string, KubeClient>;
+  scoped: ScopedClients;
   metrics?: InstallMetrics;
   now?: () => Date;
 }): FunctionDefinition<CsvNamespaceSnapshot, CsvNamespaceWrites> {
@@ -92,9 +117,20 @@ export function csvFunction(options: {
         );
         clusterRbac = lists.flatMap((l) => l.items);
       }
+      const scope = await operatorGroupScope(client, namespace);
+      let scoped: CsvNamespaceSnapshot['scope'];
+      if (scope !== undefined && 'serviceAccount' in scope) {
+        const stuck = csvs.items.some((c) => c.status?.reason === 'InstallComponentFailedNoRetry');
+        scoped = {
+          serviceAccount: scope.serviceAccount,
+          canInstall:
+            stuck && (await mayCreateDeployments(client, namespace, scope.serviceAccount)),
+        };
+      }
       return {
         namespace,
         now: now(),
+        ...(scoped === undefined ? {} : { scope: scoped }),
         csvs: csvs.items,
         operatorGroups: operatorGroups.items,
         namespaces,
@@ -112,10 +148,16 @@ export function csvFunction(options: {
       for (const og of writes.operatorGroups) {
         await executeWrites(client, [{ op: 'updateStatus', object: og }], installFieldManager);
       }
+      const scope = writes.scope;
       for (const c of writes.csvs) {
         let status = c.status;
+        // The install strategy's objects are written as the scoped service account, if any.
+        const writer =
+          c.onFailure === 'installStrategy' && scope !== undefined
+            ? options.scoped.clientFor(client, writes.namespace, scope.serviceAccount)
+            : client;
         try {
-          await executeWrites(client, c.writes, installFieldManager);
+          await executeWrites(writer, c.writes, installFieldManager);
         } catch (error) {
           if (error instanceof StaleDecisionError || c.onFailure === undefined) throw error;
           const forbidden = error instanceof KubeApiError && error.reason === 'Forbidden';

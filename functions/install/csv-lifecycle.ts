@@ -54,6 +54,8 @@ export interface CsvNamespaceSnapshot {
   subscriptions: KubeObject[];
   /** Cluster-scoped RBAC labelled as owned by a CSV of this namespace (for cleanup). */
   clusterRbac: KubeObject[];
+  /** Scoped installs: the OperatorGroup's service account, and whether it may now create Deployments. */
+  scope?: { serviceAccount: string; canInstall: boolean };
 }
 
 /** What happens to one CSV in this pass. */
@@ -72,6 +74,8 @@ export interface CsvWrites {
 /** The writes of one namespace pass. */
 export interface CsvNamespaceWrites {
   namespace: string;
+  /** Scoped installs write the strategy's objects as this service account. */
+  scope?: { serviceAccount: string };
   csvs: CsvWrites[];
   /** OperatorGroup status writes (status.namespaces). */
   operatorGroups: KubeObject[];
@@ -468,7 +472,16 @@ export function decideCsv(
       ],
     };
   }
-  if (csv.status?.reason === 'InstallComponentFailedNoRetry') return none;
+  if (csv.status?.reason === 'InstallComponentFailedNoRetry') {
+    // Upstream retries these on RBAC changes in the namespace; olmq asks whether the scoped
+    // service account may install now.
+    if (s.scope?.canInstall !== true) return none;
+    return move({
+      phase: 'Pending',
+      reason: 'DetectedClusterChange',
+      message: 'Cluster resources changed state',
+    });
+  }
 
   // OperatorGroup membership.
   if (s.operatorGroups.length === 0) {
@@ -755,6 +768,7 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
   // Look again while something waits on what no trigger reports (deployment rollout, CRDs).
   const waiting = s.csvs.some((c) => {
     const phase = c.status?.phase ?? '';
+    if (c.status?.reason === 'InstallComponentFailedNoRetry' && s.scope !== undefined) return true;
     return (
       phase === 'Pending' ||
       phase === 'Installing' ||
@@ -763,7 +777,12 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
     );
   });
   return {
-    writes: { namespace: s.namespace, csvs, operatorGroups },
+    writes: {
+      namespace: s.namespace,
+      csvs,
+      operatorGroups,
+      ...(s.scope === undefined ? {} : { scope: { serviceAccount: s.scope.serviceAccount } }),
+    },
     ...(waiting ? { requeueAfterMs: csvRequeueMs } : {}),
   };
 }

@@ -17,7 +17,7 @@ export const createFunction: CreateFunction = (context) => {
         scoped,
         warnings: metrics.installPlanWarnings,
       }),
-      csvFunction({ clients: context.clients, metrics }),
+      csvFunction({ clients: context.clients, scoped, metrics }),
     ],
     close() {
       scoped.close();
