@@ -2,7 +2,19 @@
 // phase depends on the namespace's OperatorGroups, the CSV it replaces and the one replacing
 // it). load reads the namespace from the API, decide is csv-lifecycle.ts, apply writes objects
 // then statuses.
-import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client.js';
+import {
+  issueServingCertificate,
+  reusableCertificate,
+  serviceHosts,
+  type ServingCertificate,
+} from './certificates.js';
+import {
+  certifiedDeployments,
+  existingKey,
+  ownedApiServicesOf,
+  serviceNameOf,
+} from './webhooks.js';
 import { KubeApiError, isConflict } from '../../shared/kube/errors.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import {
@@ -23,6 +35,70 @@ import type { InstallMetrics } from './metrics.js';
 import { needsNamespaces } from './operator-group-namespaces.js';
 import { installFieldManager } from './plan-function.js';
 import { operatorGroupScope, serviceAccountUser, type ScopedClients } from './scope.js';
+
+const certifiedPhases = new Set(['InstallReady', 'Installing', 'Succeeded', 'Failed']);
+
+/** Certificates and existing objects for CSVs with webhooks or owned APIServices. */
+async function loadCertified(
+  client: KubeClient,
+  namespace: string,
+  csvs: readonly CsvObject[],
+  at: Date,
+): Promise<Pick<CsvNamespaceSnapshot, 'certificates' | 'existing' | 'webhookConfigurations'>> {
+  const certificates = new Map<string, Map<string, ServingCertificate>>();
+  const existing = new Map<string, KubeObject>();
+  const relevant = csvs.filter(
+    (c) => certifiedDeployments(c).size > 0 && certifiedPhases.has(c.status?.phase ?? ''),
+  );
+  if (relevant.length === 0) return { certificates, existing, webhookConfigurations: [] };
+  const remember = async (ref: ObjectRef): Promise<KubeObject | undefined> => {
+    const object = await client.get(ref);
+    if (object !== undefined)
+      existing.set(existingKey(ref.kind, ref.namespace, ref.name ?? ''), object);
+    return object;
+  };
+  const rbac = 'rbac.authorization.k8s.io/v1';
+  for (const csv of relevant) {
+    const perDeployment = new Map<string, ServingCertificate>();
+    certificates.set(csv.metadata.name ?? '', perDeployment);
+    for (const [deployment, uses] of certifiedDeployments(csv)) {
+      const service = serviceNameOf(deployment);
+      const secretName = `${service}-cert`;
+      const [secret] = await Promise.all([
+        remember({ apiVersion: 'v1', kind: 'Secret', namespace, name: secretName }),
+        remember({ apiVersion: 'v1', kind: 'Service', namespace, name: service }),
+        remember({ apiVersion: rbac, kind: 'Role', namespace, name: secretName }),
+        remember({ apiVersion: rbac, kind: 'RoleBinding', namespace, name: secretName }),
+        uses.apiservice
+          ? remember({
+              apiVersion: rbac,
+              kind: 'ClusterRoleBinding',
+              name: `${service}-system:auth-delegator`,
+            })
+          : Promise.resolve(undefined),
+      ]);
+      const hosts = serviceHosts(service, namespace);
+      perDeployment.set(
+        deployment,
+        reusableCertificate(secret, hosts, at) ?? (await issueServingCertificate(hosts, at)),
+      );
+    }
+    for (const api of ownedApiServicesOf(csv)) {
+      await remember({
+        apiVersion: 'apiregistration.k8s.io/v1',
+        kind: 'APIService',
+        name: `${api.version}.${api.group}`,
+      });
+    }
+  }
+  const labelSelector = `olm.owner.namespace=${namespace},olm.owner.kind=ClusterServiceVersion`;
+  const lists = await Promise.all(
+    ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'].map((kind) =>
+      client.list({ apiVersion: 'admissionregistration.k8s.io/v1', kind }, { labelSelector }),
+    ),
+  );
+  return { certificates, existing, webhookConfigurations: lists.flatMap((l) => l.items) };
+}
 
 /** Whether service account `namespace/name` may create Deployments there (SubjectAccessReview). */
 async function mayCreateDeployments(
@@ -111,9 +187,16 @@ export function csvFunction(options: {
       if (csvs.items.some((c) => c.metadata.deletionTimestamp !== undefined)) {
         const labelSelector = `olm.owner.namespace=${namespace},olm.owner.kind=ClusterServiceVersion`;
         const lists = await Promise.all(
-          ['ClusterRole', 'ClusterRoleBinding'].map((kind) =>
-            client.list({ apiVersion: 'rbac.authorization.k8s.io/v1', kind }, { labelSelector }),
-          ),
+          [
+            { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+            { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
+            {
+              apiVersion: 'admissionregistration.k8s.io/v1',
+              kind: 'ValidatingWebhookConfiguration',
+            },
+            { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration' },
+            { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService' },
+          ].map((kind) => client.list(kind, { labelSelector })),
         );
         clusterRbac = lists.flatMap((l) => l.items);
       }
@@ -127,9 +210,11 @@ export function csvFunction(options: {
             stuck && (await mayCreateDeployments(client, namespace, scope.serviceAccount)),
         };
       }
+      const certified = await loadCertified(client, namespace, csvs.items, now());
       return {
         namespace,
         now: now(),
+        ...certified,
         ...(scoped === undefined ? {} : { scope: scoped }),
         csvs: csvs.items,
         operatorGroups: operatorGroups.items,

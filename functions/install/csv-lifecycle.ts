@@ -14,6 +14,15 @@ import {
   type SubscriptionConfig,
 } from './deployments.js';
 import { operatorGroupTargets } from './operator-group-namespaces.js';
+import type { ServingCertificate } from './certificates.js';
+import {
+  certifiedDeployments,
+  certifiedWrites,
+  existingKey,
+  serviceNameOf,
+  webhooksInstalled,
+  withCertificate,
+} from './webhooks.js';
 
 /** Finalizer that lets OLM remove what a CSV installed outside its namespace. */
 export const csvCleanupFinalizer = 'operators.coreos.com/csv-cleanup';
@@ -54,6 +63,12 @@ export interface CsvNamespaceSnapshot {
   subscriptions: KubeObject[];
   /** Cluster-scoped RBAC labelled as owned by a CSV of this namespace (for cleanup). */
   clusterRbac: KubeObject[];
+  /** Serving certificates per CSV name, per backing deployment (webhooks, APIServices). */
+  certificates: ReadonlyMap<string, ReadonlyMap<string, ServingCertificate>>;
+  /** Objects the webhook/APIService writes compare against, by existingKey(). */
+  existing: ReadonlyMap<string, KubeObject>;
+  /** Admission webhook configurations owned by CSVs of this namespace. */
+  webhookConfigurations: KubeObject[];
   /** Scoped installs: the OperatorGroup's service account, and whether it may now create Deployments. */
   scope?: { serviceAccount: string; canInstall: boolean };
 }
@@ -390,7 +405,47 @@ export function intendedDeployments(
   s: CsvNamespaceSnapshot,
 ): KubeObject[] {
   const config = configFor(csv, s.subscriptions);
-  return strategy.deployments.map((entry) => deploymentFor({ csv, entry, config }));
+  const certified = certifiedDeployments(csv);
+  const certificates = s.certificates.get(csv.metadata.name ?? '');
+  return strategy.deployments.map((entry) => {
+    const uses = certified.get(entry.name);
+    const cert = certificates?.get(entry.name);
+    if (uses === undefined || cert === undefined) return deploymentFor({ csv, entry, config });
+    const spec = withCertificate(
+      entry.spec,
+      uses,
+      cert.caHash,
+      `${serviceNameOf(entry.name)}-cert`,
+    );
+    return deploymentFor({ csv, entry: { ...entry, spec }, config });
+  });
+}
+
+/** The webhook/APIService writes of `csv` (empty when it has none). */
+function certifiedWritesOf(
+  csv: CsvObject,
+  strategy: Strategy,
+  s: CsvNamespaceSnapshot,
+  group: KubeObject,
+  targets: string[],
+): Write[] {
+  if (certifiedDeployments(csv).size === 0) return [];
+  const existing = new Map(s.existing);
+  for (const [name, crd] of s.crds) {
+    existing.set(existingKey('CustomResourceDefinition', undefined, name), crd);
+  }
+  return certifiedWrites({
+    csv,
+    namespace: s.namespace,
+    deploymentSpecs: new Map(strategy.deployments.map((d) => [d.name, d.spec])),
+    certificates: s.certificates.get(csv.metadata.name ?? '') ?? new Map(),
+    existing,
+    webhookConfigurations: s.webhookConfigurations.filter(
+      (c) => c.metadata.labels?.['olm.owner'] === csv.metadata.name,
+    ),
+    operatorGroup: group,
+    targets,
+  });
 }
 
 function ownedBy(object: KubeObject, csv: CsvObject): boolean {
@@ -605,12 +660,15 @@ export function decideCsv(
         });
       }
       const intended = intendedDeployments(csv, strategy, s);
-      const writes: Write[] = intended.map((d) =>
-        deploymentWrite(
-          d,
-          s.deployments.find((x) => x.metadata.name === d.metadata.name),
-        ),
-      );
+      const writes: Write[] = certifiedWritesOf(csv, strategy, s, group, targets);
+      for (const d of intended) {
+        writes.push(
+          deploymentWrite(
+            d,
+            s.deployments.find((x) => x.metadata.name === d.metadata.name),
+          ),
+        );
+      }
       // Deployments this CSV owned that its strategy no longer names (upgrades) go.
       for (const d of s.deployments) {
         if (ownedBy(d, csv) && !intended.some((i) => i.metadata.name === d.metadata.name)) {
@@ -668,6 +726,14 @@ export function decideCsv(
         );
         return h === undefined ? [] : [h];
       });
+      if (
+        !webhooksInstalled(
+          csv,
+          s.webhookConfigurations.filter((c) => c.metadata.labels?.['olm.owner'] === name),
+        )
+      ) {
+        problems.push({ reinstall: phase !== 'Installing', message: 'webhooks not installed' });
+      }
       const problem = problems[0];
       if (problem === undefined) {
         return move({

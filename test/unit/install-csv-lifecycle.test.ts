@@ -59,6 +59,9 @@ function snapshot(
     deployments: [],
     subscriptions: [],
     clusterRbac: [],
+    certificates: new Map(),
+    existing: new Map(),
+    webhookConfigurations: [],
     ...extra,
   };
 }
