@@ -70,7 +70,8 @@ export function createInstallMetrics(registry: Registry): InstallMetrics {
       for (const csv of csvs) {
         if (csv.metadata.labels?.['olm.copiedFrom'] !== undefined) continue;
         const name = csv.metadata.name ?? '';
-        const version = String(csv.spec?.['version'] ?? '');
+        const raw = csv.spec?.['version'];
+        const version = typeof raw === 'string' ? raw : '';
         const phase = csv.status?.phase ?? '';
         const reason = csv.status?.reason ?? '';
         const succeeded = phase === 'Succeeded';

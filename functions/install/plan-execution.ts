@@ -18,14 +18,13 @@ import type {
 } from '../../shared/api/installplan.js';
 import type { KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
+import type { JsonObject, JsonValue } from '../../devcluster/json.js';
+// The devcluster's schema room is kube-apiserver's CRD validation in TypeScript: the same rules
+// upstream OLM runs on existing CRs before a CRD update.
+import { formatCause, validateAgainstSchema } from '../../devcluster/schema/index.js';
 import { fnv64aHex } from './hash.js';
-import {
-  StepManifestError,
-  apiVersionOf,
-  manifestOf,
-  objectKindOf,
-  stepKinds,
-} from './plan-steps.js';
+import type { StepManifestError } from './plan-steps.js';
+import { apiVersionOf, manifestOf, objectKindOf, stepKinds } from './plan-steps.js';
 
 /** How long a failing plan keeps retrying before it Failed (upstream: 1 minute). */
 export const planRetryWindowMs = 60_000;
@@ -53,6 +52,11 @@ export interface PlanSnapshot {
   existing: ReadonlyMap<number, KubeObject>;
   /** The CSVs the plan's steps resolve (by name), as they exist now. */
   csvs: ReadonlyMap<string, KubeObject>;
+  /** For CRD steps updating an existing CRD: its custom resources per version served before and after. */
+  customResources?: ReadonlyMap<
+    number,
+    readonly { version: string; items: readonly KubeObject[] }[]
+  >;
   /** Scoped install: the service account steps are written as, or an error finding it. */
   scope?: { serviceAccount: string } | { error: string };
 }
@@ -126,6 +130,46 @@ export function crdStoredVersionProblem(
   const dropped = stored.find((v) => !kept.has(v));
   if (dropped === undefined) return undefined;
   return `risk of data loss updating "${existing.metadata.name ?? ''}": new CRD removes version ${dropped} that is listed as a stored version on the existing CRD`;
+}
+
+/** Versions served by both the existing and the new CRD: their CRs must stay valid. */
+export function versionsServedBeforeAndAfter(existing: KubeObject, next: KubeObject): string[] {
+  const served = (crd: KubeObject): Set<string> =>
+    new Set(
+      ((crd as CrdLike).spec?.versions ?? []).filter((v) => v.served !== false).map((v) => v.name),
+    );
+  const before = served(existing);
+  return [...served(next)].filter((v) => before.has(v));
+}
+
+/**
+ * Upstream's check that existing custom resources validate against the new CRD's schema
+ * (skipped when the new CRD converts through a webhook); the message names the CR and version.
+ */
+export function customResourceProblem(
+  next: KubeObject,
+  existing: readonly { version: string; items: readonly KubeObject[] }[],
+): string | undefined {
+  const spec = (next['spec'] ?? {}) as {
+    group?: string;
+    names?: { kind?: string };
+    conversion?: { strategy?: string };
+    versions?: { name: string; schema?: { openAPIV3Schema?: unknown } }[];
+  };
+  if (spec.conversion?.strategy === 'Webhook') return undefined;
+  for (const { version, items } of existing) {
+    const schema = spec.versions?.find((v) => v.name === version)?.schema?.openAPIV3Schema;
+    if (schema === undefined || schema === null || typeof schema !== 'object') continue;
+    for (const item of items) {
+      const causes = validateAgainstSchema(item as unknown as JsonValue, schema as JsonObject);
+      if (causes.length === 0) continue;
+      const name = item.metadata.namespace
+        ? `${item.metadata.namespace}/${item.metadata.name ?? ''}`
+        : (item.metadata.name ?? '');
+      return `error validating existing CRs against new CRD's schema for "${next.metadata.name ?? ''}": error validating ${spec.group ?? ''}/${version}, Kind=${spec.names?.kind ?? ''} "${name}": updated validation is too restrictive: ${causes.map(formatCause).join(', ')}`;
+    }
+  }
+  return undefined;
 }
 
 /** Upstream's message when a step's kind is not served by the cluster. */
@@ -383,7 +427,9 @@ export function decidePlan(s: PlanSnapshot): { writes: PlanWrites; requeueAfterM
         });
         continue;
       }
-      const problem = crdStoredVersionProblem(existing, object);
+      const problem =
+        crdStoredVersionProblem(existing, object) ??
+        customResourceProblem(object, s.customResources?.get(i) ?? []);
       if (problem !== undefined) {
         error = { message: problem, forbidden: false, step: i };
         break;

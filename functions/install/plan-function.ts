@@ -18,11 +18,13 @@ import {
   statusChanged,
   stepObjectRef,
   stepsToRead,
+  versionsServedBeforeAndAfter,
   type InstallPlanObject,
   type PlanError,
   type PlanSnapshot,
   type PlanWrites,
 } from './plan-execution.js';
+import { manifestOf } from './plan-steps.js';
 import { operatorGroupScope, type ScopedClients } from './scope.js';
 
 /** Field manager of the install function's writes. */
@@ -116,7 +118,35 @@ export function installPlanFunction(options: {
           if (object !== undefined) csvs.set(csv, object);
         }),
       );
-      return { ...snapshot, existing, csvs };
+      // CRD updates: the CRs of every version served before and after, to validate.
+      const customResources = new Map<number, { version: string; items: KubeObject[] }[]>();
+      for (const [i, crd] of existing) {
+        const step = steps[i];
+        if (step?.resource.kind !== 'CustomResourceDefinition') continue;
+        let next: KubeObject;
+        try {
+          next = manifestOf(step.resource, i);
+        } catch {
+          continue; // the decision reports the bad manifest
+        }
+        const spec = (next['spec'] ?? {}) as { group?: string; names?: { kind?: string } };
+        const lists = await Promise.all(
+          versionsServedBeforeAndAfter(crd, next).map(async (version) => ({
+            version,
+            items: await client
+              .list({ apiVersion: `${spec.group ?? ''}/${version}`, kind: spec.names?.kind ?? '' })
+              .then(
+                (l) => l.items,
+                (e: unknown) => {
+                  if (isNotFound(e)) return []; // not served yet: no CRs to keep valid
+                  throw e;
+                },
+              ),
+          })),
+        );
+        customResources.set(i, lists);
+      }
+      return { ...snapshot, existing, csvs, customResources };
     },
     decide: decidePlan,
     async apply(writes: PlanWrites, work: WorkContext): Promise<void> {

@@ -260,3 +260,19 @@ export async function createInstallPlan(
   const created = await client.create(plan);
   return client.updateStatus({ ...created, status });
 }
+
+/** The etcdclusters CRD with spec.size required to be an integer (a stricter update). */
+export function restrictSize(crd: KubeObject): KubeObject {
+  const next = structuredClone(crd);
+  const spec = next['spec'] as {
+    versions: { schema: { openAPIV3Schema: { properties: Record<string, unknown> } } }[];
+  };
+  for (const v of spec.versions) {
+    v.schema.openAPIV3Schema.properties['spec'] = {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+      properties: { size: { type: 'integer' } },
+    };
+  }
+  return next;
+}

@@ -6,7 +6,7 @@ import {
   namespaceWithOperatorGroup,
   waitForCsvPhase,
 } from '../harness/install.js';
-import { createInstallPlan, smallBundle } from '../harness/install-plan.js';
+import { createInstallPlan, restrictSize, smallBundle } from '../harness/install-plan.js';
 import { waitFor } from '../harness/wait.js';
 
 t.test(
@@ -135,5 +135,50 @@ t.test(
       20_000,
     );
     await waitForCsvPhase(client, 'ns2', 'etcdoperator.v0.9.4', 'Succeeded');
+  },
+);
+
+t.test(
+  'install - a CRD update that existing CRs would not pass is refused, naming the CR and version',
+  async (t) => {
+    const { client } = await installFunctionFor(t);
+    await namespaceWithOperatorGroup(client, 'crdup');
+    const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');
+    await createInstallPlan(client, { name: 'install-1', namespace: 'crdup', bundles: [bundle] });
+    await waitFor(
+      'the first plan to be Complete',
+      async () => (await installPlanStatus(client, 'crdup', 'install-1'))?.phase === 'Complete',
+      20_000,
+    );
+    await client.create({
+      apiVersion: 'etcd.database.coreos.com/v1beta2',
+      kind: 'EtcdCluster',
+      metadata: { name: 'example', namespace: 'crdup' },
+      spec: { size: 'three' },
+    });
+    const stricter = {
+      ...bundle,
+      others: bundle.others.map((o) =>
+        o.metadata.name === 'etcdclusters.etcd.database.coreos.com' ? restrictSize(o) : o,
+      ),
+    };
+    await createInstallPlan(client, {
+      name: 'install-2',
+      namespace: 'crdup',
+      bundles: [stricter],
+      generation: 2,
+    });
+    const status = await waitFor(
+      'the second plan to report the invalid CR',
+      async () => {
+        const s = await installPlanStatus(client, 'crdup', 'install-2');
+        return s?.message?.includes('error validating existing CRs') ? s : undefined;
+      },
+      20_000,
+    );
+    t.match(
+      status.message,
+      /^retrying execution due to error: error validating existing CRs against new CRD's schema for "etcdclusters.etcd.database.coreos.com": error validating etcd.database.coreos.com\/v1beta2, Kind=EtcdCluster "crdup\/example": updated validation is too restrictive/,
+    );
   },
 );

@@ -2,14 +2,16 @@ import t from 'tap';
 import type { KubeObject } from '../../shared/kube/client.js';
 import {
   crdStoredVersionProblem,
+  customResourceProblem,
   decidePlan,
   installedAlongsideAnnotation,
   settlePlan,
   type InstallPlanObject,
   type PlanSnapshot,
+  versionsServedBeforeAndAfter,
 } from '../../functions/install/plan-execution.js';
 import { fnv64aHex } from '../../functions/install/hash.js';
-import { installPlanFor, smallBundle } from '../harness/install-plan.js';
+import { installPlanFor, restrictSize, smallBundle } from '../harness/install-plan.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
 
@@ -235,4 +237,35 @@ t.test('install plan - fnv64a matches the reference vectors', (t) => {
   t.equal(fnv64aHex(''), 'cbf29ce484222325');
   t.equal(fnv64aHex('a'), 'af63dc4c8601ec8c');
   t.end();
+});
+
+t.test('install plan - existing CRs must validate against the updated CRD schema', async (t) => {
+  const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');
+  const crd = bundle.others.find(
+    (o) => o.metadata.name === 'etcdclusters.etcd.database.coreos.com',
+  );
+  if (crd === undefined) throw new Error('no etcdclusters CRD');
+  const stricter = restrictSize(crd);
+  const cr: KubeObject = {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdCluster',
+    metadata: { name: 'example', namespace: 'ns1' },
+    spec: { size: 'three' },
+  };
+  t.match(
+    customResourceProblem(stricter, [{ version: 'v1beta2', items: [cr] }]),
+    /^error validating existing CRs against new CRD's schema for "etcdclusters.etcd.database.coreos.com": error validating etcd.database.coreos.com\/v1beta2, Kind=EtcdCluster "ns1\/example": updated validation is too restrictive: .*spec.size/,
+  );
+  const fine = { ...cr, spec: { size: 3 } };
+  t.equal(customResourceProblem(stricter, [{ version: 'v1beta2', items: [fine] }]), undefined);
+  const webhook = {
+    ...stricter,
+    spec: { ...(stricter['spec'] as object), conversion: { strategy: 'Webhook' } },
+  };
+  t.equal(
+    customResourceProblem(webhook, [{ version: 'v1beta2', items: [cr] }]),
+    undefined,
+    'tolerated with webhook conversion',
+  );
+  t.same(versionsServedBeforeAndAfter(crd, stricter), ['v1beta2']);
 });
