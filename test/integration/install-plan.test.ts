@@ -48,6 +48,13 @@ t.test(
       'InstallSucceeded',
     );
     t.equal(csv.metadata.annotations?.['olm.targetNamespaces'], 'ns1');
+    const og = await client.get({
+      apiVersion: 'operators.coreos.com/v1',
+      kind: 'OperatorGroup',
+      namespace: 'ns1',
+      name: 'og',
+    });
+    t.match(og?.['status'], { namespaces: ['ns1'] }, 'OperatorGroup status.namespaces computed');
     const deployment = await client.get({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
