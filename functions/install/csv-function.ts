@@ -247,7 +247,7 @@ export function csvFunction(options: {
           if (error instanceof StaleDecisionError || c.onFailure === undefined) throw error;
           const forbidden = error instanceof KubeApiError && error.reason === 'Forbidden';
           status = transitioned(
-            c.csv,
+            c.chained ?? c.csv,
             {
               phase: 'Failed',
               reason: forbidden ? 'InstallComponentFailedNoRetry' : 'InstallComponentFailed',

@@ -84,6 +84,8 @@ export interface CsvWrites {
   onFailure?: 'installStrategy';
   /** A CSV that started being replaced (csv_upgrade_count). */
   upgrade?: boolean;
+  /** The CSV with the status this pass's earlier moves gave it (when moves were chained). */
+  chained?: CsvObject;
 }
 
 /** The writes of one namespace pass. */
@@ -703,6 +705,13 @@ export function decideCsv(
         );
       }
       if ('invalid' in strategy) return none;
+      // Bad CSV content stays Failed until the CSV changes; reinstalling cannot help.
+      if (
+        phase === 'Failed' &&
+        (webhookProblem(csv) !== undefined || deploymentNameProblem(csv, strategy) !== undefined)
+      ) {
+        return none;
+      }
       if (phase !== 'Installing') {
         const { met } = requirementStatus(csv, strategy, s.crds, s.serviceAccounts);
         if (!met) {
@@ -830,7 +839,21 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
       });
     }
   }
-  const csvs = s.csvs.map((csv) => decideCsv(csv, s, (og) => targets.get(og) ?? []));
+  // Moves that only change status are chained within one pass (each still recorded in the
+  // phase history): a pass per hop would cost a round trip through the mirror each.
+  const csvs = s.csvs.map((csv) => {
+    let current = csv;
+    for (let hop = 0; ; hop++) {
+      const d = decideCsv(current, s, (og) => targets.get(og) ?? []);
+      const statusOnly = d.writes.length === 0 && d.status !== undefined && d.upgrade !== true;
+      if (!statusOnly || hop >= 4 || d.status?.phase === current.status?.phase) {
+        if (current === csv) return d;
+        // Written against the CSV as loaded; failures build on the chained status.
+        return { ...d, csv, status: d.status ?? current.status, chained: current };
+      }
+      if (d.status !== undefined) current = { ...current, status: d.status };
+    }
+  });
   // Look again while something waits on what no trigger reports (deployment rollout, CRDs).
   const waiting = s.csvs.some((c) => {
     const phase = c.status?.phase ?? '';

@@ -22,7 +22,7 @@ import type { JsonObject, JsonValue } from '../../devcluster/json.js';
 // The devcluster's schema room is kube-apiserver's CRD validation in TypeScript: the same rules
 // upstream OLM runs on existing CRs before a CRD update.
 import { formatCause, validateAgainstSchema } from '../../devcluster/schema/index.js';
-import { fnv64aHex } from './hash.js';
+import { canonicalJson, fnv64aHex } from './hash.js';
 import type { StepManifestError } from './plan-steps.js';
 import { apiVersionOf, manifestOf, objectKindOf, stepKinds } from './plan-steps.js';
 
@@ -225,7 +225,7 @@ function mergedUpdate(existing: KubeObject, intended: KubeObject): KubeObject {
   return merged;
 }
 
-function refOf(object: KubeObject): ObjectRef {
+function objectRefOf(object: KubeObject): ObjectRef {
   return {
     apiVersion: object.apiVersion,
     kind: object.kind,
@@ -434,6 +434,38 @@ export function decidePlan(s: PlanSnapshot): { writes: PlanWrites; requeueAfterM
         error = { message: problem, forbidden: false, step: i };
         break;
       }
+      if (canonicalJson(existing['spec']) === canonicalJson(object['spec'])) {
+        // Same definition (e.g. another namespace installs the same operator): only mark it
+        // ours, with a patch that cannot conflict with other plans doing the same.
+        const missing = (
+          want: Record<string, string> | undefined,
+          have: Record<string, string> | undefined,
+        ) => Object.entries(want ?? {}).some(([k, v]) => have?.[k] !== v);
+        if (
+          !missing(object.metadata.labels, existing.metadata.labels) &&
+          !missing(object.metadata.annotations, existing.metadata.annotations)
+        ) {
+          step.status = 'Present';
+          continue;
+        }
+        writes.push({
+          step: i,
+          write: {
+            op: 'patch',
+            ref: objectRefOf(existing),
+            type: 'merge',
+            patch: {
+              metadata: {
+                labels: object.metadata.labels,
+                annotations: object.metadata.annotations,
+              },
+            },
+          },
+          scoped: false,
+          status: 'Present',
+        });
+        continue;
+      }
       const updated = mergedUpdate(existing, object);
       updated['status'] = existing['status'];
       writes.push({
@@ -571,4 +603,4 @@ export function statusChanged(
   return JSON.stringify(before ?? null) !== JSON.stringify(after ?? null);
 }
 
-export { refOf as objectRefOf };
+export { objectRefOf };

@@ -2,6 +2,7 @@ import t from 'tap';
 import type { KubeObject } from '../../shared/kube/client.js';
 import {
   csvCleanupFinalizer,
+  decideCsv,
   decideNamespace,
   installModeProblem,
   webhookProblem,
@@ -66,7 +67,11 @@ function snapshot(
   };
 }
 
-const first = (s: CsvNamespaceSnapshot) => decideNamespace(s).writes.csvs[0];
+// One move of the first CSV (decideNamespace chains status-only moves; tested below).
+const first = (s: CsvNamespaceSnapshot) =>
+  s.csvs[0] === undefined
+    ? undefined
+    : decideCsv(s.csvs[0], s, (g) => operatorGroupTargets(g, s.namespaces));
 
 t.test('csv - a new CSV gets the cleanup finalizer first', async (t) => {
   const csv = await etcdCsv();
@@ -388,3 +393,15 @@ t.test('operator group - targets: explicit list, all namespaces, selector', (t) 
   );
   t.end();
 });
+
+t.test(
+  'csv - status-only moves chain within one pass, each kept in the phase history',
+  async (t) => {
+    const d = decideNamespace(snapshot([await etcdCsv()])).writes.csvs[0];
+    t.match(d?.status, { phase: 'Pending', reason: 'RequirementsNotMet' });
+    t.match(d?.status?.conditions, [
+      { phase: 'Pending', reason: 'RequirementsUnknown' },
+      { phase: 'Pending', reason: 'RequirementsNotMet' },
+    ]);
+  },
+);
