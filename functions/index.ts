@@ -9,7 +9,7 @@ export const functionModules: Record<FunctionName, (() => Promise<CreateFunction
   catalog: () => import('./catalog/index.js').then((m) => m.createFunction),
   resolve: () => import('./resolve/index.js').then((m) => m.createFunction),
   plan: () => import('./plan/index.js').then((m) => m.createFunction),
-  install: undefined,
+  install: () => import('./install/index.js').then((m) => m.createFunction),
   rbac: undefined,
   'copy-csv': undefined,
 };

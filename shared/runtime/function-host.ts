@@ -288,7 +288,8 @@ export class FunctionHost<Snapshot, Writes> {
 
   // Maps changes to work items. Changes are handled concurrently (up to triggerWindow at once):
   // work items name keys, not changes, so their order does not matter, and a redelivered
-  // change republishes with the same message id, which JetStream drops.
+  // change republishes with the same message id, which JetStream drops. The id names the
+  // function: two functions triggered by the same change must both get their item.
   private async triggerLoop(trigger: Trigger, messages: ConsumerMessages): Promise<void> {
     const prefix = `$KV.${assets.objects}.`;
     const inflight = new Set<Promise<void>>();
@@ -304,7 +305,7 @@ export class FunctionHost<Snapshot, Writes> {
               workSubject(this.definition.name, ref.cluster, key),
               undefined,
               {
-                msgID: `${m.subject}@${m.seq}#${i}`,
+                msgID: `${this.definition.name}:${m.subject}@${m.seq}#${i}`,
               },
             ),
           ),

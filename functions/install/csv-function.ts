@@ -1,0 +1,281 @@
+// The ClusterServiceVersion half of the install function: one work item per namespace (a CSV's
+// phase depends on the namespace's OperatorGroups, the CSV it replaces and the one replacing
+// it). load reads the namespace from the API, decide is csv-lifecycle.ts, apply writes objects
+// then statuses.
+import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client.js';
+import {
+  issueServingCertificate,
+  reusableCertificate,
+  serviceHosts,
+  type ServingCertificate,
+} from './certificates.js';
+import {
+  certifiedDeployments,
+  existingKey,
+  ownedApiServicesOf,
+  serviceNameOf,
+} from './webhooks.js';
+import { KubeApiError, isConflict } from '../../shared/kube/errors.js';
+import { executeWrites } from '../../shared/kube/executor.js';
+import {
+  StaleDecisionError,
+  type FunctionDefinition,
+  type Trigger,
+  type WorkContext,
+} from '../../shared/runtime/function-host.js';
+import {
+  crdNamesOf,
+  decideNamespace,
+  transitioned,
+  type CsvNamespaceSnapshot,
+  type CsvNamespaceWrites,
+  type CsvObject,
+} from './csv-lifecycle.js';
+import type { InstallMetrics } from './metrics.js';
+import { needsNamespaces } from './operator-group-namespaces.js';
+import { installFieldManager } from './plan-function.js';
+import { operatorGroupScope, serviceAccountUser, type ScopedClients } from './scope.js';
+
+const certifiedPhases = new Set(['InstallReady', 'Installing', 'Succeeded', 'Failed']);
+
+/** Certificates and existing objects for CSVs with webhooks or owned APIServices. */
+async function loadCertified(
+  client: KubeClient,
+  namespace: string,
+  csvs: readonly CsvObject[],
+  at: Date,
+): Promise<Pick<CsvNamespaceSnapshot, 'certificates' | 'existing' | 'webhookConfigurations'>> {
+  const certificates = new Map<string, Map<string, ServingCertificate>>();
+  const existing = new Map<string, KubeObject>();
+  const relevant = csvs.filter(
+    (c) => certifiedDeployments(c).size > 0 && certifiedPhases.has(c.status?.phase ?? ''),
+  );
+  if (relevant.length === 0) return { certificates, existing, webhookConfigurations: [] };
+  const remember = async (ref: ObjectRef): Promise<KubeObject | undefined> => {
+    const object = await client.get(ref);
+    if (object !== undefined)
+      existing.set(existingKey(ref.kind, ref.namespace, ref.name ?? ''), object);
+    return object;
+  };
+  const rbac = 'rbac.authorization.k8s.io/v1';
+  for (const csv of relevant) {
+    const perDeployment = new Map<string, ServingCertificate>();
+    certificates.set(csv.metadata.name ?? '', perDeployment);
+    for (const [deployment, uses] of certifiedDeployments(csv)) {
+      const service = serviceNameOf(deployment);
+      const secretName = `${service}-cert`;
+      const [secret] = await Promise.all([
+        remember({ apiVersion: 'v1', kind: 'Secret', namespace, name: secretName }),
+        remember({ apiVersion: 'v1', kind: 'Service', namespace, name: service }),
+        remember({ apiVersion: rbac, kind: 'Role', namespace, name: secretName }),
+        remember({ apiVersion: rbac, kind: 'RoleBinding', namespace, name: secretName }),
+        uses.apiservice
+          ? remember({
+              apiVersion: rbac,
+              kind: 'ClusterRoleBinding',
+              name: `${service}-system:auth-delegator`,
+            })
+          : Promise.resolve(undefined),
+      ]);
+      const hosts = serviceHosts(service, namespace);
+      perDeployment.set(
+        deployment,
+        reusableCertificate(secret, hosts, at) ?? (await issueServingCertificate(hosts, at)),
+      );
+    }
+    for (const api of ownedApiServicesOf(csv)) {
+      await remember({
+        apiVersion: 'apiregistration.k8s.io/v1',
+        kind: 'APIService',
+        name: `${api.version}.${api.group}`,
+      });
+    }
+  }
+  const labelSelector = `olm.owner.namespace=${namespace},olm.owner.kind=ClusterServiceVersion`;
+  const lists = await Promise.all(
+    ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'].map((kind) =>
+      client.list({ apiVersion: 'admissionregistration.k8s.io/v1', kind }, { labelSelector }),
+    ),
+  );
+  return { certificates, existing, webhookConfigurations: lists.flatMap((l) => l.items) };
+}
+
+/** Whether service account `namespace/name` may create Deployments there (SubjectAccessReview). */
+async function mayCreateDeployments(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<boolean> {
+  const review = (await client.create({
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    metadata: {},
+    spec: {
+      user: serviceAccountUser(namespace, name),
+      groups: [
+        'system:serviceaccounts',
+        `system:serviceaccounts:${namespace}`,
+        'system:authenticated',
+      ],
+      resourceAttributes: { namespace, verb: 'create', group: 'apps', resource: 'deployments' },
+    },
+  })) as KubeObject & { status?: { allowed?: boolean } };
+  return review.status?.allowed === true;
+}
+
+const olm = (kind: string, version = 'v1alpha1') => ({
+  apiVersion: `operators.coreos.com/${version}`,
+  kind,
+});
+
+// Every change in a namespace that can move one of its CSVs.
+const namespaceTrigger = (kind: string): Trigger => ({
+  kind,
+  workKeys: (c) => (c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]]),
+});
+
+/** The CSV function over `clients` (by cluster id). */
+export function csvFunction(options: {
+  clients: ReadonlyMap<string, KubeClient>;
+  scoped: ScopedClients;
+  metrics?: InstallMetrics;
+  now?: () => Date;
+}): FunctionDefinition<CsvNamespaceSnapshot, CsvNamespaceWrites> {
+  const now = options.now ?? (() => new Date());
+  const clientOf = (cluster: string): KubeClient => {
+    const client = options.clients.get(cluster);
+    if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
+    return client;
+  };
+  return {
+    name: 'install-csv',
+    triggers: [
+      'ClusterServiceVersion',
+      'OperatorGroup',
+      'Deployment',
+      'ServiceAccount',
+      'InstallPlan',
+      'Subscription',
+    ].map(namespaceTrigger),
+    async load(work: WorkContext): Promise<CsvNamespaceSnapshot> {
+      const [namespace = ''] = work.key;
+      const client = clientOf(work.cluster);
+      const [csvs, operatorGroups, deployments, serviceAccounts, subscriptions] = await Promise.all(
+        [
+          client.list<CsvObject>({ ...olm('ClusterServiceVersion'), namespace }),
+          client.list({ ...olm('OperatorGroup', 'v1'), namespace }),
+          client.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }),
+          client.list({ apiVersion: 'v1', kind: 'ServiceAccount', namespace }),
+          client.list({ ...olm('Subscription'), namespace }),
+        ],
+      );
+      const namespaces = operatorGroups.items.some(needsNamespaces)
+        ? (await client.list({ apiVersion: 'v1', kind: 'Namespace' })).items
+        : [];
+      const crds = new Map<string, KubeObject>();
+      await Promise.all(
+        crdNamesOf(csvs.items).map(async (name) => {
+          const crd = await client.get({
+            apiVersion: 'apiextensions.k8s.io/v1',
+            kind: 'CustomResourceDefinition',
+            name,
+          });
+          if (crd !== undefined) crds.set(name, crd);
+        }),
+      );
+      let clusterRbac: KubeObject[] = [];
+      if (csvs.items.some((c) => c.metadata.deletionTimestamp !== undefined)) {
+        const labelSelector = `olm.owner.namespace=${namespace},olm.owner.kind=ClusterServiceVersion`;
+        const lists = await Promise.all(
+          [
+            { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' },
+            { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding' },
+            {
+              apiVersion: 'admissionregistration.k8s.io/v1',
+              kind: 'ValidatingWebhookConfiguration',
+            },
+            { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration' },
+            { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService' },
+          ].map((kind) => client.list(kind, { labelSelector })),
+        );
+        clusterRbac = lists.flatMap((l) => l.items);
+      }
+      const scope = await operatorGroupScope(client, namespace);
+      let scoped: CsvNamespaceSnapshot['scope'];
+      if (scope !== undefined && 'serviceAccount' in scope) {
+        const stuck = csvs.items.some((c) => c.status?.reason === 'InstallComponentFailedNoRetry');
+        scoped = {
+          serviceAccount: scope.serviceAccount,
+          canInstall:
+            stuck && (await mayCreateDeployments(client, namespace, scope.serviceAccount)),
+        };
+      }
+      const certified = await loadCertified(client, namespace, csvs.items, now());
+      return {
+        namespace,
+        now: now(),
+        ...certified,
+        ...(scoped === undefined ? {} : { scope: scoped }),
+        csvs: csvs.items,
+        operatorGroups: operatorGroups.items,
+        namespaces,
+        crds,
+        serviceAccounts: serviceAccounts.items,
+        deployments: deployments.items,
+        subscriptions: subscriptions.items,
+        clusterRbac,
+      };
+    },
+    decide: decideNamespace,
+    async apply(writes: CsvNamespaceWrites, work: WorkContext): Promise<void> {
+      const client = clientOf(work.cluster);
+      const final: CsvObject[] = [];
+      for (const og of writes.operatorGroups) {
+        await executeWrites(client, [{ op: 'updateStatus', object: og }], installFieldManager);
+      }
+      const scope = writes.scope;
+      for (const c of writes.csvs) {
+        let status = c.status;
+        // The install strategy's objects are written as the scoped service account, if any.
+        const writer =
+          c.onFailure === 'installStrategy' && scope !== undefined
+            ? options.scoped.clientFor(client, writes.namespace, scope.serviceAccount)
+            : client;
+        try {
+          await executeWrites(writer, c.writes, installFieldManager);
+        } catch (error) {
+          if (error instanceof StaleDecisionError || c.onFailure === undefined) throw error;
+          const forbidden = error instanceof KubeApiError && error.reason === 'Forbidden';
+          status = transitioned(
+            c.chained ?? c.csv,
+            {
+              phase: 'Failed',
+              reason: forbidden ? 'InstallComponentFailedNoRetry' : 'InstallComponentFailed',
+              message: `install strategy failed: ${(error as Error).message}`,
+            },
+            now(),
+          );
+          work.log.info({ csv: c.csv.metadata.name, err: error }, 'install strategy failed');
+        }
+        if (status !== undefined && status !== c.csv.status) {
+          try {
+            await client.updateStatus({ ...c.csv, status });
+          } catch (error) {
+            if (isConflict(error)) {
+              throw new StaleDecisionError(`CSV status: ${(error as Error).message}`, {
+                cause: error,
+              });
+            }
+            throw error;
+          }
+          if (c.upgrade === true) options.metrics?.csvUpgradeCount.inc();
+        }
+        const deleted = c.writes.some(
+          (w) => w.op === 'delete' && w.ref.kind === 'ClusterServiceVersion',
+        );
+        if (!deleted) final.push({ ...c.csv, ...(status === undefined ? {} : { status }) });
+      }
+      options.metrics?.observeNamespace(work.cluster, writes.namespace, final);
+    },
+  };
+}

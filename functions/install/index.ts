@@ -1,0 +1,27 @@
+// The install function: InstallPlan execution (upstream's catalog operator ExecutePlan) and
+// the ClusterServiceVersion lifecycle (upstream's olm-operator), as two definitions: one
+// keyed per InstallPlan, one per namespace of CSVs.
+import type { CreateFunction } from '../../shared/runtime/function-module.js';
+import { csvFunction } from './csv-function.js';
+import { createInstallMetrics } from './metrics.js';
+import { installPlanFunction } from './plan-function.js';
+import { ScopedClients } from './scope.js';
+
+export const createFunction: CreateFunction = (context) => {
+  const metrics = createInstallMetrics(context.registry);
+  const scoped = new ScopedClients();
+  return Promise.resolve({
+    definitions: [
+      installPlanFunction({
+        clients: context.clients,
+        scoped,
+        warnings: metrics.installPlanWarnings,
+      }),
+      csvFunction({ clients: context.clients, scoped, metrics }),
+    ],
+    close() {
+      scoped.close();
+      return Promise.resolve();
+    },
+  });
+};

@@ -1,0 +1,63 @@
+// Scoped installs: an OperatorGroup with spec.serviceAccountName makes OLM write an operator's
+// objects (all but CRDs and APIServices) as that service account, so the operator gets no more
+// than the cluster admin granted it.
+import type { KubeClient } from '../../shared/kube/client.js';
+
+/** The service account an install in `namespace` acts as; undefined when unscoped. */
+export type InstallScope = { serviceAccount: string } | { error: string } | undefined;
+
+/** Reads the namespace's OperatorGroup and, if it names a service account, checks it exists. */
+export async function operatorGroupScope(
+  client: KubeClient,
+  namespace: string,
+): Promise<InstallScope> {
+  const groups = await client.list({
+    apiVersion: 'operators.coreos.com/v1',
+    kind: 'OperatorGroup',
+    namespace,
+  });
+  if (groups.items.length === 0)
+    return { error: 'no operator group found that is managing this namespace' };
+  if (groups.items.length > 1) {
+    return {
+      error: `more than one operator group(s) are managing this namespace count=${groups.items.length}`,
+    };
+  }
+  const group = groups.items[0];
+  const name = (group?.['spec'] as { serviceAccountName?: string } | undefined)?.serviceAccountName;
+  if (name === undefined || name === '') return undefined;
+  const account = await client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name });
+  if (account === undefined) {
+    return {
+      error: `please make sure the service account exists. sa=${name} operatorgroup=${namespace}/${group?.metadata.name ?? ''}`,
+    };
+  }
+  return { serviceAccount: name };
+}
+
+/** The user name Kubernetes gives a service account. */
+export function serviceAccountUser(namespace: string, name: string): string {
+  return `system:serviceaccount:${namespace}:${name}`;
+}
+
+/** Impersonating clients, one per (cluster, service account), reused across reconciles. */
+export class ScopedClients {
+  private readonly clients = new Map<string, KubeClient>();
+
+  /** `client` acting as service account `namespace/name`. */
+  clientFor(client: KubeClient, namespace: string, name: string): KubeClient {
+    const key = `${client.cluster}\u0000${namespace}\u0000${name}`;
+    let scoped = this.clients.get(key);
+    if (scoped === undefined) {
+      scoped = client.impersonating(serviceAccountUser(namespace, name));
+      this.clients.set(key, scoped);
+    }
+    return scoped;
+  }
+
+  /** Closes every impersonating client's connections. */
+  close(): void {
+    for (const c of this.clients.values()) c.close();
+    this.clients.clear();
+  }
+}

@@ -1,0 +1,462 @@
+// Webhooks and owned APIServices of a CSV (spec §3.2–3.4), pure: the Service, certificate
+// Secret and its RBAC per backing deployment, the cert volume in the deployment's pods, the
+// admission webhook configurations, conversion settings of owned CRDs, and APIServices.
+import type { KubeObject, ObjectRef } from '../../shared/kube/client.js';
+import type { Write } from '../../shared/kube/executor.js';
+import { certificateSecret, type ServingCertificate } from './certificates.js';
+import { canonicalJson, fnv64aHex } from './hash.js';
+
+/** One spec.webhookdefinitions entry. */
+export interface WebhookDescription {
+  generateName: string;
+  type: 'ValidatingAdmissionWebhook' | 'MutatingAdmissionWebhook' | 'ConversionWebhook';
+  deploymentName: string;
+  containerPort?: number;
+  targetPort?: number | string;
+  webhookPath?: string;
+  conversionCRDs?: string[];
+  admissionReviewVersions?: string[];
+  rules?: unknown[];
+  failurePolicy?: string;
+  matchPolicy?: string;
+  objectSelector?: unknown;
+  sideEffects?: string;
+  timeoutSeconds?: number;
+  reinvocationPolicy?: string;
+}
+
+/** One owned spec.apiservicedefinitions entry. */
+export interface OwnedApiService {
+  name?: string;
+  group: string;
+  version: string;
+  kind?: string;
+  deploymentName: string;
+  containerPort?: number;
+}
+
+/** Where pods find their serving certificate, per use (upstream's paths). */
+export const certificateMounts = {
+  webhook: {
+    volume: 'webhook-cert',
+    path: '/tmp/k8s-webhook-server/serving-certs',
+    crt: 'tls.crt',
+    key: 'tls.key',
+  },
+  apiservice: {
+    volume: 'apiservice-cert',
+    path: '/apiserver.local.config/certificates',
+    crt: 'apiserver.crt',
+    key: 'apiserver.key',
+  },
+} as const;
+
+/** The CSV's webhook descriptions. */
+export function webhooksOf(csv: KubeObject): WebhookDescription[] {
+  const spec = (csv['spec'] ?? {}) as { webhookdefinitions?: WebhookDescription[] };
+  return spec.webhookdefinitions ?? [];
+}
+
+/** The CSV's owned APIServices. */
+export function ownedApiServicesOf(csv: KubeObject): OwnedApiService[] {
+  const spec = (csv['spec'] ?? {}) as { apiservicedefinitions?: { owned?: OwnedApiService[] } };
+  return spec.apiservicedefinitions?.owned ?? [];
+}
+
+/** Deployments that need a serving certificate, with what they serve. */
+export function certifiedDeployments(
+  csv: KubeObject,
+): Map<string, { webhook: boolean; apiservice: boolean; port: number }> {
+  const out = new Map<string, { webhook: boolean; apiservice: boolean; port: number }>();
+  for (const w of webhooksOf(csv)) {
+    const e = out.get(w.deploymentName) ?? {
+      webhook: false,
+      apiservice: false,
+      port: w.containerPort ?? 443,
+    };
+    e.webhook = true;
+    out.set(w.deploymentName, e);
+  }
+  for (const a of ownedApiServicesOf(csv)) {
+    const e = out.get(a.deploymentName) ?? {
+      webhook: false,
+      apiservice: false,
+      port: a.containerPort ?? 443,
+    };
+    e.apiservice = true;
+    out.set(a.deploymentName, e);
+  }
+  return out;
+}
+
+/** The Service name upstream gives a deployment's webhook/APIService endpoint. */
+export function serviceNameOf(deployment: string): string {
+  return `${deployment.replaceAll('.', '-')}-service`;
+}
+
+interface PodSpecLike {
+  serviceAccountName?: string;
+  volumes?: { name: string }[];
+  containers?: { volumeMounts?: { name: string }[] }[];
+}
+interface DeploymentSpecLike {
+  selector?: { matchLabels?: Record<string, string> };
+  template?: { metadata?: { annotations?: Record<string, string> }; spec?: PodSpecLike };
+}
+
+/** Adds the cert volumes, mounts and the olmcahash annotation to a deployment spec. */
+export function withCertificate(
+  spec: Record<string, unknown>,
+  uses: { webhook: boolean; apiservice: boolean },
+  caHash: string,
+  secretName: string,
+): Record<string, unknown> {
+  const out = structuredClone(spec) as DeploymentSpecLike;
+  const template = (out.template ??= {});
+  template.metadata = {
+    ...template.metadata,
+    annotations: { ...template.metadata?.annotations, olmcahash: caHash },
+  };
+  const pod = (template.spec ??= {});
+  for (const use of ['webhook', 'apiservice'] as const) {
+    if (!uses[use]) continue;
+    const m = certificateMounts[use];
+    pod.volumes = [
+      ...(pod.volumes ?? []).filter((v) => v.name !== m.volume),
+      {
+        name: m.volume,
+        secret: {
+          secretName,
+          items: [
+            { key: 'tls.crt', path: m.crt },
+            { key: 'tls.key', path: m.key },
+          ],
+        },
+      } as { name: string },
+    ];
+    pod.containers = (pod.containers ?? []).map((c) => ({
+      ...c,
+      volumeMounts: [
+        ...(c.volumeMounts ?? []).filter((v) => v.name !== m.volume),
+        { name: m.volume, mountPath: m.path } as { name: string },
+      ],
+    }));
+  }
+  return out as Record<string, unknown>;
+}
+
+/** What the webhook/APIService decision reads. */
+export interface CertifiedInputs {
+  csv: KubeObject;
+  namespace: string;
+  /** The strategy's deployment specs by name. */
+  deploymentSpecs: ReadonlyMap<string, Record<string, unknown>>;
+  certificates: ReadonlyMap<string, ServingCertificate>;
+  /** Existing objects by `Kind/namespace/name` (Services, Secrets, Roles, bindings, APIServices, CRDs). */
+  existing: ReadonlyMap<string, KubeObject>;
+  /** Existing webhook configurations of this CSV. */
+  webhookConfigurations: readonly KubeObject[];
+  operatorGroup: KubeObject;
+  targets: readonly string[];
+}
+
+/** Key of `existing`. */
+export function existingKey(kind: string, namespace: string | undefined, name: string): string {
+  return `${kind}/${namespace ?? ''}/${name}`;
+}
+
+function ownerLabelsOf(csv: KubeObject, namespace: string): Record<string, string> {
+  return {
+    'olm.owner': csv.metadata.name ?? '',
+    'olm.owner.namespace': namespace,
+    'olm.owner.kind': 'ClusterServiceVersion',
+    'olm.managed': 'true',
+  };
+}
+
+function ownerRef(csv: KubeObject): NonNullable<KubeObject['metadata']['ownerReferences']>[number] {
+  return {
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'ClusterServiceVersion',
+    name: csv.metadata.name ?? '',
+    uid: csv.metadata.uid ?? '',
+    controller: false,
+    blockOwnerDeletion: false,
+  };
+}
+
+function refOf(o: KubeObject): ObjectRef {
+  return {
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    namespace: o.metadata.namespace,
+    name: o.metadata.name,
+  };
+}
+
+// Create, or update in place keeping the existing object's identity.
+function upsert(
+  intended: KubeObject,
+  existing: KubeObject | undefined,
+  keep: string[] = [],
+): Write {
+  if (existing === undefined) return { op: 'create', object: intended };
+  const object: KubeObject = {
+    ...existing,
+    ...intended,
+    metadata: {
+      ...existing.metadata,
+      labels: { ...existing.metadata.labels, ...intended.metadata.labels },
+      annotations: { ...existing.metadata.annotations, ...intended.metadata.annotations },
+      ...(intended.metadata.ownerReferences === undefined
+        ? {}
+        : { ownerReferences: intended.metadata.ownerReferences }),
+    },
+  };
+  for (const path of keep) {
+    const [field, sub] = path.split('.') as [string, string | undefined];
+    if (sub === undefined) object[field] = existing[field];
+    else {
+      const have = (existing[field] ?? {}) as Record<string, unknown>;
+      if (have[sub] !== undefined)
+        object[field] = { ...(object[field] as Record<string, unknown>), [sub]: have[sub] };
+    }
+  }
+  return { op: 'update', object };
+}
+
+/** The namespaceSelector of admission webhooks for the OperatorGroup (§3.4). */
+export function webhookNamespaceSelector(group: KubeObject, targets: readonly string[]): unknown {
+  if (targets.length === 1 && targets[0] === '') return undefined;
+  const spec = (group['spec'] ?? {}) as { targetNamespaces?: string[]; selector?: unknown };
+  if ((spec.targetNamespaces ?? []).length === 0 && spec.selector !== undefined)
+    return spec.selector;
+  return { matchLabels: { [`olm.operatorgroup.uid/${group.metadata.uid ?? ''}`]: '' } };
+}
+
+/** Pure: the writes that serve a CSV's webhooks and owned APIServices. */
+export function certifiedWrites(inputs: CertifiedInputs): Write[] {
+  const { csv, namespace } = inputs;
+  const writes: Write[] = [];
+  const labels = ownerLabelsOf(csv, namespace);
+  const get = (kind: string, ns: string | undefined, name: string): KubeObject | undefined =>
+    inputs.existing.get(existingKey(kind, ns, name));
+  for (const [deployment, uses] of certifiedDeployments(csv)) {
+    const cert = inputs.certificates.get(deployment);
+    const spec = inputs.deploymentSpecs.get(deployment) as DeploymentSpecLike | undefined;
+    if (cert === undefined || spec === undefined) continue;
+    const service = serviceNameOf(deployment);
+    const secretName = `${service}-cert`;
+    const port = uses.port;
+    writes.push(
+      upsert(
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: service, namespace, labels, ownerReferences: [ownerRef(csv)] },
+          spec: {
+            ports: [{ name: String(port), port, targetPort: port, protocol: 'TCP' }],
+            selector: spec.selector?.matchLabels ?? {},
+          },
+        },
+        get('Service', namespace, service),
+        ['spec.clusterIP', 'spec.clusterIPs'],
+      ),
+    );
+    const secret = certificateSecret(secretName, namespace, cert, labels);
+    secret.metadata.ownerReferences = [ownerRef(csv)];
+    writes.push(upsert(secret, get('Secret', namespace, secretName)));
+    const account = spec.template?.spec?.serviceAccountName ?? 'default';
+    writes.push(
+      upsert(
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: secretName, namespace, labels, ownerReferences: [ownerRef(csv)] },
+          rules: [
+            {
+              apiGroups: [''],
+              resources: ['secrets'],
+              resourceNames: [secretName],
+              verbs: ['get'],
+            },
+          ],
+        },
+        get('Role', namespace, secretName),
+      ),
+      upsert(
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: secretName, namespace, labels, ownerReferences: [ownerRef(csv)] },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: secretName },
+          subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
+        },
+        get('RoleBinding', namespace, secretName),
+        ['roleRef'],
+      ),
+    );
+    if (uses.apiservice) {
+      const delegator = `${service}-system:auth-delegator`;
+      writes.push(
+        upsert(
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRoleBinding',
+            metadata: { name: delegator, labels },
+            roleRef: {
+              apiGroup: 'rbac.authorization.k8s.io',
+              kind: 'ClusterRole',
+              name: 'system:auth-delegator',
+            },
+            subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
+          },
+          get('ClusterRoleBinding', undefined, delegator),
+          ['roleRef'],
+        ),
+      );
+    }
+  }
+
+  const caBundleOf = (deployment: string): string | undefined => {
+    const cert = inputs.certificates.get(deployment);
+    return cert === undefined ? undefined : Buffer.from(cert.caPem, 'utf8').toString('base64');
+  };
+  // Admission webhooks: one configuration per description, found again by its labels.
+  const wanted = new Set<string>();
+  for (const hook of webhooksOf(csv)) {
+    const caBundle = caBundleOf(hook.deploymentName);
+    if (caBundle === undefined) continue;
+    const clientConfig = {
+      service: {
+        namespace,
+        name: serviceNameOf(hook.deploymentName),
+        ...(hook.webhookPath === undefined ? {} : { path: hook.webhookPath }),
+        port: hook.containerPort ?? 443,
+      },
+      caBundle,
+    };
+    if (hook.type === 'ConversionWebhook') {
+      for (const crdName of hook.conversionCRDs ?? []) {
+        const crd = get('CustomResourceDefinition', undefined, crdName);
+        if (crd === undefined) continue;
+        const conversion = {
+          strategy: 'Webhook',
+          webhook: {
+            clientConfig: {
+              ...clientConfig,
+              service: { ...clientConfig.service, path: hook.webhookPath ?? '/' },
+            },
+            conversionReviewVersions: hook.admissionReviewVersions ?? ['v1'],
+          },
+        };
+        const spec = (crd['spec'] ?? {}) as Record<string, unknown>;
+        if (canonicalJson(spec['conversion']) !== canonicalJson(conversion)) {
+          writes.push({ op: 'update', object: { ...crd, spec: { ...spec, conversion } } });
+        }
+      }
+      continue;
+    }
+    const kind =
+      hook.type === 'ValidatingAdmissionWebhook'
+        ? 'ValidatingWebhookConfiguration'
+        : 'MutatingWebhookConfiguration';
+    wanted.add(`${kind}/${hook.generateName}`);
+    const selector = webhookNamespaceSelector(inputs.operatorGroup, inputs.targets);
+    const webhook: Record<string, unknown> = {
+      name: hook.generateName,
+      clientConfig,
+      rules: hook.rules ?? [],
+      admissionReviewVersions: hook.admissionReviewVersions ?? ['v1'],
+      sideEffects: hook.sideEffects ?? 'None',
+      ...(hook.failurePolicy === undefined ? {} : { failurePolicy: hook.failurePolicy }),
+      ...(hook.matchPolicy === undefined ? {} : { matchPolicy: hook.matchPolicy }),
+      ...(hook.objectSelector === undefined ? {} : { objectSelector: hook.objectSelector }),
+      ...(hook.timeoutSeconds === undefined ? {} : { timeoutSeconds: hook.timeoutSeconds }),
+      ...(selector === undefined ? {} : { namespaceSelector: selector }),
+      ...(kind === 'MutatingWebhookConfiguration' && hook.reinvocationPolicy !== undefined
+        ? { reinvocationPolicy: hook.reinvocationPolicy }
+        : {}),
+    };
+    const hookLabels = {
+      ...labels,
+      'olm.webhook-description-generate-name': hook.generateName,
+      'olm.webhook-description-hash': fnv64aHex(canonicalJson(hook)),
+    };
+    const existing = inputs.webhookConfigurations.find(
+      (c) =>
+        c.kind === kind &&
+        c.metadata.labels?.['olm.webhook-description-generate-name'] === hook.generateName,
+    );
+    const intended: KubeObject = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind,
+      metadata: { generateName: `${hook.generateName}-`, labels: hookLabels },
+      webhooks: [webhook],
+    };
+    if (existing === undefined) writes.push({ op: 'create', object: intended });
+    else if (
+      canonicalJson(existing['webhooks']) !== canonicalJson(intended['webhooks']) ||
+      existing.metadata.labels?.['olm.webhook-description-hash'] !==
+        hookLabels['olm.webhook-description-hash']
+    ) {
+      writes.push({
+        op: 'update',
+        object: {
+          ...existing,
+          metadata: {
+            ...existing.metadata,
+            labels: { ...existing.metadata.labels, ...hookLabels },
+          },
+          webhooks: [webhook],
+        },
+      });
+    }
+  }
+  for (const c of inputs.webhookConfigurations) {
+    const name = c.metadata.labels?.['olm.webhook-description-generate-name'] ?? '';
+    if (!wanted.has(`${c.kind}/${name}`)) writes.push({ op: 'delete', ref: refOf(c) });
+  }
+
+  for (const api of ownedApiServicesOf(csv)) {
+    const caBundle = caBundleOf(api.deploymentName);
+    if (caBundle === undefined) continue;
+    const name = `${api.version}.${api.group}`;
+    const existing = get('APIService', undefined, name);
+    const spec = {
+      group: api.group,
+      version: api.version,
+      groupPriorityMinimum: 2000,
+      versionPriority: 15,
+      service: {
+        namespace,
+        name: serviceNameOf(api.deploymentName),
+        port: api.containerPort ?? 443,
+      },
+      caBundle,
+    };
+    writes.push(
+      upsert(
+        {
+          apiVersion: 'apiregistration.k8s.io/v1',
+          kind: 'APIService',
+          metadata: { name, labels },
+          spec,
+        },
+        existing,
+      ),
+    );
+  }
+  return writes;
+}
+
+/** Whether every admission webhook of the CSV has its configuration (health, §2.3). */
+export function webhooksInstalled(csv: KubeObject, configurations: readonly KubeObject[]): boolean {
+  return webhooksOf(csv)
+    .filter((w) => w.type !== 'ConversionWebhook')
+    .every((w) =>
+      configurations.some(
+        (c) => c.metadata.labels?.['olm.webhook-description-generate-name'] === w.generateName,
+      ),
+    );
+}

@@ -1,0 +1,271 @@
+import t from 'tap';
+import type { KubeObject } from '../../shared/kube/client.js';
+import {
+  crdStoredVersionProblem,
+  customResourceProblem,
+  decidePlan,
+  installedAlongsideAnnotation,
+  settlePlan,
+  type InstallPlanObject,
+  type PlanSnapshot,
+  versionsServedBeforeAndAfter,
+} from '../../functions/install/plan-execution.js';
+import { fnv64aHex } from '../../functions/install/hash.js';
+import { installPlanFor, restrictSize, smallBundle } from '../harness/install-plan.js';
+
+const now = new Date('2026-01-01T00:00:00Z');
+
+async function etcdPlan(
+  approval: 'Automatic' | 'Manual' = 'Automatic',
+): Promise<InstallPlanObject> {
+  const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');
+  const { plan, status } = installPlanFor({
+    name: 'install-x',
+    namespace: 'ns1',
+    bundles: [bundle],
+    approval,
+  });
+  return {
+    ...(plan as InstallPlanObject),
+    metadata: { ...plan.metadata, uid: 'ip-uid', resourceVersion: '1' },
+    status,
+  };
+}
+
+function snapshot(plan: InstallPlanObject, extra: Partial<PlanSnapshot> = {}): PlanSnapshot {
+  return { plan, now, existing: new Map(), csvs: new Map(), ...extra };
+}
+
+const established = (crd: KubeObject): KubeObject => ({
+  ...crd,
+  metadata: { ...crd.metadata, uid: 'crd-uid' },
+  status: {
+    conditions: [
+      { type: 'Established', status: 'True' },
+      { type: 'NamesAccepted', status: 'True' },
+    ],
+    storedVersions: ['v1beta2'],
+  },
+});
+
+const manifest = (plan: InstallPlanObject, i: number): KubeObject =>
+  JSON.parse(plan.status?.plan?.[i]?.resource.manifest ?? '{}') as KubeObject;
+
+t.test('install plan - a Manual plan waits until approved', async (t) => {
+  const plan = await etcdPlan('Manual');
+  t.same(decidePlan(snapshot(plan)).writes.steps, [], 'no writes while unapproved');
+  t.equal(decidePlan(snapshot(plan)).writes.status, undefined, 'no status change');
+  const approved = { ...plan, spec: { ...plan.spec, approved: true } };
+  const d = decidePlan(snapshot(approved));
+  t.equal(d.writes.status?.phase, 'Installing');
+  t.equal(d.writes.status?.startTime, now.toISOString());
+});
+
+t.test(
+  'install plan - first pass creates the CSV and CRDs; owned objects wait for the CSV',
+  async (t) => {
+    const plan = await etcdPlan();
+    const d = decidePlan(snapshot(plan));
+    const kinds = d.writes.steps.map((s) => [
+      s.write.op,
+      'object' in s.write ? s.write.object.kind : '',
+      s.status,
+    ]);
+    t.same(kinds, [
+      ['create', 'ClusterServiceVersion', 'Created'],
+      ['create', 'CustomResourceDefinition', 'WaitingForApi'],
+      ['create', 'CustomResourceDefinition', 'WaitingForApi'],
+      ['create', 'CustomResourceDefinition', 'WaitingForApi'],
+    ]);
+    const crd = d.writes.steps[1]?.write;
+    const [key, value] = installedAlongsideAnnotation('ns1', 'etcdoperator.v0.9.4');
+    t.match(crd, {
+      object: { metadata: { labels: { 'olm.managed': 'true' }, annotations: { [key]: value } } },
+    });
+    t.equal(d.requeueAfterMs, 100);
+  },
+);
+
+t.test(
+  'install plan - a served CRD becomes Created, then owned objects point at the CSV',
+  async (t) => {
+    const plan = await etcdPlan();
+    const steps = plan.status?.plan ?? [];
+    for (const s of steps)
+      if (
+        s.resource.kind !== 'ServiceAccount' &&
+        s.resource.kind !== 'Role' &&
+        s.resource.kind !== 'RoleBinding'
+      )
+        s.status = s.resource.kind === 'ClusterServiceVersion' ? 'Created' : 'WaitingForApi';
+    const existing = new Map<number, KubeObject>();
+    steps.forEach((s, i) => {
+      if (s.resource.kind === 'CustomResourceDefinition')
+        existing.set(i, established(manifest(plan, i)));
+    });
+    const csv: KubeObject = {
+      ...manifest(plan, 0),
+      metadata: { name: 'etcdoperator.v0.9.4', namespace: 'ns1', uid: 'csv-uid' },
+    };
+    const d = decidePlan(
+      snapshot(plan, { existing, csvs: new Map([['etcdoperator.v0.9.4', csv]]) }),
+    );
+    t.same(
+      d.writes.status?.plan
+        ?.filter((s) => s.resource.kind === 'CustomResourceDefinition')
+        .map((s) => s.status),
+      ['Created', 'Created', 'Created'],
+    );
+    const sa = d.writes.steps.find(
+      (s) => 'object' in s.write && s.write.object.kind === 'ServiceAccount',
+    );
+    t.match(sa?.write, {
+      op: 'create',
+      object: {
+        metadata: {
+          namespace: 'ns1',
+          labels: { 'olm.managed': 'true' },
+          ownerReferences: [
+            {
+              kind: 'ClusterServiceVersion',
+              name: 'etcdoperator.v0.9.4',
+              uid: 'csv-uid',
+              controller: false,
+              blockOwnerDeletion: false,
+            },
+          ],
+        },
+      },
+    });
+    const status = settlePlan(d.writes, { succeeded: d.writes.steps.length }, now);
+    t.equal(status?.phase, 'Complete');
+    t.match(status?.conditions, [{ type: 'Installed', status: 'True' }]);
+  },
+);
+
+t.test('install plan - an existing CSV is Present and never overwritten', async (t) => {
+  const plan = await etcdPlan();
+  const csv: KubeObject = {
+    ...manifest(plan, 0),
+    metadata: { name: 'etcdoperator.v0.9.4', namespace: 'ns1', uid: 'u' },
+  };
+  const d = decidePlan(
+    snapshot(plan, {
+      existing: new Map([[0, csv]]),
+      csvs: new Map([['etcdoperator.v0.9.4', csv]]),
+    }),
+  );
+  t.equal(d.writes.status?.plan?.[0]?.status, 'Present');
+  t.notOk(
+    d.writes.steps.some((s) => s.step === 0),
+    'no write for the CSV step',
+  );
+});
+
+t.test('install plan - an unknown kind is UnsupportedResource and the pass fails', async (t) => {
+  const plan = await etcdPlan();
+  const step = plan.status?.plan?.[4];
+  if (step !== undefined) step.resource.kind = 'Pod';
+  const d = decidePlan(snapshot(plan));
+  t.equal(d.writes.error?.message, 'the InstallPlan contains invalid data');
+  t.equal(d.writes.status?.plan?.[4]?.status, 'UnsupportedResource');
+});
+
+t.test(
+  'install plan - errors retry for a minute, then the plan Failed; Forbidden retries on',
+  async (t) => {
+    const plan = await etcdPlan();
+    const d = decidePlan(snapshot(plan));
+    const error = { message: 'boom', forbidden: false };
+    const early = settlePlan(d.writes, { succeeded: 0, error }, new Date(now.getTime() + 30_000));
+    t.equal(early?.phase, 'Installing');
+    t.equal(early?.message, 'retrying execution due to error: boom');
+    const late = settlePlan(d.writes, { succeeded: 0, error }, new Date(now.getTime() + 61_000));
+    t.equal(late?.phase, 'Failed');
+    t.match(late?.conditions, [
+      { type: 'Installed', status: 'False', reason: 'InstallComponentFailed', message: 'boom' },
+    ]);
+    const forbidden = settlePlan(
+      d.writes,
+      { succeeded: 0, error: { message: 'no', forbidden: true } },
+      new Date(now.getTime() + 600_000),
+    );
+    t.equal(forbidden?.phase, 'Installing');
+  },
+);
+
+t.test('install plan - a CRD update must keep every stored version', (t) => {
+  const existing: KubeObject = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    status: { storedVersions: ['v1alpha1', 'v1'] },
+  };
+  const next: KubeObject = {
+    ...existing,
+    spec: { versions: [{ name: 'v1', served: true, storage: true }] },
+  };
+  t.equal(
+    crdStoredVersionProblem(existing, next),
+    'risk of data loss updating "widgets.example.com": new CRD removes version v1alpha1 that is listed as a stored version on the existing CRD',
+  );
+  const keeps: KubeObject = {
+    ...next,
+    spec: {
+      versions: [
+        { name: 'v1alpha1', served: false },
+        { name: 'v1', served: true },
+      ],
+    },
+  };
+  t.equal(crdStoredVersionProblem(existing, keeps), undefined);
+  t.end();
+});
+
+t.test('install plan - a scope lookup error fails the plan with InstallCheckFailed', async (t) => {
+  const plan = await etcdPlan();
+  const d = decidePlan(
+    snapshot(plan, { scope: { error: 'no operator group found that is managing this namespace' } }),
+  );
+  t.equal(d.writes.status?.phase, 'Failed');
+  t.match(d.writes.status?.conditions, [
+    { type: 'Installed', status: 'False', reason: 'InstallCheckFailed' },
+  ]);
+});
+
+t.test('install plan - fnv64a matches the reference vectors', (t) => {
+  t.equal(fnv64aHex(''), 'cbf29ce484222325');
+  t.equal(fnv64aHex('a'), 'af63dc4c8601ec8c');
+  t.end();
+});
+
+t.test('install plan - existing CRs must validate against the updated CRD schema', async (t) => {
+  const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');
+  const crd = bundle.others.find(
+    (o) => o.metadata.name === 'etcdclusters.etcd.database.coreos.com',
+  );
+  if (crd === undefined) throw new Error('no etcdclusters CRD');
+  const stricter = restrictSize(crd);
+  const cr: KubeObject = {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdCluster',
+    metadata: { name: 'example', namespace: 'ns1' },
+    spec: { size: 'three' },
+  };
+  t.match(
+    customResourceProblem(stricter, [{ version: 'v1beta2', items: [cr] }]),
+    /^error validating existing CRs against new CRD's schema for "etcdclusters.etcd.database.coreos.com": error validating etcd.database.coreos.com\/v1beta2, Kind=EtcdCluster "ns1\/example": updated validation is too restrictive: .*spec.size/,
+  );
+  const fine = { ...cr, spec: { size: 3 } };
+  t.equal(customResourceProblem(stricter, [{ version: 'v1beta2', items: [fine] }]), undefined);
+  const webhook = {
+    ...stricter,
+    spec: { ...(stricter['spec'] as object), conversion: { strategy: 'Webhook' } },
+  };
+  t.equal(
+    customResourceProblem(webhook, [{ version: 'v1beta2', items: [cr] }]),
+    undefined,
+    'tolerated with webhook conversion',
+  );
+  t.same(versionsServedBeforeAndAfter(crd, stricter), ['v1beta2']);
+});
