@@ -10,6 +10,6 @@ export const functionModules: Record<FunctionName, (() => Promise<CreateFunction
   resolve: undefined,
   plan: undefined,
   install: undefined,
-  rbac: undefined,
-  'copy-csv': undefined,
+  rbac: async () => (await import('./rbac/index.js')).createFunction,
+  'copy-csv': async () => (await import('./copy-csv/index.js')).createFunction,
 };
