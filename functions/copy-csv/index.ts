@@ -133,16 +133,17 @@ export function copyCsvFunction(
     const { cluster } = work;
     const source = await getMirrored<CsvObject>(backbone.objects, { cluster, kind: 'ClusterServiceVersion', namespace, name });
     const holding = await namespacesHolding(backbone.objects, { cluster, kind: 'ClusterServiceVersion', name });
-    const targets = NamespaceSet.fromAnnotation(source?.metadata.annotations?.['olm.targetNamespaces'] ?? ',');
+    const targets = NamespaceSet.fromAnnotation(source?.metadata.annotations?.['olm.targetNamespaces'] ?? '');
     let targeted: string[] = [];
-    if (source !== undefined && targets.isAll) {
+    const annotated = source?.metadata.annotations?.['olm.targetNamespaces'] !== undefined;
+    if (source !== undefined && annotated && targets.isAll) {
       const all = await listNamespaceNames(backbone, cluster);
       targeted = all;
-    } else if (source !== undefined) {
+    } else if (source !== undefined && annotated) {
       targeted = targets.toArray().filter((ns) => ns !== '');
     }
     const namespaces = [...new Set([...targeted, ...holding])].filter((ns) => ns !== namespace).sort();
-    return { type: 'fanout', namespaces, alsoOlmConfig: source !== undefined && targets.isAll };
+    return { type: 'fanout', namespaces, alsoOlmConfig: source !== undefined && annotated && targets.isAll };
   };
 
   const loadOlmConfig = async (work: WorkContext): Promise<Snapshot> => {
@@ -233,6 +234,12 @@ export function copyCsvFunction(
       }
     },
     async apply(writes, work) {
+      if (writes.kube.length > 0 || writes.requeue.length > 0) {
+        work.log.debug(
+          { writes: writes.kube.map((w) => `${w.op} ${'object' in w ? `${w.object.kind} ${w.object.metadata.namespace ?? ''}/${w.object.metadata.name ?? ''}` : `${w.ref.kind} ${w.ref.namespace ?? ''}/${w.ref.name ?? ''}`}`), requeue: writes.requeue.length },
+          'applying',
+        );
+      }
       await executeWrites(clientOf(work.cluster), writes.kube, fieldManager);
       for (const [operation, n] of Object.entries(writes.copies)) if (n > 0) written.inc({ cluster: work.cluster, operation }, n);
       for (let i = 0; i < writes.requeue.length; i += options.fanoutBatch) {

@@ -380,6 +380,12 @@ export function rbacFunction(
       }
     },
     async apply(writes, work) {
+      if (writes.kube.length > 0 || writes.requeue.length > 0) {
+        work.log.debug(
+          { writes: writes.kube.map((w) => `${w.op} ${'object' in w ? `${w.object.kind} ${w.object.metadata.namespace ?? ''}/${w.object.metadata.name ?? ''}` : `${w.ref.kind} ${w.ref.namespace ?? ''}/${w.ref.name ?? ''}`}`), requeue: writes.requeue.length },
+          'applying',
+        );
+      }
       await executeWrites(clientOf(work.cluster), writes.kube, fieldManager);
       for (const w of writes.kube) {
         const kind = 'object' in w ? w.object.kind : w.ref.kind;

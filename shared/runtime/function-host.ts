@@ -261,7 +261,8 @@ export class FunctionHost<Snapshot, Writes> {
               workSubject(this.definition.name, ref.cluster, key),
               undefined,
               {
-                msgID: `${m.subject}@${m.seq}#${i}`,
+                // Per function: another function triggered by the same change publishes its own item.
+                msgID: `${this.definition.name}:${m.subject}@${m.seq}#${i}`,
               },
             ),
           ),

@@ -32,7 +32,13 @@ export interface Multitenancy {
 export async function startMultitenancy(t: Test): Promise<Multitenancy> {
   const { fixture, client } = await clusterFor(t);
   const backbone = await backboneFor(t, { leaseTtlMs: 3_000 });
-  const { log, lines } = capturingLogger('warn');
+  const { log, lines } = capturingLogger(process.env['OLMQ_TEST_LOGS'] === '1' ? 'debug' : 'warn');
+  // Failures come with the functions' warnings, which say why.
+  t.teardown(() => {
+    if (process.env['OLMQ_TEST_LOGS'] === '1' || !t.passing()) {
+      for (const line of lines.slice(-30)) process.stderr.write(`${JSON.stringify(line).slice(0, 800)}\n`);
+    }
+  });
   const registry = new Registry();
   const watcher = await startWatcher({
     cluster: { id: 'c1', kubeConfig: fixture.kubeConfig },
