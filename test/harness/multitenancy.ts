@@ -193,7 +193,8 @@ export async function waitForObject<T extends KubeObject = KubeObject>(
   what: string,
   ref: { kind: string; apiVersion: string; namespace?: string; name: string },
   check: (object: T | undefined) => boolean,
-  timeoutMs = 20_000,
+  // Generous: the shared 2-core machine is often loaded far beyond its cores.
+  timeoutMs = 60_000,
 ): Promise<T | undefined> {
   let last: T | undefined;
   await waitFor(
