@@ -129,3 +129,34 @@ t.test('rbac - a deleted group takes its aggregated ClusterRoles and namespace l
   await waitForObject(client, 'label gone', { kind: 'Namespace', apiVersion: 'v1', name: 'a' }, (n) => n !== undefined && n.metadata.labels?.[label] === undefined);
   t.pass();
 });
+
+t.test('rbac - intersecting groups providing one API: the newcomer fails InterOperatorGroupOwnerConflict and recovers when the holder goes', async (t) => {
+  const { client } = await startMultitenancy(t);
+  await createNamespace(client, 'global');
+  await createNamespace(client, 'team');
+  await createOperatorGroup(client, 'global', 'all');
+  await createOperatorGroup(client, 'team', 'own', { targetNamespaces: ['team'] });
+  const ogRef = (namespace: string, name: string) => ({ kind: 'OperatorGroup', apiVersion: 'operators.coreos.com/v1', namespace, name });
+  for (const [ns, name] of [['global', 'all'], ['team', 'own']] as const) {
+    await waitForObject(client, `${name} status`, ogRef(ns, name), (g) => Array.isArray((g?.['status'] as { namespaces?: unknown } | undefined)?.namespaces));
+  }
+  const holder = await installCsv(client, await bundleCsv('prometheus', 'prometheusoperator.0.37.0'), 'global');
+  await waitForObject(client, 'holder APIs on its group', ogRef('global', 'all'), (g) =>
+    (g?.metadata.annotations?.['olm.providedAPIs'] ?? '').includes('Prometheus.v1.monitoring.coreos.com'),
+  );
+  const newcomer = await installCsv(client, await bundleCsv('prometheus', 'prometheusoperator.0.22.2'), 'team');
+  type Csv = KubeObject & { status?: { phase?: string; reason?: string; message?: string } };
+  const ref = { kind: 'ClusterServiceVersion', apiVersion: 'operators.coreos.com/v1alpha1', namespace: 'team', name: newcomer.metadata.name ?? '' };
+  const failed = await waitForObject<Csv>(client, 'newcomer fails', ref, (c) => c?.status?.reason === 'InterOperatorGroupOwnerConflict');
+  t.equal(failed?.status?.phase, 'Failed');
+  t.equal(failed?.status?.message, 'intersecting operatorgroups provide the same apis');
+  t.equal((await client.get(ogRef('team', 'own')))?.metadata.annotations?.['olm.providedAPIs'], undefined, 'its group annotation stays empty');
+
+  await client.delete({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'ClusterServiceVersion', namespace: 'global', name: holder.metadata.name });
+  const recovered = await waitForObject<Csv>(client, 'newcomer back to Pending', ref, (c) => c?.status?.phase === 'Pending');
+  t.equal(recovered?.status?.reason, 'RequirementsUnknown');
+  t.equal(recovered?.status?.message, 'OperatorGroup no longer intersecting with conflicting owner');
+  await waitForObject(client, 'APIs moved to the newcomer’s group', ogRef('team', 'own'), (g) =>
+    (g?.metadata.annotations?.['olm.providedAPIs'] ?? '').includes('Prometheus.v1.monitoring.coreos.com'),
+  );
+});
