@@ -296,7 +296,8 @@ export function rbacFunction(
         kind: 'ClusterServiceVersion',
         workKeys: (c) => {
           const csv = c.object as CsvObject | undefined;
-          if (csv !== undefined && isCopy(csv)) return [['namespace', c.ref.namespace]];
+          // A copy matters here for its uid (tenant RBAC is owned by it): look when it appears.
+          if (csv !== undefined && isCopy(csv)) return csv.status?.reason === 'Copied' ? [] : [['namespace', c.ref.namespace]];
           return [
             ['csv', c.ref.namespace, c.ref.name],
             ['groups', c.ref.namespace],
