@@ -2,7 +2,13 @@
 // each copy looks like (upstream csvCopyPrototype), when a write is due (content hashes), and
 // which copies are dangling (upstream removeDanglingChildCSVs). Pure.
 import { createHash } from 'node:crypto';
-import { CsvPhase, CsvReason, OlmAnnotation, OlmLabel, OlmLabelPrefix } from '../../shared/api/codes.js';
+import {
+  CsvPhase,
+  CsvReason,
+  OlmAnnotation,
+  OlmLabel,
+  OlmLabelPrefix,
+} from '../../shared/api/codes.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
@@ -40,7 +46,10 @@ const uncopiableReasons: ReadonlySet<string> = new Set([
 
 /** Whether a CSV is a copy (label olm.copiedFrom, or reason Copied). */
 export function isCopy(csv: CsvObject): boolean {
-  return csv.metadata.labels?.[OlmLabel.CopiedFrom] !== undefined || csv.status?.reason === CsvReason.Copied;
+  return (
+    csv.metadata.labels?.[OlmLabel.CopiedFrom] !== undefined ||
+    csv.status?.reason === CsvReason.Copied
+  );
 }
 
 /** Whether a CSV's state allows copies (phase set, reason not a group failure). */
@@ -73,7 +82,8 @@ export function copyPrototype(source: CsvObject): CsvObject {
   const sourceNamespace = source.metadata.namespace ?? '';
   const annotations: Record<string, string> = {};
   for (const [k, v] of Object.entries(source.metadata.annotations ?? {})) {
-    if (k === OlmAnnotation.TargetNamespaces || k === OlmAnnotation.LastAppliedConfiguration) continue;
+    if (k === OlmAnnotation.TargetNamespaces || k === OlmAnnotation.LastAppliedConfiguration)
+      continue;
     annotations[k] = v;
   }
   const labels: Record<string, string> = {};
@@ -207,7 +217,12 @@ export function decideNamespaceCopies(s: NamespaceCopySnapshot): CopyDecision {
     if (reason === undefined) continue;
     decision.writes.push({
       op: 'delete',
-      ref: { apiVersion: csvApiVersion, kind: 'ClusterServiceVersion', namespace: s.namespace, name: copy.metadata.name },
+      ref: {
+        apiVersion: csvApiVersion,
+        kind: 'ClusterServiceVersion',
+        namespace: s.namespace,
+        name: copy.metadata.name,
+      },
       preconditions: { uid: copy.metadata.uid ?? '' },
     });
     decision.deleted.push({ name: copy.metadata.name ?? '', reason });
@@ -222,10 +237,19 @@ export function decideNamespaceCopies(s: NamespaceCopySnapshot): CopyDecision {
     const name = source.metadata.name ?? '';
     if (isCopy(source) || claimed.has(name)) continue;
     const group = groupOfSource(source, s.groups);
-    if (group === undefined || !targetedBy(source, group, s.namespace) || !allowedBySwitch(s, group)) continue;
+    if (
+      group === undefined ||
+      !targetedBy(source, group, s.namespace) ||
+      !allowedBySwitch(s, group)
+    )
+      continue;
     const existing = present.get(name);
     // A CSV of that name installed here, or a copy of another namespace's operator: leave it.
-    if (existing !== undefined && existing.metadata.labels?.[OlmLabel.CopiedFrom] !== source.metadata.namespace) continue;
+    if (
+      existing !== undefined &&
+      existing.metadata.labels?.[OlmLabel.CopiedFrom] !== source.metadata.namespace
+    )
+      continue;
     claimed.add(name);
     const prototype = copyPrototype(source);
     const hash = nonStatusHash(prototype);

@@ -14,7 +14,11 @@ import { decodeToken, encodeToken, workSubject, type WorkKey } from '../../share
 import type { KubeClient } from '../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { OlmLabel } from '../../shared/api/codes.js';
-import type { Decision, FunctionDefinition, WorkContext } from '../../shared/runtime/function-host.js';
+import type {
+  Decision,
+  FunctionDefinition,
+  WorkContext,
+} from '../../shared/runtime/function-host.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import { NamespaceSet, type OperatorGroupLike } from '../../shared/operator-group/index.js';
 import {
@@ -46,7 +50,11 @@ interface Writes {
   copies: { created: number; updated: number; deleted: number };
 }
 
-const noWrites = (): Writes => ({ kube: [], requeue: [], copies: { created: 0, updated: 0, deleted: 0 } });
+const noWrites = (): Writes => ({
+  kube: [],
+  requeue: [],
+  copies: { created: 0, updated: 0, deleted: 0 },
+});
 
 /** Options of the copy-csv function. */
 export interface CopyCsvOptions {
@@ -69,7 +77,8 @@ export function copyCsvFunction(
     return client;
   };
   const written =
-    (registry.getSingleMetric('olmq_copied_csv_writes_total') as Counter<'cluster' | 'operation'> | undefined) ??
+    (registry.getSingleMetric('olmq_copied_csv_writes_total') as
+      Counter<'cluster' | 'operation'> | undefined) ??
     new Counter({
       name: 'olmq_copied_csv_writes_total',
       help: 'Copied CSVs created, updated and deleted.',
@@ -83,25 +92,53 @@ export function copyCsvFunction(
   const loadNamespace = async (work: WorkContext, namespace: string): Promise<Snapshot> => {
     const { cluster } = work;
     const [ns, olmConfig, groupList, present] = await Promise.all([
-      getMirrored<{ status?: { phase?: string } }>(backbone.objects, { cluster, kind: 'Namespace', namespace: '', name: namespace }),
-      getMirrored<OlmConfigObject>(backbone.objects, { cluster, kind: 'OLMConfig', namespace: '', name: 'cluster' }),
+      getMirrored<{ status?: { phase?: string } }>(backbone.objects, {
+        cluster,
+        kind: 'Namespace',
+        namespace: '',
+        name: namespace,
+      }),
+      getMirrored<OlmConfigObject>(backbone.objects, {
+        cluster,
+        kind: 'OLMConfig',
+        namespace: '',
+        name: 'cluster',
+      }),
       listMirrored<OperatorGroupLike>(backbone.objects, { cluster, kind: 'OperatorGroup' }),
-      listMirrored<CsvObject>(backbone.objects, { cluster, kind: 'ClusterServiceVersion', namespace }),
+      listMirrored<CsvObject>(backbone.objects, {
+        cluster,
+        kind: 'ClusterServiceVersion',
+        namespace,
+      }),
     ]);
     const targeting = new Set(
       groupList
-        .filter((g) => g.metadata.namespace !== namespace && new NamespaceSet(g.status?.namespaces ?? []).contains(namespace))
+        .filter(
+          (g) =>
+            g.metadata.namespace !== namespace &&
+            new NamespaceSet(g.status?.namespaces ?? []).contains(namespace),
+        )
         .map((g) => g.metadata.namespace ?? ''),
     );
     const candidates = (
       await Promise.all(
-        [...targeting].map((ns) => listMirrored<CsvObject>(backbone.objects, { cluster, kind: 'ClusterServiceVersion', namespace: ns })),
+        [...targeting].map((ns) =>
+          listMirrored<CsvObject>(backbone.objects, {
+            cluster,
+            kind: 'ClusterServiceVersion',
+            namespace: ns,
+          }),
+        ),
       )
     )
       .flat()
       .filter((c) => !isCopy(c));
     const full = await Promise.all(
-      candidates.map((c) => (groupOfSource(c, groupList) === undefined ? c : fullCsvs.get(clientOf(cluster), c))),
+      candidates.map((c) =>
+        groupOfSource(c, groupList) === undefined
+          ? Promise.resolve(c)
+          : fullCsvs.get(clientOf(cluster), c),
+      ),
     );
     const parents = new Map<string, CsvObject>();
     await Promise.all(
@@ -136,11 +173,26 @@ export function copyCsvFunction(
 
   // Every namespace a source's copies may live in: its targets (all namespaces for a global
   // group) and wherever a copy of its name exists.
-  const loadSource = async (work: WorkContext, namespace: string, name: string): Promise<Snapshot> => {
+  const loadSource = async (
+    work: WorkContext,
+    namespace: string,
+    name: string,
+  ): Promise<Snapshot> => {
     const { cluster } = work;
-    const source = await getMirrored<CsvObject>(backbone.objects, { cluster, kind: 'ClusterServiceVersion', namespace, name });
-    const holding = await namespacesHolding(backbone.objects, { cluster, kind: 'ClusterServiceVersion', name });
-    const targets = NamespaceSet.fromAnnotation(source?.metadata.annotations?.['olm.targetNamespaces'] ?? '');
+    const source = await getMirrored<CsvObject>(backbone.objects, {
+      cluster,
+      kind: 'ClusterServiceVersion',
+      namespace,
+      name,
+    });
+    const holding = await namespacesHolding(backbone.objects, {
+      cluster,
+      kind: 'ClusterServiceVersion',
+      name,
+    });
+    const targets = NamespaceSet.fromAnnotation(
+      source?.metadata.annotations?.['olm.targetNamespaces'] ?? '',
+    );
     let targeted: string[] = [];
     const annotated = source?.metadata.annotations?.['olm.targetNamespaces'] !== undefined;
     if (source !== undefined && annotated && targets.isAll) {
@@ -149,31 +201,52 @@ export function copyCsvFunction(
     } else if (source !== undefined && annotated) {
       targeted = targets.toArray().filter((ns) => ns !== '');
     }
-    const namespaces = [...new Set([...targeted, ...holding])].filter((ns) => ns !== namespace).sort();
-    return { type: 'fanout', namespaces, alsoOlmConfig: source !== undefined && annotated && targets.isAll };
+    const namespaces = [...new Set([...targeted, ...holding])]
+      .filter((ns) => ns !== namespace)
+      .sort();
+    return {
+      type: 'fanout',
+      namespaces,
+      alsoOlmConfig: source !== undefined && annotated && targets.isAll,
+    };
   };
 
   const loadOlmConfig = async (work: WorkContext): Promise<Snapshot> => {
     const { cluster } = work;
-    const config = await getMirrored<OlmConfigObject>(backbone.objects, { cluster, kind: 'OLMConfig', namespace: '', name: 'cluster' });
+    const config = await getMirrored<OlmConfigObject>(backbone.objects, {
+      cluster,
+      kind: 'OLMConfig',
+      namespace: '',
+      name: 'cluster',
+    });
     if (config === undefined) return { type: 'none' };
-    const groups = (await listMirrored<OperatorGroupLike>(backbone.objects, { cluster, kind: 'OperatorGroup' })).filter(
-      (g) => new NamespaceSet(g.status?.namespaces ?? []).isAll,
-    );
+    const groups = (
+      await listMirrored<OperatorGroupLike>(backbone.objects, { cluster, kind: 'OperatorGroup' })
+    ).filter((g) => new NamespaceSet(g.status?.namespaces ?? []).isAll);
     const namespaces = await listNamespaceNames(backbone, cluster);
     const sources: OlmConfigSnapshot['sources'] = [];
     for (const group of groups) {
       const csvs = (
-        await listMirrored<CsvObject>(backbone.objects, { cluster, kind: 'ClusterServiceVersion', namespace: group.metadata.namespace ?? '' })
+        await listMirrored<CsvObject>(backbone.objects, {
+          cluster,
+          kind: 'ClusterServiceVersion',
+          namespace: group.metadata.namespace ?? '',
+        })
       ).filter((c) => !isCopy(c));
       for (const csv of csvs) {
-        const copies = (await namespacesHolding(backbone.objects, { cluster, kind: 'ClusterServiceVersion', name: csv.metadata.name ?? '' })).filter(
-          (ns) => ns !== csv.metadata.namespace,
-        );
+        const copies = (
+          await namespacesHolding(backbone.objects, {
+            cluster,
+            kind: 'ClusterServiceVersion',
+            name: csv.metadata.name ?? '',
+          })
+        ).filter((ns) => ns !== csv.metadata.namespace);
         sources.push({ csv, copies });
       }
     }
-    const events = await clientOf(cluster).list({ apiVersion: 'v1', kind: 'Event' }, { fieldSelector: 'reason=DisabledCopiedCSVs' }).catch(() => ({ items: [] }));
+    const events = await clientOf(cluster)
+      .list({ apiVersion: 'v1', kind: 'Event' }, { fieldSelector: 'reason=DisabledCopiedCSVs' })
+      .catch(() => ({ items: [] }));
     return {
       type: 'olmconfig',
       state: {
@@ -197,9 +270,14 @@ export function copyCsvFunction(
           const csv = c.object as CsvObject | undefined;
           // A copy in line (status Copied, as written here) needs no look; a new, edited or
           // deleted one does. This halves the items per copy at scale.
-          if (csv !== undefined && isCopy(csv)) return copyInLine(csv) ? [] : [['namespace', c.ref.namespace]];
+          if (csv !== undefined && isCopy(csv))
+            return copyInLine(csv) ? [] : [['namespace', c.ref.namespace]];
           // A deleted object may have been either: its namespace, and its copies elsewhere.
-          if (csv === undefined) return [['namespace', c.ref.namespace], ['source', c.ref.namespace, c.ref.name]];
+          if (csv === undefined)
+            return [
+              ['namespace', c.ref.namespace],
+              ['source', c.ref.namespace, c.ref.name],
+            ];
           return [['source', c.ref.namespace, c.ref.name]];
         },
       },
@@ -226,17 +304,30 @@ export function copyCsvFunction(
           return {
             writes: {
               ...noWrites(),
-              requeue: [...snapshot.namespaces.map((ns) => ['namespace', ns]), ...(snapshot.alsoOlmConfig ? [['olmconfig']] : [])],
+              requeue: [
+                ...snapshot.namespaces.map((ns) => ['namespace', ns]),
+                ...(snapshot.alsoOlmConfig ? [['olmconfig']] : []),
+              ],
             },
           };
         case 'namespace': {
           const d = decideNamespaceCopies(snapshot.state);
-          return { writes: { kube: d.writes, requeue: [], copies: { created: d.created, updated: d.updated, deleted: d.deleted.length } } };
+          return {
+            writes: {
+              kube: d.writes,
+              requeue: [],
+              copies: { created: d.created, updated: d.updated, deleted: d.deleted.length },
+            },
+          };
         }
         case 'olmconfig': {
           const d = decideOlmConfig(snapshot.state);
           return {
-            writes: { ...noWrites(), kube: d.writes, requeue: d.requeueSources.map((s) => ['source', s.namespace, s.name]) },
+            writes: {
+              ...noWrites(),
+              kube: d.writes,
+              requeue: d.requeueSources.map((s) => ['source', s.namespace, s.name]),
+            },
             ...(d.recheckAfterMs === undefined ? {} : { requeueAfterMs: d.recheckAfterMs }),
           };
         }
@@ -245,12 +336,19 @@ export function copyCsvFunction(
     async apply(writes, work) {
       if (writes.kube.length > 0 || writes.requeue.length > 0) {
         work.log.debug(
-          { writes: writes.kube.map((w) => `${w.op} ${'object' in w ? `${w.object.kind} ${w.object.metadata.namespace ?? ''}/${w.object.metadata.name ?? ''}` : `${w.ref.kind} ${w.ref.namespace ?? ''}/${w.ref.name ?? ''}`}`), requeue: writes.requeue.length },
+          {
+            writes: writes.kube.map(
+              (w) =>
+                `${w.op} ${'object' in w ? `${w.object.kind} ${w.object.metadata.namespace ?? ''}/${w.object.metadata.name ?? ''}` : `${w.ref.kind} ${w.ref.namespace ?? ''}/${w.ref.name ?? ''}`}`,
+            ),
+            requeue: writes.requeue.length,
+          },
           'applying',
         );
       }
       await executeWrites(clientOf(work.cluster), writes.kube, fieldManager);
-      for (const [operation, n] of Object.entries(writes.copies)) if (n > 0) written.inc({ cluster: work.cluster, operation }, n);
+      for (const [operation, n] of Object.entries(writes.copies))
+        if (n > 0) written.inc({ cluster: work.cluster, operation }, n);
       for (let i = 0; i < writes.requeue.length; i += options.fanoutBatch) {
         await Promise.all(
           writes.requeue
@@ -275,7 +373,10 @@ async function listNamespaceNames(backbone: Backbone, cluster: string): Promise<
 // A copy whose status says Copied and which carries its hash annotation was written by this
 // function; its own status write is not a reason to look at the namespace again.
 function copyInLine(copy: CsvObject): boolean {
-  return copy.status?.reason === 'Copied' && copy.metadata.annotations?.[nonStatusCopyHashAnnotation] !== undefined;
+  return (
+    copy.status?.reason === 'Copied' &&
+    copy.metadata.annotations?.[nonStatusCopyHashAnnotation] !== undefined
+  );
 }
 
 /** The copy-csv function module. */

@@ -58,7 +58,9 @@ export function disabledCopiedCsvsCondition(
       type,
       status: ConditionStatus.False,
       reason: OlmConfigConditionReason.CopiedCSVsEnabled,
-      message: csvIsRequeued ? disabledCopiedCsvsMessages.enabledMissing : disabledCopiedCsvsMessages.enabled,
+      message: csvIsRequeued
+        ? disabledCopiedCsvsMessages.enabledMissing
+        : disabledCopiedCsvsMessages.enabled,
     };
   }
   return csvIsRequeued
@@ -95,10 +97,15 @@ export function decideOlmConfig(s: OlmConfigSnapshot): {
     const name = csv.metadata.name ?? '';
     const expected = enabled
       ? copies.length === s.namespaceCount - 1
-      : sameSet(copies, s.protectedNamespaces.filter((ns) => ns !== namespace));
+      : sameSet(
+          copies,
+          s.protectedNamespaces.filter((ns) => ns !== namespace),
+        );
     if (!expected) requeueSources.push({ namespace, name });
     const event = s.events.find(
-      (e) => e.metadata.namespace === namespace && (e['involvedObject'] as { name?: string } | undefined)?.name === name,
+      (e) =>
+        e.metadata.namespace === namespace &&
+        (e['involvedObject'] as { name?: string } | undefined)?.name === name,
     );
     if (!enabled && event === undefined) {
       writes.push({
@@ -131,7 +138,12 @@ export function decideOlmConfig(s: OlmConfigSnapshot): {
     for (const event of s.events) {
       writes.push({
         op: 'delete',
-        ref: { apiVersion: 'v1', kind: 'Event', namespace: event.metadata.namespace, name: event.metadata.name },
+        ref: {
+          apiVersion: 'v1',
+          kind: 'Event',
+          namespace: event.metadata.namespace,
+          name: event.metadata.name,
+        },
       });
     }
   }
@@ -147,14 +159,21 @@ export function decideOlmConfig(s: OlmConfigSnapshot): {
     const next: Condition = {
       ...condition,
       lastTransitionTime:
-        current !== undefined && current.status === condition.status ? current.lastTransitionTime : s.now,
-      ...(s.config.metadata.generation === undefined ? {} : { observedGeneration: s.config.metadata.generation }),
+        current !== undefined && current.status === condition.status
+          ? current.lastTransitionTime
+          : s.now,
+      ...(s.config.metadata.generation === undefined
+        ? {}
+        : { observedGeneration: s.config.metadata.generation }),
     };
     writes.push({
       op: 'updateStatus',
       object: {
         ...s.config,
-        status: { ...s.config.status, conditions: [...conditions.filter((c) => c.type !== condition.type), next] },
+        status: {
+          ...s.config.status,
+          conditions: [...conditions.filter((c) => c.type !== condition.type), next],
+        },
       },
     });
   }

@@ -56,7 +56,13 @@ const csvApiVersion = 'operators.coreos.com/v1alpha1';
 const maxConditions = 20;
 
 /** The CSV with a new phase/reason/message, a condition appended when they change (newest 20 kept). */
-export function withPhase(csv: CsvObject, phase: string, reason: string, message: string, now: string): CsvObject {
+export function withPhase(
+  csv: CsvObject,
+  phase: string,
+  reason: string,
+  message: string,
+  now: string,
+): CsvObject {
   const status = csv.status ?? {};
   const changed = status.phase !== phase || status.reason !== reason;
   const conditions = (status['conditions'] as unknown[] | undefined) ?? [];
@@ -69,14 +75,19 @@ export function withPhase(csv: CsvObject, phase: string, reason: string, message
       reason,
       message,
       lastUpdateTime: now,
-      ...(status.phase !== phase || status['lastTransitionTime'] === undefined ? { lastTransitionTime: now } : {}),
+      ...(status.phase !== phase || status['lastTransitionTime'] === undefined
+        ? { lastTransitionTime: now }
+        : {}),
       conditions: changed ? [...conditions, entry].slice(-maxConditions) : conditions,
     },
   };
 }
 
 /** The group a CSV belongs to: the only group of its namespace, named by its annotation. */
-export function groupOfCsv(csv: CsvObject, groups: readonly OperatorGroupObject[]): OperatorGroupObject | undefined {
+export function groupOfCsv(
+  csv: CsvObject,
+  groups: readonly OperatorGroupObject[],
+): OperatorGroupObject | undefined {
   if (groups.length !== 1) return undefined;
   const group = groups[0];
   if (group === undefined) return undefined;
@@ -111,10 +122,14 @@ export function decideCsv(s: CsvSnapshot): CsvDecision {
   if (group === undefined) return d;
   // The CSV's group annotations must be current before its APIs are judged against it.
   const targets = csv.metadata.annotations?.[OlmAnnotation.TargetNamespaces];
-  if (targets === undefined || csv.metadata.annotations?.[OlmAnnotation.OperatorNamespace] !== s.namespace) return d;
+  if (
+    targets === undefined ||
+    csv.metadata.annotations?.[OlmAnnotation.OperatorNamespace] !== s.namespace
+  )
+    return d;
   if (csv.metadata['deletionTimestamp'] !== undefined) return d;
 
-  const apis = providedApisOf(csv as Parameters<typeof providedApisOf>[0]);
+  const apis = providedApisOf(csv);
   const action = providedApisAction(apis, group, s.allGroups);
   const phase = csv.status?.phase ?? CsvPhase.None;
   const reason = csv.status?.reason ?? '';
@@ -122,7 +137,12 @@ export function decideCsv(s: CsvSnapshot): CsvDecision {
     case 'setGroupApis':
       d.writes.push({
         op: 'patch',
-        ref: { apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup', namespace: s.namespace, name: group.metadata.name },
+        ref: {
+          apiVersion: 'operators.coreos.com/v1',
+          kind: 'OperatorGroup',
+          namespace: s.namespace,
+          name: group.metadata.name,
+        },
         type: 'merge',
         patch: {
           metadata: {
@@ -135,8 +155,14 @@ export function decideCsv(s: CsvSnapshot): CsvDecision {
       return d;
     case 'fail':
       // A CSV already failed on a conflict keeps its first reason (upstream checks the conflict reason).
-      if (reason !== CsvReason.InterOperatorGroupOwnerConflict && !(phase === CsvPhase.Failed && reason === action.reason)) {
-        d.writes.push({ op: 'updateStatus', object: withPhase(csv, CsvPhase.Failed, action.reason, action.message, s.now) });
+      if (
+        reason !== CsvReason.InterOperatorGroupOwnerConflict &&
+        !(phase === CsvPhase.Failed && reason === action.reason)
+      ) {
+        d.writes.push({
+          op: 'updateStatus',
+          object: withPhase(csv, CsvPhase.Failed, action.reason, action.message, s.now),
+        });
       }
       return d;
     case 'none': {
@@ -156,7 +182,11 @@ export function decideCsv(s: CsvSnapshot): CsvDecision {
   return d;
 }
 
-function ensureRole(intended: RoleObject, existing: RoleObject | undefined, ownerUid: string): Write[] {
+function ensureRole(
+  intended: RoleObject,
+  existing: RoleObject | undefined,
+  ownerUid: string,
+): Write[] {
   if (existing === undefined) return [{ op: 'create', object: intended }];
   if (roleMatches(existing, intended) && isOwnedBy(existing, ownerUid)) return [];
   return [
@@ -164,7 +194,11 @@ function ensureRole(intended: RoleObject, existing: RoleObject | undefined, owne
       op: 'update',
       object: {
         ...existing,
-        metadata: { ...existing.metadata, labels: intended.metadata.labels ?? {}, ownerReferences: intended.metadata.ownerReferences ?? [] },
+        metadata: {
+          ...existing.metadata,
+          labels: intended.metadata.labels ?? {},
+          ownerReferences: intended.metadata.ownerReferences ?? [],
+        },
         rules: intended.rules ?? [],
       },
     },
@@ -176,13 +210,20 @@ function perApiRoleWrites(csv: CsvObject, s: CsvSnapshot): Write[] {
   const spec = csv.spec as
     | {
         customresourcedefinitions?: { owned?: { name: string; version: string; kind: string }[] };
-        apiservicedefinitions?: { owned?: { name: string; group: string; version: string; kind: string }[] };
+        apiservicedefinitions?: {
+          owned?: { name: string; group: string; version: string; kind: string }[];
+        };
       }
     | undefined;
   for (const owned of spec?.customresourcedefinitions?.owned ?? []) {
     const crd = s.apiObjects.get(owned.name);
     if (crd === undefined || !owned.name.includes('.')) continue;
-    const owner = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: owned.name, uid: crd.metadata.uid ?? '' };
+    const owner = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name: owned.name,
+      uid: crd.metadata.uid ?? '',
+    };
     for (const role of crdClusterRoles(owned, owner)) {
       writes.push(...ensureRole(role, s.clusterRoles.get(role.metadata.name ?? ''), owner.uid));
     }
@@ -191,7 +232,12 @@ function perApiRoleWrites(csv: CsvObject, s: CsvSnapshot): Write[] {
     const name = `${owned.version}.${owned.group}`;
     const svc = s.apiObjects.get(name);
     if (svc === undefined) continue;
-    const owner = { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', name, uid: svc.metadata.uid ?? '' };
+    const owner = {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      name,
+      uid: svc.metadata.uid ?? '',
+    };
     for (const role of apiServiceClusterRoles(owned, owner)) {
       writes.push(...ensureRole(role, s.clusterRoles.get(role.metadata.name ?? ''), owner.uid));
     }
@@ -209,7 +255,8 @@ function singletonRbacWrites(csv: CsvObject, s: CsvSnapshot): Write[] {
     writes.push({ op: 'create', object: singletonClusterRole(role) });
   }
   for (const binding of s.ownedRoleBindings) {
-    if (!isOwnedBy(binding, uid) || s.clusterRoleBindings.has(binding.metadata.name ?? '')) continue;
+    if (!isOwnedBy(binding, uid) || s.clusterRoleBindings.has(binding.metadata.name ?? ''))
+      continue;
     writes.push({ op: 'create', object: singletonClusterRoleBinding(binding) });
   }
   return writes;

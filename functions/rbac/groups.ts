@@ -114,13 +114,20 @@ function sameConditions(a: readonly GroupCondition[], b: readonly GroupCondition
   if (a.length !== b.length) return false;
   return a.every((c) => {
     const o = b.find((x) => x.type === c.type);
-    return o !== undefined && o.status === c.status && o.reason === c.reason && o.message === c.message;
+    return (
+      o !== undefined && o.status === c.status && o.reason === c.reason && o.message === c.message
+    );
   });
 }
 
 /** Decides every group of one namespace. */
 export function decideGroups(s: GroupsSnapshot): GroupsDecision {
-  const decision: GroupsDecision = { writes: [], namespaces: [], csvs: [], sweepNamespaceLabels: false };
+  const decision: GroupsDecision = {
+    writes: [],
+    namespaces: [],
+    csvs: [],
+    sweepNamespaceLabels: false,
+  };
   const liveNames = new Set(s.groups.map((g) => g.metadata.name));
 
   // Roles of groups that are gone (upstream operatorGroupDeleted).
@@ -159,7 +166,9 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
       s.now,
     );
   } else {
-    conditions = conditions.filter((c) => c.type !== OperatorGroupConditionType.MultipleOperatorGroup);
+    conditions = conditions.filter(
+      (c) => c.type !== OperatorGroupConditionType.MultipleOperatorGroup,
+    );
   }
 
   // Service account (upstream serviceAccountSyncer).
@@ -167,7 +176,9 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
   let serviceAccountRef = status.serviceAccountRef;
   if (saName === '') {
     serviceAccountRef = undefined;
-    conditions = conditions.filter((c) => c.type !== OperatorGroupConditionType.OperatorGroupServiceAccount);
+    conditions = conditions.filter(
+      (c) => c.type !== OperatorGroupConditionType.OperatorGroupServiceAccount,
+    );
   } else if (inputs.serviceAccount === undefined) {
     conditions = setCondition(
       conditions,
@@ -182,7 +193,9 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
     d.requeueAfterMs = 10_000;
   } else {
     const sa = inputs.serviceAccount;
-    conditions = conditions.filter((c) => c.type !== OperatorGroupConditionType.OperatorGroupServiceAccount);
+    conditions = conditions.filter(
+      (c) => c.type !== OperatorGroupConditionType.OperatorGroupServiceAccount,
+    );
     serviceAccountRef = {
       kind: 'ServiceAccount',
       namespace: sa.metadata.namespace,
@@ -194,7 +207,12 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
     if (sa.metadata.labels?.[OlmLabel.Managed] !== 'true') {
       d.writes.push({
         op: 'patch',
-        ref: { apiVersion: 'v1', kind: 'ServiceAccount', namespace: sa.metadata.namespace, name: sa.metadata.name },
+        ref: {
+          apiVersion: 'v1',
+          kind: 'ServiceAccount',
+          namespace: sa.metadata.namespace,
+          name: sa.metadata.name,
+        },
         type: 'merge',
         patch: { metadata: { labels: { [OlmLabel.Managed]: 'true' } } },
       });
@@ -206,7 +224,8 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
   const selection = targetSelectionOf(group);
   const targets = targetNamespaces(selection, inputs.matched);
   const targetsChanged = namespacesChanged(targets, status.namespaces);
-  const refChanged = JSON.stringify(serviceAccountRef ?? null) !== JSON.stringify(status.serviceAccountRef ?? null);
+  const refChanged =
+    JSON.stringify(serviceAccountRef ?? null) !== JSON.stringify(status.serviceAccountRef ?? null);
   if (targetsChanged || refChanged || !sameConditions(conditions, status.conditions ?? [])) {
     const next: OperatorGroupObject['status'] = {
       namespaces: targetsChanged ? targets : [...(status.namespaces ?? [])],
@@ -214,7 +233,10 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
       ...(serviceAccountRef === undefined ? {} : { serviceAccountRef }),
       ...(conditions.length === 0 ? {} : { conditions }),
     };
-    d.writes.push({ op: 'updateStatus', object: { ...group, apiVersion: ogApiVersion, kind: 'OperatorGroup', status: next } });
+    d.writes.push({
+      op: 'updateStatus',
+      object: { ...group, apiVersion: ogApiVersion, kind: 'OperatorGroup', status: next },
+    });
     if (targetsChanged) {
       d.namespaces.push(...namespacesAddedOrRemoved(status.namespaces ?? [], targets));
       // The rest (annotations, roles) follows on the next sync, after the status is written.
@@ -230,7 +252,12 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
       if (!memberAnnotationsDiffer(csv.metadata.annotations, current)) continue;
       d.writes.push({
         op: 'patch',
-        ref: { apiVersion: csvApiVersion, kind: 'ClusterServiceVersion', namespace: csv.metadata.namespace, name: csv.metadata.name },
+        ref: {
+          apiVersion: csvApiVersion,
+          kind: 'ClusterServiceVersion',
+          namespace: csv.metadata.namespace,
+          name: csv.metadata.name,
+        },
         type: 'merge',
         patch: {
           metadata: {
@@ -266,8 +293,13 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
         op: 'update',
         object: {
           ...rest,
-          metadata: { ...existing.metadata, labels: { ...existing.metadata.labels, ...intended.metadata.labels } },
-          ...(intended.aggregationRule === undefined ? {} : { aggregationRule: intended.aggregationRule }),
+          metadata: {
+            ...existing.metadata,
+            labels: { ...existing.metadata.labels, ...intended.metadata.labels },
+          },
+          ...(intended.aggregationRule === undefined
+            ? {}
+            : { aggregationRule: intended.aggregationRule }),
         },
       });
     }
@@ -278,15 +310,20 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
     const surface = surfaceTargets(current);
     const intersectingNs = new Set(
       s.allGroups
-        .filter((g) => g.metadata.namespace === group.metadata.namespace || surface.intersects(surfaceTargets(g)))
+        .filter(
+          (g) =>
+            g.metadata.namespace === group.metadata.namespace ||
+            surface.intersects(surfaceTargets(g)),
+        )
         .map((g) => g.metadata.namespace ?? ''),
     );
     for (const csv of [...s.intersectingCsvs, ...members]) {
       if (!intersectingNs.has(csv.metadata.namespace ?? '') || isCopy(csv)) continue;
-      const provided = providedApisOf(csv as Parameters<typeof providedApisOf>[0]);
+      const provided = providedApisOf(csv);
       if (provided.intersection(apis).size === 0) continue;
       const key = { namespace: csv.metadata.namespace ?? '', name: csv.metadata.name ?? '' };
-      if (!d.csvs.some((c) => c.namespace === key.namespace && c.name === key.name)) d.csvs.push(key);
+      if (!d.csvs.some((c) => c.namespace === key.namespace && c.name === key.name))
+        d.csvs.push(key);
     }
   }
 
@@ -295,9 +332,19 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
   if (pruned !== undefined) {
     d.writes.push({
       op: 'patch',
-      ref: { apiVersion: ogApiVersion, kind: 'OperatorGroup', namespace: group.metadata.namespace, name: group.metadata.name },
+      ref: {
+        apiVersion: ogApiVersion,
+        kind: 'OperatorGroup',
+        namespace: group.metadata.namespace,
+        name: group.metadata.name,
+      },
       type: 'merge',
-      patch: { metadata: { resourceVersion: group.metadata.resourceVersion, annotations: { [OlmAnnotation.ProvidedAPIs]: pruned } } },
+      patch: {
+        metadata: {
+          resourceVersion: group.metadata.resourceVersion,
+          annotations: { [OlmAnnotation.ProvidedAPIs]: pruned },
+        },
+      },
     });
   }
 }

@@ -17,7 +17,11 @@ import { OlmAnnotation, OlmLabel, OlmLabelPrefix } from '../../shared/api/codes.
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { formatLabelSelector, labelSelectorFromObject } from '../../shared/kube/selectors.js';
-import type { Decision, FunctionDefinition, WorkContext } from '../../shared/runtime/function-host.js';
+import type {
+  Decision,
+  FunctionDefinition,
+  WorkContext,
+} from '../../shared/runtime/function-host.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import {
   NamespaceSet,
@@ -32,7 +36,12 @@ import {
 } from '../../shared/operator-group/index.js';
 import { isCopy, type CsvObject } from '../copy-csv/copy.js';
 import { decideCsv, groupOfCsv, type CsvSnapshot } from './csv.js';
-import { decideGroups, type GroupInputs, type GroupsSnapshot, type OperatorGroupObject } from './groups.js';
+import {
+  decideGroups,
+  type GroupInputs,
+  type GroupsSnapshot,
+  type OperatorGroupObject,
+} from './groups.js';
 import { decideNamespace, type NamespaceSnapshot, type TenantSource } from './namespace.js';
 
 /** Name of the function (and of its consumers). */
@@ -68,7 +77,8 @@ export function rbacFunction(
     return client;
   };
   const written =
-    (registry.getSingleMetric('olmq_rbac_writes_total') as Counter<'cluster' | 'kind' | 'op'> | undefined) ??
+    (registry.getSingleMetric('olmq_rbac_writes_total') as
+      Counter<'cluster' | 'kind' | 'op'> | undefined) ??
     new Counter({
       name: 'olmq_rbac_writes_total',
       help: 'Writes of the rbac function, by object kind and operation.',
@@ -78,16 +88,25 @@ export function rbacFunction(
   const mirror = <T>(cluster: string, kind: string, namespace: string, name: string) =>
     getMirrored<T>(backbone.objects, { cluster, kind, namespace, name });
   const groupsOf = (cluster: string, namespace?: string) =>
-    listMirrored<OperatorGroupObject>(backbone.objects, { cluster, kind: 'OperatorGroup', namespace });
+    listMirrored<OperatorGroupObject>(backbone.objects, {
+      cluster,
+      kind: 'OperatorGroup',
+      namespace,
+    });
   const csvsIn = (cluster: string, namespace: string) =>
-    listMirrored<CsvObject>(backbone.objects, { cluster, kind: 'ClusterServiceVersion', namespace });
+    listMirrored<CsvObject>(backbone.objects, {
+      cluster,
+      kind: 'ClusterServiceVersion',
+      namespace,
+    });
   const listApi = async <T extends KubeObject>(
     cluster: string,
     apiVersion: string,
     kind: string,
     namespace: string | undefined,
     labelSelector: string,
-  ): Promise<T[]> => (await clientOf(cluster).list<T>({ apiVersion, kind, namespace }, { labelSelector })).items;
+  ): Promise<T[]> =>
+    (await clientOf(cluster).list<T>({ apiVersion, kind, namespace }, { labelSelector })).items;
 
   const loadGroups = async (work: WorkContext, namespace: string): Promise<Snapshot> => {
     const { cluster } = work;
@@ -95,11 +114,19 @@ export function rbacFunction(
     const [allGroups, csvs, owned] = await Promise.all([
       groupsOf(cluster),
       csvsIn(cluster, namespace),
-      listApi<RoleObject>(cluster, rbac, 'ClusterRole', undefined, `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`),
+      listApi<RoleObject>(
+        cluster,
+        rbac,
+        'ClusterRole',
+        undefined,
+        `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`,
+      ),
     ]);
     const groups = allGroups.filter((g) => g.metadata.namespace === namespace);
     const inputs = new Map<string, GroupInputs>();
-    const aggregateRoles = new Map<string, RoleObject>(owned.map((r) => [r.metadata.name ?? '', r]));
+    const aggregateRoles = new Map<string, RoleObject>(
+      owned.map((r) => [r.metadata.name ?? '', r]),
+    );
     for (const group of groups) {
       let matched: string[] = [];
       let selection;
@@ -110,18 +137,24 @@ export function rbacFunction(
       }
       if (selection?.type === 'selector') {
         const selector = formatLabelSelector(labelSelectorFromObject(selection.selector));
-        matched = (await client.list({ apiVersion: 'v1', kind: 'Namespace' }, { labelSelector: selector })).items.map(
-          (n) => n.metadata.name ?? '',
-        );
+        matched = (
+          await client.list({ apiVersion: 'v1', kind: 'Namespace' }, { labelSelector: selector })
+        ).items.map((n) => n.metadata.name ?? '');
       }
       const saName = group.spec?.serviceAccountName ?? '';
       const serviceAccount =
-        saName === '' ? undefined : await client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: saName });
+        saName === ''
+          ? undefined
+          : await client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: saName });
       inputs.set(group.metadata.name, { matched, serviceAccount });
       for (const suffix of roleSuffixes) {
         const name = aggregateClusterRoleName(namespace, group.metadata.name, suffix);
         if (!aggregateRoles.has(name)) {
-          const role = await client.get<RoleObject>({ apiVersion: rbac, kind: 'ClusterRole', name });
+          const role = await client.get<RoleObject>({
+            apiVersion: rbac,
+            kind: 'ClusterRole',
+            name,
+          });
           if (role !== undefined) aggregateRoles.set(name, role);
         }
       }
@@ -136,7 +169,9 @@ export function rbacFunction(
         }
       }
     }
-    const intersectingCsvs = (await Promise.all([...intersecting].map((ns) => csvsIn(cluster, ns)))).flat().filter((c) => !isCopy(c));
+    const intersectingCsvs = (await Promise.all([...intersecting].map((ns) => csvsIn(cluster, ns))))
+      .flat()
+      .filter((c) => !isCopy(c));
     return {
       type: 'groups',
       state: {
@@ -156,7 +191,10 @@ export function rbacFunction(
   const loadCsv = async (work: WorkContext, namespace: string, name: string): Promise<Snapshot> => {
     const { cluster } = work;
     const client = clientOf(cluster);
-    const [csv, allGroups] = await Promise.all([mirror<CsvObject>(cluster, 'ClusterServiceVersion', namespace, name), groupsOf(cluster)]);
+    const [csv, allGroups] = await Promise.all([
+      mirror<CsvObject>(cluster, 'ClusterServiceVersion', namespace, name),
+      groupsOf(cluster),
+    ]);
     const groups = allGroups.filter((g) => g.metadata.namespace === namespace);
     const selector = ownerSelector({ name, namespace }, 'ClusterServiceVersion');
     const base: CsvSnapshot = {
@@ -213,20 +251,35 @@ export function rbacFunction(
     roleNames.push(...ownedRoles.map((r) => r.metadata.name ?? ''));
     await Promise.all(
       roleNames.map(async (roleName) => {
-        const role = await client.get<RoleObject>({ apiVersion: rbac, kind: 'ClusterRole', name: roleName });
+        const role = await client.get<RoleObject>({
+          apiVersion: rbac,
+          kind: 'ClusterRole',
+          name: roleName,
+        });
         if (role !== undefined) clusterRoles.set(roleName, role);
       }),
     );
     const clusterRoleBindings = new Map<string, BindingObject>();
     await Promise.all(
       ownedRoleBindings.map(async (b) => {
-        const crb = await client.get<BindingObject>({ apiVersion: rbac, kind: 'ClusterRoleBinding', name: b.metadata.name });
+        const crb = await client.get<BindingObject>({
+          apiVersion: rbac,
+          kind: 'ClusterRoleBinding',
+          name: b.metadata.name,
+        });
         if (crb !== undefined) clusterRoleBindings.set(b.metadata.name ?? '', crb);
       }),
     );
     return {
       type: 'csv',
-      state: { ...base, apiObjects, clusterRoles, clusterRoleBindings, ownedRoles, ownedRoleBindings },
+      state: {
+        ...base,
+        apiObjects,
+        clusterRoles,
+        clusterRoleBindings,
+        ownedRoles,
+        ownedRoleBindings,
+      },
     };
   };
 
@@ -241,13 +294,27 @@ export function rbacFunction(
     for (const copy of present) {
       const from = copy.metadata.labels?.[OlmLabel.CopiedFrom];
       if (from === undefined || namespace === undefined) continue;
-      const parent = await mirror<CsvObject>(cluster, 'ClusterServiceVersion', from, copy.metadata.name ?? '');
+      const parent = await mirror<CsvObject>(
+        cluster,
+        'ClusterServiceVersion',
+        from,
+        copy.metadata.name ?? '',
+      );
       if (parent === undefined) continue;
-      const group = groupOfCsv(parent, allGroups.filter((g) => g.metadata.namespace === from));
+      const group = groupOfCsv(
+        parent,
+        allGroups.filter((g) => g.metadata.namespace === from),
+      );
       if (group === undefined || isGlobal(group.status?.namespaces)) continue;
       if (!new NamespaceSet(group.status?.namespaces ?? []).contains(name)) continue;
-      const parentSelector = ownerSelector({ name: parent.metadata.name ?? '', namespace: from }, 'ClusterServiceVersion');
-      const copySelector = ownerSelector({ name: copy.metadata.name ?? '', namespace: name }, 'ClusterServiceVersion');
+      const parentSelector = ownerSelector(
+        { name: parent.metadata.name ?? '', namespace: from },
+        'ClusterServiceVersion',
+      );
+      const copySelector = ownerSelector(
+        { name: copy.metadata.name ?? '', namespace: name },
+        'ClusterServiceVersion',
+      );
       const [roles, bindings, existingRoles, existingBindings] = await Promise.all([
         listApi<RoleObject>(cluster, rbac, 'Role', from, parentSelector),
         listApi<BindingObject>(cluster, rbac, 'RoleBinding', from, parentSelector),
@@ -259,11 +326,23 @@ export function rbacFunction(
     return { type: 'namespace', state: { name, namespace, allGroups, tenants } };
   };
 
-  const loadTenants = async (work: WorkContext, namespace: string, name: string): Promise<Snapshot> => {
+  const loadTenants = async (
+    work: WorkContext,
+    namespace: string,
+    name: string,
+  ): Promise<Snapshot> => {
     const csv = await mirror<CsvObject>(work.cluster, 'ClusterServiceVersion', namespace, name);
-    const targets = NamespaceSet.fromAnnotation(csv?.metadata.annotations?.[OlmAnnotation.TargetNamespaces] ?? '');
+    const targets = NamespaceSet.fromAnnotation(
+      csv?.metadata.annotations?.[OlmAnnotation.TargetNamespaces] ?? '',
+    );
     if (csv === undefined || targets.isAll) return { type: 'none' };
-    return { type: 'fanout', keys: targets.toArray().filter((ns) => ns !== namespace && ns !== '').map((ns) => ['namespace', ns]) };
+    return {
+      type: 'fanout',
+      keys: targets
+        .toArray()
+        .filter((ns) => ns !== namespace && ns !== '')
+        .map((ns) => ['namespace', ns]),
+    };
   };
 
   // Removes olm.operatorgroup.uid labels of groups that no longer exist, cluster-wide.
@@ -274,7 +353,9 @@ export function rbacFunction(
     const writes: Write[] = [];
     for (const ns of namespaces) {
       const stale = Object.keys(ns.metadata.labels ?? {}).filter(
-        (k) => k.startsWith(OlmLabelPrefix.OperatorGroupUid) && !live.has(k.slice(OlmLabelPrefix.OperatorGroupUid.length)),
+        (k) =>
+          k.startsWith(OlmLabelPrefix.OperatorGroupUid) &&
+          !live.has(k.slice(OlmLabelPrefix.OperatorGroupUid.length)),
       );
       if (stale.length === 0) continue;
       writes.push({
@@ -297,7 +378,8 @@ export function rbacFunction(
         workKeys: (c) => {
           const csv = c.object as CsvObject | undefined;
           // A copy matters here for its uid (tenant RBAC is owned by it): look when it appears.
-          if (csv !== undefined && isCopy(csv)) return csv.status?.reason === 'Copied' ? [] : [['namespace', c.ref.namespace]];
+          if (csv !== undefined && isCopy(csv))
+            return csv.status?.reason === 'Copied' ? [] : [['namespace', c.ref.namespace]];
           return [
             ['csv', c.ref.namespace, c.ref.name],
             ['groups', c.ref.namespace],
@@ -308,7 +390,11 @@ export function rbacFunction(
         kind,
         workKeys: (c: { object: unknown }): WorkKey[] => {
           const labels = (c.object as KubeObject | undefined)?.metadata.labels;
-          if (labels?.[OlmLabel.OwnerKind] !== 'ClusterServiceVersion' || labels[OlmLabel.CopiedFrom] !== undefined) return [];
+          if (
+            labels?.[OlmLabel.OwnerKind] !== 'ClusterServiceVersion' ||
+            labels[OlmLabel.CopiedFrom] !== undefined
+          )
+            return [];
           const ns = labels[OlmLabel.OwnerNamespace] ?? '';
           const owner = labels[OlmLabel.Owner] ?? '';
           return [
@@ -321,7 +407,9 @@ export function rbacFunction(
         kind: 'ClusterRole',
         workKeys: (c) => {
           const labels = (c.object as KubeObject | undefined)?.metadata.labels;
-          return labels?.[OlmLabel.OwnerKind] === 'OperatorGroup' ? [['groups', labels[OlmLabel.OwnerNamespace] ?? '']] : [];
+          return labels?.[OlmLabel.OwnerKind] === 'OperatorGroup'
+            ? [['groups', labels[OlmLabel.OwnerNamespace] ?? '']]
+            : [];
         },
       },
     ],
@@ -370,20 +458,34 @@ export function rbacFunction(
           return {
             writes: {
               kube: d.writes,
-              requeue: [...(d.requeueCsv ? [['csv', namespace, name]] : []), ...(d.requeueGroups ? [['groups', namespace]] : [])],
+              requeue: [
+                ...(d.requeueCsv ? [['csv', namespace, name]] : []),
+                ...(d.requeueGroups ? [['groups', namespace]] : []),
+              ],
             },
           };
         }
         case 'namespace': {
           const d = decideNamespace(snapshot.state);
-          return { writes: { kube: d.writes, requeue: [...new Set(d.groupNamespaces)].map((ns) => ['groups', ns]) } };
+          return {
+            writes: {
+              kube: d.writes,
+              requeue: [...new Set(d.groupNamespaces)].map((ns) => ['groups', ns]),
+            },
+          };
         }
       }
     },
     async apply(writes, work) {
       if (writes.kube.length > 0 || writes.requeue.length > 0) {
         work.log.debug(
-          { writes: writes.kube.map((w) => `${w.op} ${'object' in w ? `${w.object.kind} ${w.object.metadata.namespace ?? ''}/${w.object.metadata.name ?? ''}` : `${w.ref.kind} ${w.ref.namespace ?? ''}/${w.ref.name ?? ''}`}`), requeue: writes.requeue.length },
+          {
+            writes: writes.kube.map(
+              (w) =>
+                `${w.op} ${'object' in w ? `${w.object.kind} ${w.object.metadata.namespace ?? ''}/${w.object.metadata.name ?? ''}` : `${w.ref.kind} ${w.ref.namespace ?? ''}/${w.ref.name ?? ''}`}`,
+            ),
+            requeue: writes.requeue.length,
+          },
           'applying',
         );
       }
@@ -405,4 +507,6 @@ export function rbacFunction(
 
 /** The rbac function module. */
 export const createFunction: CreateFunction = (context) =>
-  Promise.resolve({ definitions: [rbacFunction(context.backbone, context.clients, context.registry)] });
+  Promise.resolve({
+    definitions: [rbacFunction(context.backbone, context.clients, context.registry)],
+  });

@@ -62,22 +62,35 @@ export function decideNamespace(s: NamespaceSnapshot): NamespaceDecision {
       continue; // the group's own sync reports its invalid spec
     }
     if (selection.type !== 'selector') continue;
-    let matches = false;
+    let matches: boolean;
     try {
-      matches = s.namespace !== undefined && matchesLabelSelector(labelSelectorFromObject(selection.selector), s.namespace.metadata.labels);
+      matches =
+        s.namespace !== undefined &&
+        matchesLabelSelector(
+          labelSelectorFromObject(selection.selector),
+          s.namespace.metadata.labels,
+        );
     } catch {
       continue;
     }
     const listed = (group.status?.namespaces ?? []).includes(s.name);
     if (matches !== listed) d.groupNamespaces.push(group.metadata.namespace ?? '');
   }
-  if (s.namespace === undefined || s.namespace['status'] !== undefined && (s.namespace['status'] as { phase?: string }).phase === 'Terminating') {
+  if (
+    s.namespace === undefined ||
+    (s.namespace['status'] !== undefined &&
+      (s.namespace['status'] as { phase?: string }).phase === 'Terminating')
+  ) {
     return d;
   }
 
   // olm.operatorgroup.uid/<uid> labels of the non-global groups listing this namespace.
   const uids = s.allGroups
-    .filter((g) => !isGlobal(g.status?.namespaces) && new NamespaceSet(g.status?.namespaces ?? []).contains(s.name))
+    .filter(
+      (g) =>
+        !isGlobal(g.status?.namespaces) &&
+        new NamespaceSet(g.status?.namespaces ?? []).contains(s.name),
+    )
     .map((g) => g.metadata.uid ?? '')
     .filter((uid) => uid !== '');
   const changes = namespaceLabelChanges(s.namespace.metadata.labels, uids);
@@ -97,7 +110,11 @@ export function decideNamespace(s: NamespaceSnapshot): NamespaceDecision {
   for (const t of s.tenants) {
     const operatorNamespace = t.parent.metadata.namespace ?? '';
     if (operatorNamespace === s.name) continue;
-    const owner = { name: t.copy.metadata.name ?? '', namespace: s.name, uid: t.copy.metadata.uid ?? '' };
+    const owner = {
+      name: t.copy.metadata.name ?? '',
+      namespace: s.name,
+      uid: t.copy.metadata.uid ?? '',
+    };
     const parentUid = t.parent.metadata.uid ?? '';
     const existingRoles = new Map(t.existingRoles.map((r) => [r.metadata.name ?? '', r]));
     for (const role of t.roles) {
@@ -112,7 +129,8 @@ export function decideNamespace(s: NamespaceSnapshot): NamespaceDecision {
     const existingBindings = new Set(t.existingBindings.map((b) => b.metadata.name ?? ''));
     for (const binding of t.bindings) {
       // Bindings are created once and never updated, as upstream.
-      if (!isOwnedBy(binding, parentUid) || existingBindings.has(binding.metadata.name ?? '')) continue;
+      if (!isOwnedBy(binding, parentUid) || existingBindings.has(binding.metadata.name ?? ''))
+        continue;
       d.writes.push({ op: 'create', object: tenantRoleBinding(binding, owner, operatorNamespace) });
     }
   }

@@ -42,7 +42,8 @@ export async function listMirrored<T>(
   for (let i = 0; i < keys.length; i += concurrency) {
     const batch = await Promise.all(keys.slice(i, i + concurrency).map((k) => objects.get(k)));
     for (const entry of batch) {
-      if (entry !== null && entry.operation === 'PUT' && entry.length > 0) out.push(entry.json<T>());
+      if (entry !== null && entry.operation === 'PUT' && entry.length > 0)
+        out.push(entry.json<T>());
     }
   }
   return out;
@@ -61,4 +62,3 @@ export async function namespacesHolding(
   }
   return out;
 }
-

@@ -172,7 +172,10 @@ export function providedApisAction(
 ): ProvidedApisAction {
   const result = reconcileApiIntersection(csvApis, group, allGroups);
   const current = groupProvidedApis(group);
-  if (group.spec?.staticProvidedAPIs === true && (result === 'AddAPIs' || result === 'RemoveAPIs')) {
+  if (
+    group.spec?.staticProvidedAPIs === true &&
+    (result === 'AddAPIs' || result === 'RemoveAPIs')
+  ) {
     return {
       type: 'fail',
       reason: CsvReason.CannotModifyStaticOperatorGroupProvidedAPIs,
@@ -189,7 +192,8 @@ export function providedApisAction(
     case 'AddAPIs': {
       const union = current.union(csvApis).toString();
       // Already the union (e.g. invalid input): nothing to add, the CSV proceeds.
-      if (group.metadata.annotations?.[OlmAnnotation.ProvidedAPIs] === union) return { type: 'none' };
+      if (group.metadata.annotations?.[OlmAnnotation.ProvidedAPIs] === union)
+        return { type: 'none' };
       return { type: 'setGroupApis', value: union };
     }
     case 'RemoveAPIs':
@@ -221,7 +225,11 @@ export function prunedGroupApis(
   let fromMembers = new ApiSet([]);
   for (const member of members) {
     for (const api of member.apis.keys()) {
-      if (!current.has(api) && !member.deleting && (member.phase === '' || member.phase === 'Pending')) {
+      if (
+        !current.has(api) &&
+        !member.deleting &&
+        (member.phase === '' || member.phase === 'Pending')
+      ) {
         return undefined;
       }
     }

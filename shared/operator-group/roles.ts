@@ -60,7 +60,11 @@ function base62(bytes: Buffer): string {
  * `olm.og.<group>.<suffix>-<base62(sha224("<ns>/<name>/<suffix>"))>`, the group name cut so
  * the whole stays within 253 characters (upstream getClusterRoleName).
  */
-export function aggregateClusterRoleName(namespace: string, name: string, suffix: RoleSuffix): string {
+export function aggregateClusterRoleName(
+  namespace: string,
+  name: string,
+  suffix: RoleSuffix,
+): string {
   const hash = base62(createHash('sha224').update(`${namespace}/${name}/${suffix}`).digest());
   const limit = kubeResourceNameLimit - 'olm.og..-'.length - suffix.length - hash.length;
   const group = name.length < limit ? name : name.slice(0, limit);
@@ -85,7 +89,10 @@ export function ownerLabels(
 }
 
 /** The label selector of objects owned (by labels) by `owner` of `kind`. */
-export function ownerSelector(owner: { name: string; namespace?: string | undefined }, kind: string): string {
+export function ownerSelector(
+  owner: { name: string; namespace?: string | undefined },
+  kind: string,
+): string {
   return Object.entries(ownerLabels(owner, kind))
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
@@ -138,9 +145,7 @@ function providedApiClusterRole(
         [aggregationLabel(api, suffix)]: 'true',
         [OlmLabel.Managed]: 'true',
       },
-      ownerReferences: [
-        { ...owner, blockOwnerDeletion: false, controller: false },
-      ],
+      ownerReferences: [{ ...owner, blockOwnerDeletion: false, controller: false }],
     },
     rules: [rule],
   };
@@ -240,7 +245,7 @@ export function singletonClusterRole(role: RoleObject): RoleObject {
   return {
     apiVersion: rbacApiVersion,
     kind: 'ClusterRole',
-    metadata: { name: role.metadata.name ?? "", labels: { ...role.metadata.labels } },
+    metadata: { name: role.metadata.name ?? '', labels: { ...role.metadata.labels } },
     rules: [
       ...(role.rules ?? []),
       { verbs: [...verbsForSuffix.view], apiGroups: [''], resources: ['namespaces'] },
@@ -253,9 +258,13 @@ export function singletonClusterRoleBinding(binding: BindingObject): BindingObje
   return {
     apiVersion: rbacApiVersion,
     kind: 'ClusterRoleBinding',
-    metadata: { name: binding.metadata.name ?? "", labels: { ...binding.metadata.labels } },
+    metadata: { name: binding.metadata.name ?? '', labels: { ...binding.metadata.labels } },
     subjects: binding.subjects ?? [],
-    roleRef: { apiGroup: binding.roleRef.apiGroup, kind: 'ClusterRole', name: binding.roleRef.name },
+    roleRef: {
+      apiGroup: binding.roleRef.apiGroup,
+      kind: 'ClusterRole',
+      name: binding.roleRef.name,
+    },
   };
 }
 
@@ -272,7 +281,7 @@ function tenantMetadata(
   operatorNamespace: string,
 ): KubeObject['metadata'] {
   return {
-    name: source.metadata.name ?? "",
+    name: source.metadata.name ?? '',
     namespace: owner.namespace,
     labels: {
       ...source.metadata.labels,
@@ -294,7 +303,11 @@ function tenantMetadata(
 }
 
 /** Single/MultiNamespace: an operator's Role copied into a target namespace. */
-export function tenantRole(role: RoleObject, owner: TenantOwner, operatorNamespace: string): RoleObject {
+export function tenantRole(
+  role: RoleObject,
+  owner: TenantOwner,
+  operatorNamespace: string,
+): RoleObject {
   return {
     apiVersion: rbacApiVersion,
     kind: 'Role',

@@ -34,9 +34,7 @@ export class InvalidTargetNamespacesError extends Error {
   /** The spec must change; retrying cannot help. */
   readonly retryable = false;
   constructor(readonly targetNamespaces: readonly string[]) {
-    super(
-      `TargetNamespaces cannot contain NamespaceAll: [${targetNamespaces.join(' ')}]`,
-    );
+    super(`TargetNamespaces cannot contain NamespaceAll: [${targetNamespaces.join(' ')}]`);
     this.name = 'InvalidTargetNamespacesError';
   }
 }
@@ -133,7 +131,8 @@ export class NamespaceSet {
  */
 export function surfaceTargets(group: OperatorGroupLike): NamespaceSet {
   const namespaces = [...(group.status?.namespaces ?? [])];
-  if (namespaces.length >= 1 && namespaces[0] !== '') namespaces.push(group.metadata.namespace ?? '');
+  if (namespaces.length >= 1 && namespaces[0] !== '')
+    namespaces.push(group.metadata.namespace ?? '');
   return new NamespaceSet(namespaces);
 }
 
@@ -183,7 +182,9 @@ export function namespaceLabelChanges(
   targetingGroupUids: readonly string[],
 ): { add: string[]; remove: string[] } {
   const want = new Set(targetingGroupUids.map(operatorGroupNamespaceLabel));
-  const have = Object.keys(labels ?? {}).filter((k) => k.startsWith(OlmLabelPrefix.OperatorGroupUid));
+  const have = Object.keys(labels ?? {}).filter((k) =>
+    k.startsWith(OlmLabelPrefix.OperatorGroupUid),
+  );
   return {
     add: [...want].filter((k) => labels?.[k] === undefined).sort(),
     remove: have.filter((k) => !want.has(k)).sort(),

@@ -8,7 +8,11 @@ import { copyCsvFunction } from '../../functions/copy-csv/index.js';
 import { rbacFunction } from '../../functions/rbac/index.js';
 import { startWatcher } from '../../functions/watcher/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { buildCatalogIndex, decodeBundleManifests, readCatalogDirectory } from '../../shared/catalog/index.js';
+import {
+  buildCatalogIndex,
+  decodeBundleManifests,
+  readCatalogDirectory,
+} from '../../shared/catalog/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { FunctionHost } from '../../shared/runtime/function-host.js';
 import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
@@ -36,7 +40,8 @@ export async function startMultitenancy(t: Test): Promise<Multitenancy> {
   // Failures come with the functions' warnings, which say why.
   t.teardown(() => {
     if (process.env['OLMQ_TEST_LOGS'] === '1' || !t.passing()) {
-      for (const line of lines.slice(-30)) process.stderr.write(`${JSON.stringify(line).slice(0, 800)}\n`);
+      for (const line of lines.slice(-30))
+        process.stderr.write(`${JSON.stringify(line).slice(0, 800)}\n`);
     }
   });
   const registry = new Registry();
@@ -56,8 +61,20 @@ export async function startMultitenancy(t: Test): Promise<Multitenancy> {
   const metrics = createFunctionMetrics(registry);
   const hostOptions = { baseBackoffMs: 50, contentionDelayMs: 20, concurrency: 8 };
   const hosts = [
-    new FunctionHost(backbone, rbacFunction(backbone, clients, registry), log, metrics, hostOptions),
-    new FunctionHost(backbone, copyCsvFunction(backbone, clients, registry), log, metrics, hostOptions),
+    new FunctionHost(
+      backbone,
+      rbacFunction(backbone, clients, registry),
+      log,
+      metrics,
+      hostOptions,
+    ),
+    new FunctionHost(
+      backbone,
+      copyCsvFunction(backbone, clients, registry),
+      log,
+      metrics,
+      hostOptions,
+    ),
   ];
   for (const host of hosts) {
     await host.start();
@@ -73,7 +90,9 @@ export async function bundleCsv(pkg: string, name: string): Promise<KubeObject> 
   const key = `${pkg}/${name}`;
   const cached = bundleCache.get(key);
   if (cached !== undefined) return structuredClone(cached);
-  const { content } = buildCatalogIndex(await readCatalogDirectory(join(sharedDir, 'catalogs', 'small', pkg)));
+  const { content } = buildCatalogIndex(
+    await readCatalogDirectory(join(sharedDir, 'catalogs', 'small', pkg)),
+  );
   const bundle = content.get(pkg, name);
   if (bundle === undefined) throw new Error(`no bundle ${name} in package ${pkg}`);
   const csv = decodeBundleManifests(bundle).csv;
@@ -90,11 +109,17 @@ interface OwnedCrd {
 
 /** Minimal v1 CRDs for the CSV's owned CRDs (old bundles ship v1beta1 ones). */
 export async function createOwnedCrds(client: KubeClient, csv: KubeObject): Promise<void> {
-  const owned = ((csv['spec'] as { customresourcedefinitions?: { owned?: OwnedCrd[] } }).customresourcedefinitions?.owned ?? []);
+  const owned =
+    (csv['spec'] as { customresourcedefinitions?: { owned?: OwnedCrd[] } })
+      .customresourcedefinitions?.owned ?? [];
   for (const crd of owned) {
     const [plural = '', ...rest] = crd.name.split('.');
     const group = rest.join('.');
-    const existing = await client.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.name });
+    const existing = await client.get({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name: crd.name,
+    });
     if (existing !== undefined) continue;
     await client.create({
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -103,13 +128,20 @@ export async function createOwnedCrds(client: KubeClient, csv: KubeObject): Prom
       spec: {
         group,
         scope: 'Namespaced',
-        names: { plural, singular: crd.kind.toLowerCase(), kind: crd.kind, listKind: `${crd.kind}List` },
+        names: {
+          plural,
+          singular: crd.kind.toLowerCase(),
+          kind: crd.kind,
+          listKind: `${crd.kind}List`,
+        },
         versions: [
           {
             name: crd.version,
             served: true,
             storage: true,
-            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+            schema: {
+              openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+            },
           },
         ],
       },
@@ -133,7 +165,13 @@ export async function installCsv(
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   return client.updateStatus({
     ...created,
-    status: { phase, reason, message: 'install strategy completed with no errors', lastUpdateTime: now, lastTransitionTime: now },
+    status: {
+      phase,
+      reason,
+      message: 'install strategy completed with no errors',
+      lastUpdateTime: now,
+      lastTransitionTime: now,
+    },
   });
 }
 
@@ -141,15 +179,36 @@ export async function installCsv(
 export async function createPermissionRbac(client: KubeClient, csv: KubeObject): Promise<void> {
   const ns = csv.metadata.namespace ?? '';
   const name = csv.metadata.name ?? '';
-  const perms = ((csv['spec'] as { install?: { spec?: { permissions?: { serviceAccountName: string; rules: unknown[] }[] } } }).install?.spec
-    ?.permissions ?? []);
-  const labels = { 'olm.owner': name, 'olm.owner.namespace': ns, 'olm.owner.kind': 'ClusterServiceVersion', 'olm.managed': 'true' };
+  const perms =
+    (
+      csv['spec'] as {
+        install?: { spec?: { permissions?: { serviceAccountName: string; rules: unknown[] }[] } };
+      }
+    ).install?.spec?.permissions ?? [];
+  const labels = {
+    'olm.owner': name,
+    'olm.owner.namespace': ns,
+    'olm.owner.kind': 'ClusterServiceVersion',
+    'olm.managed': 'true',
+  };
   const ownerReferences = [
-    { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'ClusterServiceVersion', name, uid: csv.metadata.uid ?? '', blockOwnerDeletion: false, controller: false },
+    {
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'ClusterServiceVersion',
+      name,
+      uid: csv.metadata.uid ?? '',
+      blockOwnerDeletion: false,
+      controller: false,
+    },
   ];
   for (const [i, perm] of perms.entries()) {
     const roleName = `${name}-${i}`;
-    await client.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: roleName, namespace: ns, labels, ownerReferences }, rules: perm.rules });
+    await client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: roleName, namespace: ns, labels, ownerReferences },
+      rules: perm.rules,
+    });
     await client.create({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
@@ -161,7 +220,11 @@ export async function createPermissionRbac(client: KubeClient, csv: KubeObject):
 }
 
 /** Creates a namespace with labels. */
-export async function createNamespace(client: KubeClient, name: string, labels: Record<string, string> = {}): Promise<void> {
+export async function createNamespace(
+  client: KubeClient,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<void> {
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
 }
 
@@ -173,7 +236,12 @@ export async function createOperatorGroup(
   spec: Record<string, unknown> = {},
   annotations: Record<string, string> = {},
 ): Promise<KubeObject> {
-  return client.create({ apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup', metadata: { name, namespace, annotations }, spec });
+  return client.create({
+    apiVersion: 'operators.coreos.com/v1',
+    kind: 'OperatorGroup',
+    metadata: { name, namespace, annotations },
+    spec,
+  });
 }
 
 /** Reads an object through the API. */
@@ -200,7 +268,12 @@ export async function waitForObject<T extends KubeObject = KubeObject>(
   await waitFor(
     what,
     async () => {
-      last = await client.get<T>({ apiVersion: ref.apiVersion, kind: ref.kind, namespace: ref.namespace, name: ref.name });
+      last = await client.get<T>({
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        namespace: ref.namespace,
+        name: ref.name,
+      });
       return check(last);
     },
     timeoutMs,
