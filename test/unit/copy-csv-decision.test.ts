@@ -72,6 +72,7 @@ t.test('copy-csv prototype - annotations, labels and status as upstream', (t) =>
     nonStatusHash(copyPrototype(source('Failed'))),
     'status does not change the non-status hash',
   );
+  t.end();
 });
 
 t.test('copy-csv copiable - phase None and group failures are not copied', (t) => {
@@ -89,6 +90,7 @@ t.test('copy-csv copiable - phase None and group failures are not copied', (t) =
   ]) {
     t.notOk(isCopiable(source('Failed', reason)), reason);
   }
+  t.end();
 });
 
 t.test(
@@ -128,6 +130,7 @@ t.test(
       ['updateStatus'],
       'a status change is one status write',
     );
+    t.end();
   },
 );
 
@@ -157,6 +160,7 @@ t.test(
       [],
       'stale targets annotation: not an active member yet',
     );
+    t.end();
   },
 );
 
@@ -197,6 +201,7 @@ t.test('copy-csv dangling - every deletion rule', (t) => {
     },
     preconditions: { uid: 'c' },
   });
+  t.end();
 });
 
 t.test('copy-csv olmconfig - condition table and Events', (t) => {
@@ -246,6 +251,7 @@ t.test('copy-csv olmconfig - condition table and Events', (t) => {
     now: 'T',
   });
   t.same(enabled.requeueSources, [], 'all namespaces but the operator’s have a copy');
+  t.end();
 });
 
 t.test('rbac csv decision - conflicts fail the CSV once, recovery moves it to Pending', (t) => {
@@ -336,4 +342,5 @@ t.test('rbac csv decision - conflicts fail the CSV once, recovery moves it to Pe
     ],
   );
   t.equal((st?.['conditions'] as unknown[]).length, 2, 'one condition per phase change');
+  t.end();
 });

@@ -82,6 +82,7 @@ t.test(
       [],
       'a selector may match nothing',
     );
+    t.end();
   },
 );
 
@@ -94,6 +95,7 @@ t.test(
     t.ok(error instanceof InvalidTargetNamespacesError);
     t.equal(error.retryable, false);
     t.match(error.message, /TargetNamespaces cannot contain NamespaceAll/);
+    t.end();
   },
 );
 
@@ -113,6 +115,7 @@ t.test(
     t.notOk(new NamespaceSet(['a']).intersects(new NamespaceSet(['b'])));
     t.ok(NamespaceSet.fromAnnotation('a,b').contains('b'));
     t.ok(NamespaceSet.fromAnnotation('').isAll, 'an empty annotation is all namespaces');
+    t.end();
   },
 );
 
@@ -126,6 +129,7 @@ t.test(
       [],
       'a group targeting nothing surfaces nowhere',
     );
+    t.end();
   },
 );
 
@@ -161,6 +165,7 @@ t.test(
       ),
     );
     t.ok(memberAnnotationsDiffer(undefined, g));
+    t.end();
   },
 );
 
@@ -175,6 +180,7 @@ t.test(
       add: [],
       remove: [],
     });
+    t.end();
   },
 );
 
@@ -240,6 +246,7 @@ t.test('operator-group membership - install modes against targets, with upstream
     )?.reason,
     'InvalidInstallModes',
   );
+  t.end();
 });
 
 t.test(
@@ -274,6 +281,7 @@ t.test(
       apiKeyHash({ kind: 'EtcdCluster', version: 'v1beta2', group: 'etcd.database.coreos.com' }),
       fnv('EtcdCluster.v1beta2.etcd.database.coreos.com'),
     );
+    t.end();
   },
 );
 
@@ -320,6 +328,7 @@ t.test('operator-group intersection - the table row by row', (t) => {
     'NoAPIConflict',
     'no APIs, nothing to do',
   );
+  t.end();
 });
 
 t.test(
@@ -358,6 +367,7 @@ t.test(
     );
     const already = group('ns1', 'g1', ['ns1'], 'A.v1.g');
     t.same(providedApisAction(P, already, [already]), { type: 'none' });
+    t.end();
   },
 );
 
@@ -387,6 +397,7 @@ t.test(
       undefined,
       'a Pending member about to add APIs aborts pruning',
     );
+    t.end();
   },
 );
 
@@ -421,6 +432,7 @@ t.test('operator-group roles - aggregated ClusterRole names, labels and selector
     undefined,
     'no APIs, no aggregation rule',
   );
+  t.end();
 });
 
 t.test('operator-group roles - per-API ClusterRoles: names, verbs, labels and owner', (t) => {
@@ -482,6 +494,7 @@ t.test('operator-group roles - per-API ClusterRoles: names, verbs, labels and ow
     apiGroups: ['y.io'],
     resources: ['things'],
   });
+  t.end();
 });
 
 t.test('operator-group roles - AllNamespaces lifting and tenant copies', (t) => {
@@ -529,4 +542,5 @@ t.test('operator-group roles - AllNamespaces lifting and tenant copies', (t) => 
   t.equal(copied.metadata.ownerReferences?.[0]?.uid, 'copy-uid');
   t.equal(copied.metadata.uid, undefined, 'identity is not copied');
   t.same(tenantRoleBinding(binding, owner, 'ops').subjects, binding.subjects);
+  t.end();
 });
