@@ -10,6 +10,6 @@ export const functionModules: Record<FunctionName, (() => Promise<CreateFunction
   resolve: () => import('./resolve/index.js').then((m) => m.createFunction),
   plan: () => import('./plan/index.js').then((m) => m.createFunction),
   install: () => import('./install/index.js').then((m) => m.createFunction),
-  rbac: undefined,
-  'copy-csv': undefined,
+  rbac: () => import('./rbac/index.js').then((m) => m.createFunction),
+  'copy-csv': () => import('./copy-csv/index.js').then((m) => m.createFunction),
 };

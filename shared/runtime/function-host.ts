@@ -305,6 +305,7 @@ export class FunctionHost<Snapshot, Writes> {
               workSubject(this.definition.name, ref.cluster, key),
               undefined,
               {
+                // Per function: another function triggered by the same change publishes its own item.
                 msgID: `${this.definition.name}:${m.subject}@${m.seq}#${i}`,
               },
             ),
