@@ -2,7 +2,7 @@
 // group, the per-API ClusterRoles of an operator's owned CRDs and APIServices, and the copies of
 // an operator's Roles/RoleBindings for its targets (cluster-wide for AllNamespaces groups, per
 // target namespace otherwise). Names, verbs and labels are upstream's. Pure.
-import { createHash } from 'node:crypto';
+import { sha224Base62 } from '../kube/names.js';
 import { OlmLabel, OlmLabelPrefix } from '../api/codes.js';
 import type { KubeObject } from '../kube/client.js';
 import { apiKeyHash, type ApiKey, type ApiSet } from './provided-apis.js';
@@ -43,19 +43,6 @@ export interface BindingObject extends KubeObject {
 const rbacApiVersion = 'rbac.authorization.k8s.io/v1';
 const kubeResourceNameLimit = 253;
 
-/** Go's big.Int.Text(62) of a byte string. */
-function base62(bytes: Buffer): string {
-  const digits = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
-  let n = BigInt(`0x${bytes.toString('hex') || '0'}`);
-  if (n === 0n) return '0';
-  let out = '';
-  while (n > 0n) {
-    out = digits[Number(n % 62n)] + out;
-    n /= 62n;
-  }
-  return out;
-}
-
 /**
  * `olm.og.<group>.<suffix>-<base62(sha224("<ns>/<name>/<suffix>"))>`, the group name cut so
  * the whole stays within 253 characters (upstream getClusterRoleName).
@@ -65,7 +52,7 @@ export function aggregateClusterRoleName(
   name: string,
   suffix: RoleSuffix,
 ): string {
-  const hash = base62(createHash('sha224').update(`${namespace}/${name}/${suffix}`).digest());
+  const hash = sha224Base62(`${namespace}/${name}/${suffix}`);
   const limit = kubeResourceNameLimit - 'olm.og..-'.length - suffix.length - hash.length;
   const group = name.length < limit ? name : name.slice(0, limit);
   return `olm.og.${group}.${suffix}-${hash}`;

@@ -3,7 +3,6 @@
 // rest, as upstream's OrderSteps), with the RBAC steps upstream derives from the CSV's
 // permissions. Tests of the install function create plans with it; the plan function's tests
 // can compare against it.
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import {
   decodeBundleManifests,
@@ -13,6 +12,7 @@ import {
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import type { InstallPlanStatus, Step } from '../../shared/api/installplan.js';
 import { sharedDir } from './repo.js';
+import { rbacForCsv } from '../../functions/plan/permissions.js';
 
 /** A bundle's decoded manifests. */
 export interface TestBundle {
@@ -36,123 +36,6 @@ export async function smallBundle(pkg: string, csvName: string): Promise<TestBun
   if (manifests.csv === undefined) throw new Error(`bundle ${csvName} has no CSV`);
   const copy = (o: BundleObject): KubeObject => structuredClone(o) as unknown as KubeObject;
   return { csv: copy(manifests.csv), others: manifests.others.map(copy) };
-}
-
-const base62Alphabet = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
-
-function base62(bytes: Buffer): string {
-  let n = BigInt(`0x${bytes.toString('hex')}`);
-  let out = '';
-  while (n > 0n) {
-    out = (base62Alphabet[Number(n % 62n)] ?? '') + out;
-    n /= 62n;
-  }
-  return out || '0';
-}
-
-/** Upstream's olm.permissions.hash: base62 of sha224 over the JSON of what it hashes. */
-export function permissionsHash(value: unknown): string {
-  return base62(createHash('sha224').update(JSON.stringify(value)).digest());
-}
-
-// A name of at most 63 characters ending in the hash (upstream's generateName for RBAC).
-function hashedName(base: string, hash: string): string {
-  const room = 63 - hash.length - 1;
-  return `${base.slice(0, room)}-${hash}`;
-}
-
-interface Permission {
-  serviceAccountName: string;
-  rules: unknown[];
-}
-
-function strategyOf(csv: KubeObject): {
-  permissions: Permission[];
-  clusterPermissions: Permission[];
-} {
-  const spec = (csv['spec'] ?? {}) as {
-    install?: { spec?: { permissions?: Permission[]; clusterPermissions?: Permission[] } };
-  };
-  return {
-    permissions: spec.install?.spec?.permissions ?? [],
-    clusterPermissions: spec.install?.spec?.clusterPermissions ?? [],
-  };
-}
-
-/** The RBAC objects upstream plans for a CSV's permissions (SAs, Roles, bindings). */
-export function rbacForCsv(csv: KubeObject, namespace: string): KubeObject[] {
-  const csvName = csv.metadata.name ?? '';
-  const ownerLabels = {
-    'olm.owner': csvName,
-    'olm.owner.namespace': namespace,
-    'olm.owner.kind': 'ClusterServiceVersion',
-  };
-  const { permissions, clusterPermissions } = strategyOf(csv);
-  const objects: KubeObject[] = [];
-  const accounts = new Set<string>();
-  const account = (name: string): void => {
-    if (name === 'default' || accounts.has(name)) return;
-    accounts.add(name);
-    objects.push({
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name, namespace },
-    });
-  };
-  for (const p of permissions) {
-    account(p.serviceAccountName);
-    const roleHash = permissionsHash(p.rules);
-    const roleName = hashedName(`${csvName}-${p.serviceAccountName}`, roleHash);
-    objects.push({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: {
-        name: roleName,
-        namespace,
-        labels: { ...ownerLabels, 'olm.permissions.hash': roleHash },
-      },
-      rules: p.rules,
-    });
-    const roleRef = { kind: 'Role', name: roleName, apiGroup: 'rbac.authorization.k8s.io' };
-    const subjects = [{ kind: 'ServiceAccount', name: p.serviceAccountName, namespace }];
-    const bindingHash = permissionsHash({ roleRef, subjects });
-    objects.push({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: {
-        name: hashedName(`${csvName}-${p.serviceAccountName}`, bindingHash),
-        namespace,
-        labels: { ...ownerLabels, 'olm.permissions.hash': bindingHash },
-      },
-      roleRef,
-      subjects,
-    });
-  }
-  for (const p of clusterPermissions) {
-    account(p.serviceAccountName);
-    const roleHash = permissionsHash(p.rules);
-    const roleName = hashedName(csvName, roleHash);
-    objects.push({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: roleName, labels: { ...ownerLabels, 'olm.permissions.hash': roleHash } },
-      rules: p.rules,
-    });
-    const roleRef = { kind: 'ClusterRole', name: roleName, apiGroup: 'rbac.authorization.k8s.io' };
-    const subjects = [{ kind: 'ServiceAccount', name: p.serviceAccountName, namespace }];
-    const bindingHash = permissionsHash({ roleRef, subjects });
-    objects.push({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: {
-        name: hashedName(csvName, bindingHash),
-        labels: { ...ownerLabels, 'olm.permissions.hash': bindingHash },
-      },
-      roleRef,
-      subjects,
-    });
-  }
-  return objects;
 }
 
 /** Where a plan's bundle came from. */

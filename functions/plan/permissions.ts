@@ -1,0 +1,111 @@
+// The RBAC upstream's catalog operator plans for a CSV's install strategy: a ServiceAccount per
+// named account (not `default`), a Role + RoleBinding per permissions entry and a ClusterRole +
+// ClusterRoleBinding per clusterPermissions entry, named `<csv>-<sa>-<hash>` / `<csv>-<hash>`
+// (at most 63 characters) and labelled with the CSV's owner labels and olm.permissions.hash.
+import type { KubeObject } from '../../shared/kube/client.js';
+import { sha224Base62 } from '../../shared/kube/names.js';
+
+/** Upstream's olm.permissions.hash: base62 of sha224 over the JSON of what it hashes. */
+export function permissionsHash(value: unknown): string {
+  return sha224Base62(JSON.stringify(value));
+}
+
+// A name of at most 63 characters ending in the hash (upstream's generateName for RBAC).
+function hashedName(base: string, hash: string): string {
+  const room = 63 - hash.length - 1;
+  return `${base.slice(0, room)}-${hash}`;
+}
+
+interface Permission {
+  serviceAccountName: string;
+  rules: unknown[];
+}
+
+function strategyOf(csv: KubeObject): {
+  permissions: Permission[];
+  clusterPermissions: Permission[];
+} {
+  const spec = (csv['spec'] ?? {}) as {
+    install?: { spec?: { permissions?: Permission[]; clusterPermissions?: Permission[] } };
+  };
+  return {
+    permissions: spec.install?.spec?.permissions ?? [],
+    clusterPermissions: spec.install?.spec?.clusterPermissions ?? [],
+  };
+}
+
+/** The RBAC objects upstream plans for a CSV's permissions (SAs, Roles, bindings). */
+export function rbacForCsv(csv: KubeObject, namespace: string): KubeObject[] {
+  const csvName = csv.metadata.name ?? '';
+  const ownerLabels = {
+    'olm.owner': csvName,
+    'olm.owner.namespace': namespace,
+    'olm.owner.kind': 'ClusterServiceVersion',
+  };
+  const { permissions, clusterPermissions } = strategyOf(csv);
+  const objects: KubeObject[] = [];
+  const accounts = new Set<string>();
+  const account = (name: string): void => {
+    if (name === 'default' || accounts.has(name)) return;
+    accounts.add(name);
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name, namespace },
+    });
+  };
+  for (const p of permissions) {
+    account(p.serviceAccountName);
+    const roleHash = permissionsHash(p.rules);
+    const roleName = hashedName(`${csvName}-${p.serviceAccountName}`, roleHash);
+    objects.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: {
+        name: roleName,
+        namespace,
+        labels: { ...ownerLabels, 'olm.permissions.hash': roleHash },
+      },
+      rules: p.rules,
+    });
+    const roleRef = { kind: 'Role', name: roleName, apiGroup: 'rbac.authorization.k8s.io' };
+    const subjects = [{ kind: 'ServiceAccount', name: p.serviceAccountName, namespace }];
+    const bindingHash = permissionsHash({ roleRef, subjects });
+    objects.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: {
+        name: hashedName(`${csvName}-${p.serviceAccountName}`, bindingHash),
+        namespace,
+        labels: { ...ownerLabels, 'olm.permissions.hash': bindingHash },
+      },
+      roleRef,
+      subjects,
+    });
+  }
+  for (const p of clusterPermissions) {
+    account(p.serviceAccountName);
+    const roleHash = permissionsHash(p.rules);
+    const roleName = hashedName(csvName, roleHash);
+    objects.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: roleName, labels: { ...ownerLabels, 'olm.permissions.hash': roleHash } },
+      rules: p.rules,
+    });
+    const roleRef = { kind: 'ClusterRole', name: roleName, apiGroup: 'rbac.authorization.k8s.io' };
+    const subjects = [{ kind: 'ServiceAccount', name: p.serviceAccountName, namespace }];
+    const bindingHash = permissionsHash({ roleRef, subjects });
+    objects.push({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: {
+        name: hashedName(csvName, bindingHash),
+        labels: { ...ownerLabels, 'olm.permissions.hash': bindingHash },
+      },
+      roleRef,
+      subjects,
+    });
+  }
+  return objects;
+}
