@@ -1,12 +1,14 @@
 // The steps of an InstallPlan, as upstream's catalog operator writes them: per bundle its CSV
 // (spec.replaces set from the resolution, properties annotation added) and its other objects
-// (a Secret becomes kind BundleSecret), plus a Subscription step for a dependency no
+// (a Secret becomes kind BundleSecret) and the RBAC of its permissions, plus a Subscription step for a dependency no
 // Subscription asks for; then ordered CSVs first, then CRDs, then the rest (upstream's
 // OrderSteps). Pure.
 import type { Step } from '../../shared/api/index.js';
 import { codes } from '../../shared/api/index.js';
 import type { BundleManifests, BundleObject } from '../../shared/catalog/index.js';
+import type { KubeObject } from '../../shared/kube/client.js';
 import type { RecordedBundle } from '../../shared/resolver/record.js';
+import { rbacForCsv } from './permissions.js';
 
 /** A bundle to install and its manifests. */
 export interface PlannedBundle {
@@ -90,12 +92,17 @@ export function planSteps(namespace: string, bundles: readonly PlannedBundle[]):
   const rest: Step[] = [];
   for (const planned of bundles) {
     const b = planned.bundle;
-    csvs.push(step(b, plannedCsv(planned)));
+    const csv = plannedCsv(planned);
+    csvs.push(step(b, csv));
     for (const object of planned.manifests.others) {
       const kind = object['kind'];
       if (kind === 'CustomResourceDefinition') crds.push(step(b, object));
       else if (kind === 'Secret') rest.push(step(b, object, 'BundleSecret'));
       else rest.push(step(b, object));
+    }
+    // The RBAC of the CSV's install strategy, as upstream plans it.
+    for (const object of rbacForCsv(csv as unknown as KubeObject, namespace)) {
+      rest.push(step(b, object as unknown as BundleObject));
     }
     if (b.subscription === null) {
       rest.push(
