@@ -16,6 +16,7 @@ import {
   type RequestAttributes,
   type UserInfo,
 } from './auth/index.js';
+import type { ApiAggregator } from './aggregator.js';
 import type { ApiCore } from './core.js';
 import { type DeleteOptions, type PatchType, type WriteOptions } from './core.js';
 import {
@@ -65,6 +66,8 @@ export interface FrontEndOptions {
   signingKeyPem: string;
   logger: Logger;
   bookmarkIntervalMs: number;
+  /** Serves aggregated APIs (APIServices with a service) before the local routes. */
+  aggregator?: Pick<ApiAggregator, 'serve'>;
 }
 
 /** A parsed /api or /apis resource path. */
@@ -991,6 +994,8 @@ export function createRequestListener(
       req.resume();
       throw new ApiError(outcome.reason, outcome.message);
     }
+    const aggregation = { req, res, url, user: outcome.user, authorize: authorizeOrThrow };
+    if (options.aggregator !== undefined && (await options.aggregator.serve(aggregation))) return;
     const path = parseResourcePath(pathname);
     if (!path) return nonResource(req, res, pathname, outcome.user);
     await resourceRequest(req, res, path, url.searchParams, outcome.user);
