@@ -14,6 +14,7 @@ const handlers: Partial<Record<CommandName, () => Promise<Handler>>> = {
   up: async () => (await import('./up.js')).runUp,
   devcluster: async () => (await import('./devcluster.js')).runDevcluster,
   watcher: async () => (await import('./watcher.js')).runWatcher,
+  packageserver: async () => (await import('./packageserver.js')).runPackageServer,
 };
 
 function usage(): string {
