@@ -337,6 +337,12 @@ export const commands = {
         default: 'packageserver',
         doc: 'Name of that Service.',
       }),
+      servingSecret: option.optionalText({
+        flag: 'serving-secret',
+        env: 'OLMQ_PACKAGESERVER_SERVING_SECRET',
+        placeholder: 'NAME',
+        doc: 'Keep the self-signed serving certificate in this Secret (in --service-namespace) so replicas share it, and set the APIService caBundle to its CA.',
+      }),
       register: option.switch({
         flag: 'register',
         env: 'OLMQ_PACKAGESERVER_REGISTER',

@@ -7,6 +7,11 @@ import {
   registerPackageApi,
   startPackageServer,
 } from '../functions/packageserver/index.js';
+import {
+  publishCaBundle,
+  sharedServingMaterial,
+  type ServingMaterial,
+} from '../functions/packageserver/serving.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { KubeClient } from '../shared/kube/client.js';
 import { loadClusters, KubeconfigError } from '../shared/kube/clusters.js';
@@ -62,6 +67,12 @@ export async function runPackageServer(config: CommandConfig<'packageserver'>): 
   const client = await KubeClient.fromKubeConfig(cluster.id, cluster.kubeConfig, {
     userAgent: 'olmq-packageserver',
   });
+  const service = { namespace: config.serviceNamespace, name: config.serviceName };
+  let shared: ServingMaterial | undefined;
+  if (serving === undefined && config.servingSecret !== undefined) {
+    shared = await sharedServingMaterial(client, service, config.servingSecret);
+    serving = { certPem: shared.certPem, keyPem: shared.keyPem };
+  }
   const nc = await connectNats(config.natsUrl, `olmq-packageserver-${cluster.id}`, log);
   const backbone = await openBackbone(nc);
   let server;
@@ -75,7 +86,7 @@ export async function runPackageServer(config: CommandConfig<'packageserver'>): 
       host: config.host,
       port: config.port,
       ...(serving === undefined ? {} : { serving }),
-      service: { namespace: config.serviceNamespace, name: config.serviceName },
+      service,
     });
   } catch (error) {
     await nc.close();
@@ -86,12 +97,14 @@ export async function runPackageServer(config: CommandConfig<'packageserver'>): 
     }
     throw error;
   }
+  const caBundlePem = shared?.caPem ?? server.caBundlePem;
   if (config.register) {
-    await registerPackageApi(client, server, {
-      namespace: config.serviceNamespace,
-      name: config.serviceName,
-    });
-  }
+    await registerPackageApi(
+      client,
+      { host: server.host, port: server.port, caBundlePem },
+      service,
+    );
+  } else if (shared !== undefined) await publishCaBundle(client, shared.caPem);
   const running = server;
   const endpoint = await serveOperations({
     port: config.metricsPort,
