@@ -348,37 +348,35 @@ export async function startPackageApi(options: PackageApiOptions): Promise<Packa
       };
       return table ? packageTable([object], String(generation), includeObject, Date.now()) : object;
     };
-    let seen = new Map(visiblePackages(view.catalogs(), filter).map((p) => [p.key, p.manifest]));
+    // From a resourceVersion: the changes since that state (410 Expired when it is too old to
+    // know); without one, every current package as ADDED first, as kube's watch does.
     const from = params.get('resourceVersion');
-    if (from === null || from === '' || from === '0') {
-      for (const manifest of seen.values())
-        res.write(
-          `${JSON.stringify({ type: 'ADDED', object: render(manifest, view.generation) })}\n`,
-        );
+    const since = from === null || from === '' || from === '0' ? undefined : Number(from);
+    const base =
+      since === undefined ? [] : Number.isInteger(since) ? view.catalogsAt(since) : undefined;
+    if (base === undefined) {
+      const gone = new StatusError(410, 'Expired', `too old resource version: ${from ?? ''}`);
+      res.end(`${JSON.stringify({ type: 'ERROR', object: gone.toStatus() })}\n`);
+      return;
     }
-    const unsubscribe = view.subscribe((change) => {
+    let seen = new Map(visiblePackages(base, filter).map((p) => [p.key, p.manifest]));
+    const sendChanges = (generation: number): void => {
       const now = new Map(visiblePackages(view.catalogs(), filter).map((p) => [p.key, p.manifest]));
       const lines: string[] = [];
+      const event = (type: string, manifest: JsonMap): string =>
+        JSON.stringify({ type, object: render(manifest, generation) });
       for (const [key, manifest] of now) {
         const before = seen.get(key);
-        if (before === undefined)
-          lines.push(
-            JSON.stringify({ type: 'ADDED', object: render(manifest, change.generation) }),
-          );
+        if (before === undefined) lines.push(event('ADDED', manifest));
         else if (JSON.stringify(before) !== JSON.stringify(manifest))
-          lines.push(
-            JSON.stringify({ type: 'MODIFIED', object: render(manifest, change.generation) }),
-          );
+          lines.push(event('MODIFIED', manifest));
       }
-      for (const [key, manifest] of seen) {
-        if (!now.has(key))
-          lines.push(
-            JSON.stringify({ type: 'DELETED', object: render(manifest, change.generation) }),
-          );
-      }
+      for (const [key, manifest] of seen) if (!now.has(key)) lines.push(event('DELETED', manifest));
       seen = now;
       if (lines.length > 0) res.write(`${lines.join('\n')}\n`);
-    });
+    };
+    sendChanges(view.generation);
+    const unsubscribe = view.subscribe((change) => sendChanges(change.generation));
     const timeout = Number(params.get('timeoutSeconds') ?? '1800');
     const timer = setTimeout(
       () => stop(),

@@ -60,6 +60,8 @@ export class PackageView {
   readonly #refreshes = new Map<string, Promise<void>>();
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   readonly #stops: (() => void)[] = [];
+  // Recent states by generation, so a watch from a list's resourceVersion misses nothing.
+  readonly #history = new Map<number, CatalogPackages[]>();
   #generation = 1;
   #ready = false;
 
@@ -95,6 +97,7 @@ export class PackageView {
     }
     const records = await readCatalogIndexRecords(backbone, cluster);
     await Promise.all(records.map((r) => this.#refresh(r.namespace, r.name)));
+    this.#history.set(this.#generation, this.catalogs());
     this.#ready = true;
   }
 
@@ -114,6 +117,15 @@ export class PackageView {
   catalogs(namespaces?: readonly string[]): CatalogPackages[] {
     const all = [...this.#catalogs.values()];
     return namespaces === undefined ? all : all.filter((c) => namespaces.includes(c.namespace));
+  }
+
+  /**
+   * The catalogs as they were at `generation` (all namespaces), or undefined when that state is
+   * older than the recent history kept (the last 100 changes).
+   */
+  catalogsAt(generation: number): CatalogPackages[] | undefined {
+    if (generation >= this.#generation) return this.catalogs();
+    return this.#history.get(generation);
   }
 
   /** Waits until pending refreshes have finished (tests and readiness). */
@@ -181,6 +193,8 @@ export class PackageView {
 
   #emit(change: Omit<CatalogChange, 'generation'>): void {
     this.#generation++;
+    this.#history.set(this.#generation, this.catalogs());
+    this.#history.delete(this.#generation - 100);
     for (const listener of this.#listeners) listener({ ...change, generation: this.#generation });
   }
 }

@@ -1,5 +1,6 @@
 // The package server's own behaviour: watch, catalogs changing in JetStream, the icon
 // subresource, and whom it trusts (front-proxy authentication, SubjectAccessReviews).
+import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import t from 'tap';
 import { Watch } from '@kubernetes/client-node';
@@ -70,6 +71,57 @@ if (missing !== undefined) {
       t.same(events, ['ADDED prometheus', 'ADDED etcd', 'DELETED prometheus', 'DELETED etcd']);
     },
   );
+
+  t.test('packageserver - kubectl get -w prints packages as their catalog changes', async (t) => {
+    const catalog = (dir: string) =>
+      publishCatalog(f.backbone, f.cluster, join(smallCatalogs, dir), {
+        namespace: 'team-c',
+        name: 'team-c-catalog',
+        displayName: 'Team C',
+        publisher: 'C',
+      });
+    await catalog('hawtio-operator');
+    const child = spawn(
+      'kubectl',
+      [
+        'get',
+        'packagemanifests',
+        '-n',
+        'team-c',
+        '-l',
+        'catalog=team-c-catalog',
+        '-w',
+        '--output-watch-events',
+      ],
+      {
+        env: {
+          ...process.env,
+          KUBECONFIG: f.fixture.kubeconfigPath,
+          KUBECACHEDIR: join(f.fixture.dir, 'cache'),
+          HOME: f.fixture.dir,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    t.teardown(() => {
+      child.kill('SIGKILL');
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    await waitFor(
+      'the listed row',
+      () => /ADDED\s+hawtio-operator\s+Team C\s/.test(stdout),
+      30_000,
+    );
+    // A change right after the list is not lost: the watch starts from the list's version.
+    await catalog('etcd');
+    await waitFor(
+      'the rows of the change',
+      () => /DELETED\s+hawtio-operator\s/.test(stdout) && /ADDED\s+etcd\s+Team C\s/.test(stdout),
+      30_000,
+    );
+    t.pass('kubectl printed the change');
+  });
 
   t.test(
     'packageserver - a namespace without catalogs sees only the global catalogs',
