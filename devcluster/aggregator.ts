@@ -136,6 +136,7 @@ function backendOf(apiService: JsonObject): Backend | undefined {
 export class ApiAggregator {
   /** Backends' APIResourceLists from their last successful check, by APIService name. */
   readonly #discovery = new Map<string, JsonObject>();
+  #backendCache: Backend[] | undefined;
   #running = false;
   #again = false;
   #stopped = false;
@@ -152,6 +153,7 @@ export class ApiAggregator {
   start(): () => void {
     this.#publishAuthenticationConfig();
     const unsubscribe = this.core.store.subscribe((event: ChangeEvent) => {
+      if (event.key === apiServicesKey) this.#backendCache = undefined;
       if (event.key === apiServicesKey || event.key === 'services' || event.key === 'endpoints')
         this.#kick();
     });
@@ -216,11 +218,13 @@ export class ApiAggregator {
       );
   }
 
+  // Recomputed only after an APIService changes: routing asks on every /apis request.
   #backends(): Backend[] {
-    return this.core.store
+    this.#backendCache ??= this.core.store
       .list(apiServicesKey)
       .map(backendOf)
       .filter((b): b is Backend => b !== undefined);
+    return this.#backendCache;
   }
 
   /** The Service's Endpoints address for a backend, as kube's service resolver finds it. */
@@ -416,43 +420,39 @@ export class ApiAggregator {
     };
   }
 
-  #backendFor(group: string, version?: string): Backend[] {
-    return this.#backends().filter(
-      (b) => b.group === group && (version === undefined || b.version === version),
-    );
-  }
-
   /**
    * Answers the request if aggregation concerns it: /apis (local and aggregated groups),
    * /apis/<group> of an aggregated group, and anything under /apis/<group>/<version> of one.
-   * Resolves false for requests the router serves itself.
+   * Returns undefined, synchronously and cheaply, for requests the router serves itself.
    */
-  async serve(request: AggregationRequest): Promise<boolean> {
-    const { url } = request;
-    const parts = url.pathname.split('/').filter((p) => p !== '');
-    if (parts[0] !== 'apis') return false;
-    if (parts.length === 1) return this.#serveGroupList(request);
+  serve(request: AggregationRequest): Promise<void> | undefined {
+    const pathname = request.url.pathname;
+    const backends = this.#backends();
+    // The hot path: no aggregated API, or not under /apis.
+    if (backends.length === 0 || !pathname.startsWith('/apis')) return undefined;
+    const parts = pathname.split('/').filter((p) => p !== '');
+    if (parts[0] !== 'apis') return undefined;
+    if (parts.length === 1) return this.#serveGroupList(request, backends);
     const group = decodeURIComponent(parts[1] ?? '');
-    const backends = this.#backendFor(group);
-    if (backends.length === 0 || this.core.registry.hasGroup(group)) return false;
+    const ofGroup = backends.filter((b) => b.group === group);
+    if (ofGroup.length === 0 || this.core.registry.hasGroup(group)) return undefined;
     if (parts.length === 2) {
       this.#authorizeNonResource(request);
       sendJson(request.res, 200, {
         kind: 'APIGroup',
         apiVersion: 'v1',
-        ...groupEntry(group, backends),
+        ...groupEntry(group, ofGroup),
       });
-      return true;
+      return Promise.resolve();
     }
     const version = decodeURIComponent(parts[2] ?? '');
-    const backend = backends.find((b) => b.version === version);
-    if (backend === undefined) return false;
+    const backend = ofGroup.find((b) => b.version === version);
+    if (backend === undefined) return undefined;
     this.#authorizeProxied(request, group, version, parts.slice(3));
     const resolution = this.#resolve(backend);
     if (!resolution.ok)
       throw new ApiError('ServiceUnavailable', `service unavailable: ${resolution.message}`);
-    await this.#proxy(request, backend, resolution);
-    return true;
+    return this.#proxy(request, backend, resolution);
   }
 
   #authorizeNonResource(request: AggregationRequest): void {
@@ -520,9 +520,9 @@ export class ApiAggregator {
     });
   }
 
-  #serveGroupList(request: AggregationRequest): boolean {
-    const backends = this.#backends().filter((b) => !this.core.registry.hasGroup(b.group));
-    if (backends.length === 0) return false;
+  #serveGroupList(request: AggregationRequest, all: Backend[]): Promise<void> | undefined {
+    const backends = all.filter((b) => !this.core.registry.hasGroup(b.group));
+    if (backends.length === 0) return undefined;
     this.#authorizeNonResource(request);
     const aggregated = aggregatedVersionAccepted(request.req.headers['accept']);
     if (aggregated !== undefined) {
@@ -530,7 +530,7 @@ export class ApiAggregator {
       const items = Array.isArray(document['items']) ? [...document['items']] : [];
       items.push(...this.#aggregatedItems(backends));
       sendJson(request.res, 200, { ...document, items }, aggregatedContentType(aggregated));
-      return true;
+      return Promise.resolve();
     }
     const document = groupList(this.core.registry);
     const groups = Array.isArray(document['groups']) ? [...document['groups']] : [];
@@ -542,7 +542,7 @@ export class ApiAggregator {
         ),
       );
     sendJson(request.res, 200, { ...document, groups });
-    return true;
+    return Promise.resolve();
   }
 
   // APIGroupDiscovery entries for groups whose backends answered their last check.

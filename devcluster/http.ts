@@ -994,8 +994,14 @@ export function createRequestListener(
       req.resume();
       throw new ApiError(outcome.reason, outcome.message);
     }
-    const aggregation = { req, res, url, user: outcome.user, authorize: authorizeOrThrow };
-    if (options.aggregator !== undefined && (await options.aggregator.serve(aggregation))) return;
+    const aggregated = options.aggregator?.serve({
+      req,
+      res,
+      url,
+      user: outcome.user,
+      authorize: authorizeOrThrow,
+    });
+    if (aggregated !== undefined) return aggregated;
     const path = parseResourcePath(pathname);
     if (!path) return nonResource(req, res, pathname, outcome.user);
     await resourceRequest(req, res, path, url.searchParams, outcome.user);
