@@ -18,6 +18,7 @@ const handlers: Partial<Record<CommandName, () => Promise<Handler>>> = {
   resolve: async () => (await import('./resolve.js')).runResolve,
   registryServe: async () => (await import('./registry.js')).runRegistryServe,
   run: async () => (await import('./run.js')).runFunction,
+  packageserver: async () => (await import('./packageserver.js')).runPackageServer,
 };
 
 function usage(): string {

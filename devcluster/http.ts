@@ -16,6 +16,7 @@ import {
   type RequestAttributes,
   type UserInfo,
 } from './auth/index.js';
+import type { ApiAggregator } from './aggregator.js';
 import type { ApiCore } from './core.js';
 import { type DeleteOptions, type PatchType, type WriteOptions } from './core.js';
 import {
@@ -65,6 +66,8 @@ export interface FrontEndOptions {
   signingKeyPem: string;
   logger: Logger;
   bookmarkIntervalMs: number;
+  /** Serves aggregated APIs (APIServices with a service) before the local routes. */
+  aggregator?: Pick<ApiAggregator, 'serve'>;
 }
 
 /** A parsed /api or /apis resource path. */
@@ -991,6 +994,14 @@ export function createRequestListener(
       req.resume();
       throw new ApiError(outcome.reason, outcome.message);
     }
+    const aggregated = options.aggregator?.serve({
+      req,
+      res,
+      url,
+      user: outcome.user,
+      authorize: authorizeOrThrow,
+    });
+    if (aggregated !== undefined) return aggregated;
     const path = parseResourcePath(pathname);
     if (!path) return nonResource(req, res, pathname, outcome.user);
     await resourceRequest(req, res, path, url.searchParams, outcome.user);

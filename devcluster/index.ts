@@ -17,7 +17,9 @@ import {
   type RbacSource,
   type UserInfo,
 } from './auth/index.js';
+import { ApiAggregator, endpointsResourceType, frontProxyCommonName } from './aggregator.js';
 import { ApiCore, systemWrite, type Admission } from './core.js';
+import { createCertificateAuthority, issueCertificate } from '../shared/kube/certificates.js';
 import { checkRbacEscalation } from './rbac-admission.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import {
@@ -55,6 +57,8 @@ export interface DevclusterOptions {
   logger?: Logger;
   /** Interval of watch bookmarks when clients allow them (default 5000 ms). */
   bookmarkIntervalMs?: number;
+  /** How often aggregated APIServices are checked besides on changes (default 10000 ms). */
+  apiServiceCheckIntervalMs?: number;
 }
 
 /** A running devcluster. */
@@ -128,7 +132,7 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     journal = new FileJournal(options.dataDir, store);
     store.journal = journal;
   }
-  const registry = new ResourceRegistry(builtinResourceTypes());
+  const registry = new ResourceRegistry([...builtinResourceTypes(), endpointsResourceType()]);
   const hub = new WatchHub(store);
   const faults = new Faults(store, hub);
   const rbac: RbacSource = {
@@ -183,8 +187,29 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     }).start(),
   ];
 
+  // The front proxy's CA is made fresh at each start; kube-system/extension-apiserver-authentication
+  // tells aggregated API servers to trust it.
+  const frontProxyCa = await createCertificateAuthority('olmq-devcluster-front-proxy-ca');
+  const frontProxyClient = await issueCertificate(frontProxyCa, {
+    commonName: frontProxyCommonName,
+    usage: 'client',
+  });
+  const aggregator = new ApiAggregator(
+    core,
+    logger,
+    {
+      caCertPem: frontProxyCa.certPem,
+      clientCertPem: frontProxyClient.certPem,
+      clientKeyPem: frontProxyClient.keyPem,
+    },
+    secrets.certificates.caCertPem,
+    options.apiServiceCheckIntervalMs ?? 10_000,
+  );
+  stops.push(aggregator.start());
+
   let address = '';
   const listener = createRequestListener({
+    aggregator,
     core,
     hub,
     rbac,

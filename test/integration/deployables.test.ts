@@ -115,6 +115,8 @@ const byKind = (manifests: Manifest[], kind: string): Manifest[] =>
   manifests.filter((m) => m.kind === kind);
 
 const componentNames = ['watcher', ...functionNames];
+/** Components deployed in a cluster only: the aggregated package API must be reachable by kube-apiserver. */
+const clusterComponentNames = [...componentNames, 'packageserver'];
 
 t.test('deployables - kustomization lists every manifest file in k8s/', (t) => {
   const kustomization = parse(readFileSync(join(k8sDir, 'kustomization.yaml'), 'utf8')) as {
@@ -131,7 +133,7 @@ t.test('deployables - every Deployment runs an olmq entry point whose flags exis
   const deployments = byKind(await renderedManifests(), 'Deployment');
   t.same(
     deployments.map((d) => d.metadata.name).sort(),
-    componentNames.map((c) => `olmq-${c}`).sort(),
+    clusterComponentNames.map((c) => `olmq-${c}`).sort(),
   );
   for (const deployment of deployments) {
     const spec = deployment.spec as unknown as DeploymentSpec;
@@ -150,6 +152,7 @@ t.test('deployables - functions are run by their real names, the watcher as watc
     const container = (deployment.spec as unknown as DeploymentSpec).template.spec.containers[0];
     const component = deployment.metadata.name.replace(/^olmq-/, '');
     if (component === 'watcher') t.same(container?.command, ['olmq', 'watcher']);
+    else if (component === 'packageserver') t.same(container?.command, ['olmq', 'packageserver']);
     else {
       t.ok((functionNames as readonly string[]).includes(component), `${component} is a function`);
       t.same(container?.command, ['olmq', 'run', component]);
@@ -475,6 +478,17 @@ t.test('deployables - the manifests apply to the devcluster', async (t) => {
       ['copy-csv', ['update', 'olmconfigs.operators.coreos.com', '--subresource=status'], 'yes'],
       ['copy-csv', ['delete', 'deployments.apps', '-A'], 'no'],
       ['copy-csv', ['get', 'secrets', '-A'], 'no'],
+      ['packageserver', ['create', 'subjectaccessreviews.authorization.k8s.io'], 'yes'],
+      [
+        'packageserver',
+        ['get', 'configmaps/extension-apiserver-authentication', '-n', 'kube-system'],
+        'yes',
+      ],
+      ['packageserver', ['patch', 'apiservices/v1.packages.operators.coreos.com'], 'yes'],
+      ['packageserver', ['patch', 'apiservices/v1.operators.coreos.com'], 'no'],
+      ['packageserver', ['get', 'secrets/olmq-packageserver-serving-cert', '-n', namespace], 'yes'],
+      ['packageserver', ['get', 'secrets', '-A'], 'no'],
+      ['packageserver', ['list', 'catalogsources.operators.coreos.com', '-A'], 'no'],
     ];
     for (const [sa, args, expected] of checks) {
       t.equal(await can(sa, ...args), expected, `olmq-${sa} can-i ${args.join(' ')}`);

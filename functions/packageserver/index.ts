@@ -1,0 +1,189 @@
+// Public entry point of the package server: starts the aggregated API server for
+// packages.operators.coreos.com/v1 over the catalog indexes in JetStream, and registers it
+// with a cluster (Service + Endpoints + APIService) when it runs outside the cluster, as in
+// devcluster mode.
+import type { Logger } from 'pino';
+import type { Backbone } from '../../shared/bus/backbone.js';
+import { openCatalogStore } from '../../shared/catalog/index.js';
+import { createCertificateAuthority, issueCertificate } from '../../shared/kube/certificates.js';
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import { DelegatingAuthorizer, loadRequestHeaderConfig } from './auth.js';
+import { packagesGroup, packagesVersion } from './manifest.js';
+import { startPackageApi } from './server.js';
+import { PackageView } from './view.js';
+
+export {
+  packagesGroup,
+  packagesVersion,
+  packagesResource,
+  packagesApiVersion,
+} from './manifest.js';
+export { RequestHeaderConfigError } from './auth.js';
+
+/** Where the package API is registered: its Service (and, for local servers, Endpoints). */
+export interface PackageServiceRef {
+  /** Namespace of the Service (default olmq-system). */
+  namespace: string;
+  /** Name of the Service (default packageserver). */
+  name: string;
+}
+
+/** Default Service of the package API. */
+export const defaultPackageService: PackageServiceRef = {
+  namespace: 'olmq-system',
+  name: 'packageserver',
+};
+
+/** Options of startPackageServer. */
+export interface PackageServerOptions {
+  backbone: Backbone;
+  /** Cluster id whose catalogs are served. */
+  cluster: string;
+  /** Client of that cluster (request-header settings, SubjectAccessReviews). */
+  client: KubeClient;
+  log: Logger;
+  /** The global catalog namespace (upstream: olm). */
+  globalNamespace: string;
+  /** Listen address (default 127.0.0.1) and port (default 0: any free port). */
+  host?: string;
+  port?: number;
+  /** Serving certificate and key (PEM); self-signed for the Service's DNS names when absent. */
+  serving?: { certPem: string; keyPem: string };
+  /** The Service clients reach it through (names in the self-signed certificate). */
+  service?: PackageServiceRef;
+}
+
+/** A running package server. */
+export interface PackageServer {
+  /** host:port it listens on. */
+  address: string;
+  host: string;
+  port: number;
+  /** CA of the serving certificate when self-signed (for the APIService caBundle). */
+  caBundlePem: string | undefined;
+  /** Whether every catalog has been loaded once. */
+  ready(): boolean;
+  close(): Promise<void>;
+}
+
+/** Starts the package server: loads the catalogs, then serves HTTPS. */
+export async function startPackageServer(options: PackageServerOptions): Promise<PackageServer> {
+  const host = options.host ?? '127.0.0.1';
+  const service = options.service ?? defaultPackageService;
+  const requestHeader = await loadRequestHeaderConfig(options.client);
+  let serving = options.serving;
+  let caBundlePem: string | undefined;
+  if (serving === undefined) {
+    const ca = await createCertificateAuthority('olmq-packageserver-ca');
+    const leaf = await issueCertificate(ca, {
+      commonName: `${service.name}.${service.namespace}.svc`,
+      hosts: [
+        `${service.name}.${service.namespace}.svc`,
+        `${service.name}.${service.namespace}.svc.cluster.local`,
+        'localhost',
+        ...(host === '0.0.0.0' || host === '::' ? [] : [host]),
+      ],
+      usage: 'server',
+    });
+    serving = leaf;
+    caBundlePem = ca.certPem;
+  }
+  const store = await openCatalogStore(options.backbone);
+  const view = new PackageView({
+    backbone: options.backbone,
+    store,
+    cluster: options.cluster,
+    log: options.log,
+  });
+  await view.start();
+  const api = await startPackageApi({
+    view,
+    authorizer: new DelegatingAuthorizer(options.client),
+    requestHeader,
+    certPem: serving.certPem,
+    keyPem: serving.keyPem,
+    globalNamespace: options.globalNamespace,
+    log: options.log,
+    host,
+    port: options.port ?? 0,
+  });
+  options.log.info({ address: api.address, cluster: options.cluster }, 'package server serving');
+  return {
+    address: api.address,
+    host,
+    port: api.port,
+    caBundlePem,
+    ready: () => view.ready,
+    close: async () => {
+      view.stop();
+      await api.close();
+    },
+  };
+}
+
+const fieldManager = 'olmq-packageserver';
+
+async function apply(client: KubeClient, object: KubeObject): Promise<void> {
+  await client.patch(
+    {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      namespace: object.metadata.namespace,
+      name: object.metadata.name,
+    },
+    'apply',
+    object,
+    { fieldManager, force: true },
+  );
+}
+
+/**
+ * Registers a package server running outside the cluster (devcluster mode): a Service without
+ * selector, Endpoints pointing at `address` (an IP and port), and the APIService
+ * v1.packages.operators.coreos.com with the serving CA as caBundle (priorities as upstream OLM's).
+ * Idempotent (server-side apply).
+ */
+export async function registerPackageApi(
+  client: KubeClient,
+  address: { host: string; port: number; caBundlePem: string | undefined },
+  service: PackageServiceRef = defaultPackageService,
+): Promise<void> {
+  const labels = { 'app.kubernetes.io/name': 'olmq-packageserver' };
+  await apply(client, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: service.namespace },
+  });
+  await apply(client, {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: service.name, namespace: service.namespace, labels },
+    spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: address.port }] },
+  });
+  await apply(client, {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: service.name, namespace: service.namespace, labels },
+    subsets: [
+      {
+        addresses: [{ ip: address.host }],
+        ports: [{ name: 'https', port: address.port, protocol: 'TCP' }],
+      },
+    ],
+  });
+  await apply(client, {
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    metadata: { name: `${packagesVersion}.${packagesGroup}`, labels },
+    spec: {
+      group: packagesGroup,
+      version: packagesVersion,
+      service: { name: service.name, namespace: service.namespace, port: 443 },
+      groupPriorityMinimum: 2000,
+      versionPriority: 15,
+      ...(address.caBundlePem === undefined
+        ? { insecureSkipTLSVerify: true }
+        : { caBundle: Buffer.from(address.caBundlePem).toString('base64') }),
+    },
+  });
+}
