@@ -9,6 +9,7 @@ import { FieldSet, describePath } from './fieldset.js';
 import { compareObjects, fieldSetOf, mergeApplied, removeFields } from './fields.js';
 import type { MergeRules } from './index.js';
 import { cloneJson, compareStrings, jsonEqual } from './values.js';
+import { attach, memoized } from '../memo.js';
 
 /** Who writes and how: the field manager, its merge rules and what to record. */
 export interface ApplyOptions {
@@ -68,21 +69,43 @@ for (const path of UNOWNED) unownedSet.insert(path);
 // The part of a field set managers can own: without UNOWNED and reset fields.
 function ownable(set: FieldSet, resetFields: readonly string[] | undefined): FieldSet {
   const out = set.difference(unownedSet);
-  for (const field of resetFields ?? []) out.children.delete(`f:${field}`);
-  return out;
+  if (resetFields === undefined || resetFields.length === 0) return out;
+  return out.withoutChildren(resetFields.map((field) => `f:${field}`));
 }
 
 // Managers are told apart the way kube-apiserver keys them: appliers by name and subresource,
 // updaters also by apiVersion.
-function identity(
-  entry: Pick<ManagerEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
-): string {
-  return JSON.stringify([
-    entry.manager,
-    entry.operation,
-    entry.operation === 'Update' ? entry.apiVersion : '',
-    entry.subresource ?? '',
-  ]);
+type ManagerIdentity = Pick<ManagerEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>;
+
+function sameManager(a: ManagerIdentity, b: ManagerIdentity): boolean {
+  return (
+    a.manager === b.manager &&
+    a.operation === b.operation &&
+    (a.operation !== 'Update' || a.apiVersion === b.apiVersion) &&
+    (a.subresource ?? '') === (b.subresource ?? '')
+  );
+}
+
+// Field sets are immutable once built, so each FieldsV1 object is decoded once and each set
+// encoded once: the next write of an object reads the managedFields the previous write encoded
+// without walking them, and ownership that did not change keeps its encoded form. Neither side
+// is mutated once a result is kept on it (stored objects never are; sets are not changed after
+// being built).
+const decodedSlot = Symbol('fieldSet');
+const encodedSlot = Symbol('fieldsV1');
+
+function decodeFieldsV1(value: JsonValue | undefined): FieldSet {
+  if (!isJsonObject(value)) return FieldSet.fromFieldsV1(value);
+  // Not kept the other way: what a client sent is re-encoded in the canonical form.
+  return memoized(value, decodedSlot, (json) => FieldSet.fromFieldsV1(json));
+}
+
+function encodeFieldSet(set: FieldSet): JsonObject {
+  return memoized(set, encodedSlot, (s) => {
+    const json = s.toFieldsV1();
+    attach(json, decodedSlot, s);
+    return json;
+  });
 }
 
 function decodeEntries(value: JsonValue | undefined): ManagerEntry[] {
@@ -95,7 +118,7 @@ function decodeEntries(value: JsonValue | undefined): ManagerEntry[] {
       manager: raw.manager,
       operation: raw.operation,
       apiVersion: typeof raw.apiVersion === 'string' ? raw.apiVersion : '',
-      fields: FieldSet.fromFieldsV1(raw.fieldsV1),
+      fields: decodeFieldsV1(raw.fieldsV1),
     };
     if (typeof raw.time === 'string') entry.time = raw.time;
     if (typeof raw.subresource === 'string' && raw.subresource !== '')
@@ -134,7 +157,7 @@ function encodeEntries(entries: readonly ManagerEntry[]): JsonObject[] {
       };
       if (e.time !== undefined) out.time = e.time;
       out.fieldsType = 'FieldsV1';
-      out.fieldsV1 = e.fields.toFieldsV1();
+      out.fieldsV1 = encodeFieldSet(e.fields);
       if (e.subresource !== undefined) out.subresource = e.subresource;
       return out;
     });
@@ -275,9 +298,9 @@ export function serverSideApply(
   const config = withoutNullFields(ownedView(applied, resetFields));
   const liveView = ownedView(live ?? {}, undefined);
   const entries = decodeEntries(metadataOf(live).managedFields);
-  const self = identity({ ...options, operation: 'Apply' });
-  const previous = entries.find((e) => identity(e) === self);
-  const others = entries.filter((e) => identity(e) !== self);
+  const self: ManagerIdentity = { ...options, operation: 'Apply' };
+  const previous = entries.find((e) => sameManager(e, self));
+  const others = entries.filter((e) => !sameManager(e, self));
   const appliedFields = ownable(typedFieldSet(config, rules), resetFields);
 
   const merged = keepSystemMetadata(mergeApplied(liveView, config, rules), liveView);
@@ -334,27 +357,32 @@ export function recordUpdate(
   // As kube-apiserver: `managedFields: [{}]` resets ownership, other managedFields a writer
   // sends replace the stored ones, and a write without (or with empty) managedFields keeps them.
   const sent = metadataOf(after).managedFields;
+  const stored = metadataOf(before).managedFields;
   const reset = Array.isArray(sent) && sent.length === 1 && jsonEqual(sent[0], {});
-  const sentEntries = reset ? [] : decodeEntries(sent);
-  const entries =
-    reset || sentEntries.length > 0 ? sentEntries : decodeEntries(metadataOf(before).managedFields);
+  // Most writes send the stored managedFields back unchanged (a patched copy, a PUT of a GET):
+  // then the stored (already decoded) entries are the ones to start from.
+  const sentEntries = reset ? [] : jsonEqual(sent, stored) ? [] : decodeEntries(sent);
+  const entries = reset || sentEntries.length > 0 ? sentEntries : decodeEntries(stored);
   const changes = compareObjects(
     ownedView(before ?? {}, resetFields),
     ownedView(after, resetFields),
     rules,
   );
   const touched = changes.modified.union(changes.added);
+  const original = entries.map((entry) => entry.fields);
   for (const entry of entries) {
     entry.fields = entry.fields.difference(touched).difference(changes.removed);
   }
   const taken = ownable(touched, resetFields);
   if (!taken.isEmpty()) {
-    const self = identity({ ...options, operation: 'Update' });
-    const index = entries.findIndex((e) => identity(e) === self);
+    const self: ManagerIdentity = { ...options, operation: 'Update' };
+    const index = entries.findIndex((e) => sameManager(e, self));
     const prior = index >= 0 ? entries.splice(index, 1)[0] : undefined;
-    entries.push(
-      entryFor(options, 'Update', prior ? prior.fields.union(taken) : taken, options.now),
-    );
+    let fields = prior ? prior.fields.union(taken) : taken;
+    // A manager writing the fields it owns again keeps the same set (and its encoded form).
+    const owned = index >= 0 ? original[index] : undefined;
+    if (owned !== undefined && fields.equals(owned)) fields = owned;
+    entries.push(entryFor(options, 'Update', fields, options.now));
   }
   return replaceManagedFields(after, entries);
 }
