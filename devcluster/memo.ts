@@ -1,6 +1,6 @@
-// Values derived from objects that are never mutated (stored objects, built field sets), kept on
-// the objects themselves: a WeakMap entry costs several times more to add, and in garbage
-// collection, than a property, which matters at one or more entries per write.
+// Values derived from objects that are never mutated (stored objects), kept on the objects
+// themselves: a WeakMap entry costs several times more to add, and in garbage collection, than
+// a property, which matters at one or more entries per write.
 
 /**
  * The value `compute` derives from `object`, computed once and then kept on the object under
@@ -14,10 +14,4 @@ export function memoized<O extends object, V>(object: O, slot: symbol, compute: 
   const value = compute(object);
   Object.defineProperty(object, slot, { value });
   return value;
-}
-
-/** Attaches a derived value computed elsewhere (see memoized), unless one is attached already. */
-export function attach<O extends object, V>(object: O, slot: symbol, value: V): void {
-  if ((object as Record<symbol, V | undefined>)[slot] === undefined)
-    Object.defineProperty(object, slot, { value });
 }

@@ -9,7 +9,6 @@ import { FieldSet, describePath } from './fieldset.js';
 import { compareObjects, fieldSetOf, mergeApplied, removeFields } from './fields.js';
 import type { MergeRules } from './index.js';
 import { cloneJson, compareStrings, jsonEqual } from './values.js';
-import { attach, memoized } from '../memo.js';
 
 /** Who writes and how: the field manager, its merge rules and what to record. */
 export interface ApplyOptions {
@@ -42,6 +41,11 @@ interface ManagerEntry {
   time?: string;
   subresource?: string;
   fields: FieldSet;
+  /**
+   * The stored FieldsV1 `fields` was read from: written out again as it is while `fields` stays
+   * the same set, instead of being encoded anew (stored FieldsV1 is already in canonical form).
+   */
+  stored?: { fields: FieldSet; json: JsonObject };
 }
 
 // Fields no manager ever owns: identity and bookkeeping kube-apiserver strips from field sets.
@@ -86,29 +90,11 @@ function sameManager(a: ManagerIdentity, b: ManagerIdentity): boolean {
   );
 }
 
-// Field sets are immutable once built, so each FieldsV1 object is decoded once and each set
-// encoded once: the next write of an object reads the managedFields the previous write encoded
-// without walking them, and ownership that did not change keeps its encoded form. Neither side
-// is mutated once a result is kept on it (stored objects never are; sets are not changed after
-// being built).
-const decodedSlot = Symbol('fieldSet');
-const encodedSlot = Symbol('fieldsV1');
-
-function decodeFieldsV1(value: JsonValue | undefined): FieldSet {
-  if (!isJsonObject(value)) return FieldSet.fromFieldsV1(value);
-  // Not kept the other way: what a client sent is re-encoded in the canonical form.
-  return memoized(value, decodedSlot, (json) => FieldSet.fromFieldsV1(json));
-}
-
-function encodeFieldSet(set: FieldSet): JsonObject {
-  return memoized(set, encodedSlot, (s) => {
-    const json = s.toFieldsV1();
-    attach(json, decodedSlot, s);
-    return json;
-  });
-}
-
-function decodeEntries(value: JsonValue | undefined): ManagerEntry[] {
+/**
+ * Decodes managedFields. `stored` says they are the stored object's (canonical FieldsV1, kept
+ * for unchanged entries); what a client sent is always encoded anew.
+ */
+function decodeEntries(value: JsonValue | undefined, stored: boolean): ManagerEntry[] {
   if (!Array.isArray(value)) return [];
   const entries: ManagerEntry[] = [];
   for (const raw of value) {
@@ -118,8 +104,10 @@ function decodeEntries(value: JsonValue | undefined): ManagerEntry[] {
       manager: raw.manager,
       operation: raw.operation,
       apiVersion: typeof raw.apiVersion === 'string' ? raw.apiVersion : '',
-      fields: decodeFieldsV1(raw.fieldsV1),
+      fields: FieldSet.fromFieldsV1(raw.fieldsV1),
     };
+    if (stored && isJsonObject(raw.fieldsV1))
+      entry.stored = { fields: entry.fields, json: raw.fieldsV1 };
     if (typeof raw.time === 'string') entry.time = raw.time;
     if (typeof raw.subresource === 'string' && raw.subresource !== '')
       entry.subresource = raw.subresource;
@@ -157,7 +145,7 @@ function encodeEntries(entries: readonly ManagerEntry[]): JsonObject[] {
       };
       if (e.time !== undefined) out.time = e.time;
       out.fieldsType = 'FieldsV1';
-      out.fieldsV1 = encodeFieldSet(e.fields);
+      out.fieldsV1 = e.stored?.fields === e.fields ? e.stored.json : e.fields.toFieldsV1();
       if (e.subresource !== undefined) out.subresource = e.subresource;
       return out;
     });
@@ -297,7 +285,7 @@ export function serverSideApply(
   const { rules, resetFields } = options;
   const config = withoutNullFields(ownedView(applied, resetFields));
   const liveView = ownedView(live ?? {}, undefined);
-  const entries = decodeEntries(metadataOf(live).managedFields);
+  const entries = decodeEntries(metadataOf(live).managedFields, true);
   const self: ManagerIdentity = { ...options, operation: 'Apply' };
   const previous = entries.find((e) => sameManager(e, self));
   const others = entries.filter((e) => !sameManager(e, self));
@@ -361,8 +349,8 @@ export function recordUpdate(
   const reset = Array.isArray(sent) && sent.length === 1 && jsonEqual(sent[0], {});
   // Most writes send the stored managedFields back unchanged (a patched copy, a PUT of a GET):
   // then the stored (already decoded) entries are the ones to start from.
-  const sentEntries = reset ? [] : jsonEqual(sent, stored) ? [] : decodeEntries(sent);
-  const entries = reset || sentEntries.length > 0 ? sentEntries : decodeEntries(stored);
+  const sentEntries = reset ? [] : jsonEqual(sent, stored) ? [] : decodeEntries(sent, false);
+  const entries = reset || sentEntries.length > 0 ? sentEntries : decodeEntries(stored, true);
   const changes = compareObjects(
     ownedView(before ?? {}, resetFields),
     ownedView(after, resetFields),
