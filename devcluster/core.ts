@@ -151,6 +151,41 @@ export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   return true;
 }
 
+/** Whether two objects are equal as JSON when the keys in `skip` are left out of both. */
+function jsonEqualExcept(a: JsonObject, b: JsonObject, skip: readonly string[]): boolean {
+  let counted = 0;
+  for (const k in a) {
+    if (!Object.hasOwn(a, k) || skip.includes(k)) continue;
+    counted++;
+    if (!(k in b) || !jsonEqual(a[k], b[k])) return false;
+  }
+  for (const k in b) if (Object.hasOwn(b, k) && !skip.includes(k)) counted--;
+  return counted === 0;
+}
+
+/**
+ * Whether two versions of an object differ only in bookkeeping: metadata.resourceVersion and
+ * the times of managedFields entries (compared without building copies: this runs every write).
+ */
+function sameButBookkeeping(a: JsonObject, b: JsonObject): boolean {
+  if (!jsonEqualExcept(a, b, ['metadata'])) return false;
+  const ma = meta(a);
+  const mb = meta(b);
+  if (!jsonEqualExcept(ma, mb, ['resourceVersion', 'managedFields'])) return false;
+  const fa = ma['managedFields'];
+  const fb = mb['managedFields'];
+  if (!Array.isArray(fa) || !Array.isArray(fb)) return Array.isArray(fa) === Array.isArray(fb);
+  if (fa.length !== fb.length) return false;
+  for (let i = 0; i < fa.length; i++) {
+    const x = fa[i];
+    const y = fb[i];
+    const same =
+      isJsonObject(x) && isJsonObject(y) ? jsonEqualExcept(x, y, ['time']) : jsonEqual(x, y);
+    if (!same) return false;
+  }
+  return true;
+}
+
 function withoutKeys(object: JsonObject, keys: readonly string[]): JsonObject {
   const copy: JsonObject = { ...object };
   for (const k of keys) delete copy[k];
@@ -786,14 +821,7 @@ export class ApiCore {
     if (!managedFieldsDone)
       object = this.finishWrite(type, presentedOld, object, options, subresource);
     // A write that changes nothing (ignoring managedFields timestamps) is a no-op, as in kube.
-    const comparable = (o: JsonObject): JsonObject => {
-      const m = o['metadata'] as JsonObject;
-      const managed = Array.isArray(m['managedFields'])
-        ? m['managedFields'].map((e) => (isJsonObject(e) ? withoutKeys(e, ['time']) : e))
-        : null;
-      return { ...o, metadata: { ...withoutKeys(m, ['resourceVersion']), managedFields: managed } };
-    };
-    if (jsonEqual(comparable(object), comparable(presentedOld))) return presentedOld;
+    if (sameButBookkeeping(object, presentedOld)) return presentedOld;
     object['apiVersion'] = apiVersionOf(type.group, type.storageVersion);
     if (options.user !== undefined && subresource === '')
       this.admission?.(type, object, options.user);

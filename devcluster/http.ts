@@ -10,6 +10,7 @@ import {
   authorize,
   forbiddenStatus,
   issueServiceAccountToken,
+  nonResourceAttributes,
   type AuthenticationContext,
   type AuthenticationResult,
   type RbacSource,
@@ -83,42 +84,66 @@ export interface ResourcePath {
 
 /** Parses a resource path; undefined for paths that are not resource requests. */
 export function parseResourcePath(pathname: string): ResourcePath | undefined {
-  const parts = pathname
-    .split('/')
-    .filter((p) => p !== '')
-    .map((p) => decodeURIComponent(p));
+  const parts: string[] = [];
+  for (const part of pathname.split('/'))
+    if (part !== '') parts.push(part.includes('%') ? decodeURIComponent(part) : part);
   let group: string;
   let version: string;
-  let rest: string[];
+  // Index of the first part after the group version.
+  let at: number;
   if (parts[0] === 'api' && parts.length >= 3) {
     group = '';
     version = parts[1] ?? '';
-    rest = parts.slice(2);
+    at = 2;
   } else if (parts[0] === 'apis' && parts.length >= 4) {
     group = parts[1] ?? '';
     version = parts[2] ?? '';
-    rest = parts.slice(3);
+    at = 3;
   } else {
     return undefined;
   }
   let watchPath = false;
-  if (rest[0] === 'watch') {
+  if (parts[at] === 'watch') {
     watchPath = true;
-    rest = rest.slice(1);
+    at++;
   }
   let namespace: string | undefined;
   if (
-    rest[0] === 'namespaces' &&
-    rest.length >= 3 &&
-    !(group === '' && (rest[2] === 'status' || rest[2] === 'finalize'))
+    parts[at] === 'namespaces' &&
+    parts.length - at >= 3 &&
+    !(group === '' && (parts[at + 2] === 'status' || parts[at + 2] === 'finalize'))
   ) {
-    namespace = rest[1];
-    rest = rest.slice(2);
+    namespace = parts[at + 1];
+    at += 2;
   }
-  const [resource, name, subresource, ...extra] = rest;
-  if (resource === undefined || extra.length > 0) return undefined;
-  return { group, version, namespace, resource, name, subresource: subresource ?? '', watchPath };
+  const resource = parts[at];
+  if (resource === undefined || parts.length - at > 3) return undefined;
+  return {
+    group,
+    version,
+    namespace,
+    resource,
+    name: parts[at + 1],
+    subresource: parts[at + 2] ?? '',
+    watchPath,
+  };
 }
+
+/**
+ * Path and query of a request target. Plain targets (the API's own paths) are split directly;
+ * anything URL parsing could change (dot segments, percent-encoding, fragments) goes through it.
+ */
+export function requestTarget(target: string): { pathname: string; query: URLSearchParams } {
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  const search = q < 0 ? '' : target.slice(q + 1);
+  if (plainPath.test(path) && !path.includes('/.') && !search.includes('#'))
+    return { pathname: path, query: new URLSearchParams(search) };
+  const url = new URL(target, 'https://devcluster');
+  return { pathname: url.pathname, query: url.searchParams };
+}
+
+const plainPath = /^\/(?!\/)[\w\-.~/]*$/;
 
 function sendJson(
   res: ServerResponse,
@@ -421,19 +446,7 @@ export function createRequestListener(
     pathname: string,
     user: UserInfo,
   ): void {
-    authorizeOrThrow({
-      user,
-      verb:
-        (req.method ?? 'GET').toLowerCase() === 'get' ? 'get' : (req.method ?? '').toLowerCase(),
-      resourceRequest: false,
-      apiGroup: '',
-      apiVersion: '',
-      resource: '',
-      subresource: '',
-      namespace: '',
-      name: '',
-      path: pathname,
-    });
+    authorizeOrThrow(nonResourceAttributes(user, (req.method ?? 'GET').toLowerCase(), pathname));
     const accept = req.headers['accept'];
     const parts = pathname.split('/').filter((p) => p !== '');
     if (pathname === '/api' || pathname === '/api/') {
@@ -954,9 +967,8 @@ export function createRequestListener(
    * token, no impersonation) keeps its identity, so only such results are reused.
    */
   function authenticateRequest(req: IncomingMessage): AuthenticationResult {
-    const plain =
-      req.headers['authorization'] === undefined &&
-      !Object.keys(req.headers).some((h) => h.startsWith('impersonate-'));
+    let plain = req.headers['authorization'] === undefined;
+    for (const header in req.headers) if (header.startsWith('impersonate-')) plain = false;
     if (plain) {
       const cached = certificateUsers.get(req.socket);
       if (cached) return cached;
@@ -974,8 +986,7 @@ export function createRequestListener(
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'https://devcluster');
-    const pathname = url.pathname;
+    const { pathname, query } = requestTarget(req.url ?? '/');
     if (
       pathname === '/healthz' ||
       pathname === '/livez' ||
@@ -1004,7 +1015,7 @@ export function createRequestListener(
     if (aggregated !== undefined) return aggregated;
     const path = parseResourcePath(pathname);
     if (!path) return nonResource(req, res, pathname, outcome.user);
-    await resourceRequest(req, res, path, url.searchParams, outcome.user);
+    await resourceRequest(req, res, path, query, outcome.user);
   }
 
   return (req, res) => {

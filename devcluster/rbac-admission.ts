@@ -1,7 +1,13 @@
 // RBAC escalation prevention, as kube-apiserver's RBAC storage does it: a user may only create
 // Roles/ClusterRoles granting permissions they hold (or with the `escalate` verb), and only bind
 // roles whose permissions they hold (or with the `bind` verb). OLM's scoped installs rely on it.
-import { authorize, type RbacSource, type RequestAttributes, type UserInfo } from './auth/index.js';
+import {
+  authorize,
+  nonResourceAttributes,
+  type RbacSource,
+  type RequestAttributes,
+  type UserInfo,
+} from './auth/index.js';
 import { ApiError } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 import { storageKey, type ResourceType } from './resources.js';
@@ -42,24 +48,7 @@ function holdsRule(user: UserInfo, rule: JsonObject, namespace: string, rbac: Rb
   const urls = strings(rule['nonResourceURLs']);
   if (urls.length > 0) {
     return urls.every((path) =>
-      verbs.every(
-        (verb) =>
-          authorize(
-            {
-              user,
-              verb,
-              resourceRequest: false,
-              apiGroup: '',
-              apiVersion: '',
-              resource: '',
-              subresource: '',
-              namespace: '',
-              name: '',
-              path,
-            },
-            rbac,
-          ).allowed,
-      ),
+      verbs.every((verb) => authorize(nonResourceAttributes(user, verb, path), rbac).allowed),
     );
   }
   const names = strings(rule['resourceNames']);

@@ -3,6 +3,7 @@
 import {
   authenticate,
   authorize,
+  nonResourceAttributes,
   rulesReview,
   type AuthenticationContext,
   type RbacSource,
@@ -47,18 +48,7 @@ function accessStatus(
       path: '',
     };
   } else if (isJsonObject(nonResource)) {
-    attributes = {
-      user,
-      verb: str(nonResource['verb']),
-      resourceRequest: false,
-      apiGroup: '',
-      apiVersion: '',
-      resource: '',
-      subresource: '',
-      namespace: '',
-      name: '',
-      path: str(nonResource['path']),
-    };
+    attributes = nonResourceAttributes(user, str(nonResource['verb']), str(nonResource['path']));
   } else {
     throw badRequest('spec.resourceAttributes or spec.nonResourceAttributes is required');
   }

@@ -1,19 +1,17 @@
 // JSON text of stored objects, computed once: a write's response and its watch events share it.
-import type { JsonObject, JsonValue } from './json.js';
+import type { JsonValue } from './json.js';
+import { memoized } from './memo.js';
 
-const texts = new WeakMap<JsonObject, string>();
+const textSlot = Symbol('jsonText');
+
+const stringify = (value: object): string => JSON.stringify(value);
 
 /**
- * JSON text of an object, cached by identity. Only valid because stored objects are never
+ * JSON text of an object, kept on the object. Only valid because stored objects are never
  * mutated once stored (the core and controllers clone before changing anything).
  */
 export function jsonText(value: JsonValue): string {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return JSON.stringify(value);
-  let text = texts.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    texts.set(value, text);
-  }
-  return text;
+  return memoized(value, textSlot, stringify);
 }

@@ -39,6 +39,8 @@ interface Watcher {
   closed: boolean;
   /** Highest resourceVersion this watcher has been brought up to (no event at or below it is sent again). */
   seenThrough: number;
+  /** Keys of this watcher's lines in ChangeEvent.cache, by event type (built once, not per event). */
+  cacheKeys: Record<ChangeType, string>;
 }
 
 /** An open watch; `close` stops it and ends its sink. */
@@ -83,13 +85,19 @@ export class WatchHub {
   /** Opens a watch; the initial state or replay is written synchronously before live events. */
   open(filter: WatchFilter, sink: WatchSink, options: WatchOptions): WatchHandle {
     const key = storageKey(filter.type.group, filter.type.resource);
+    const apiVersion = apiVersionOf(filter.type.group, filter.type.version);
     const watcher: Watcher = {
       filter,
       sink,
-      apiVersion: apiVersionOf(filter.type.group, filter.type.version),
+      apiVersion,
       timers: [],
       closed: false,
       seenThrough: 0,
+      cacheKeys: {
+        ADDED: `ADDED|${apiVersion}`,
+        MODIFIED: `MODIFIED|${apiVersion}`,
+        DELETED: `DELETED|${apiVersion}`,
+      },
     };
     const handle: WatchHandle = { close: () => this.close(key, watcher) };
     if (options.fromResourceVersion === undefined) {
@@ -213,7 +221,7 @@ export class WatchHub {
       return;
     }
     event.cache ??= new Map();
-    const cacheKey = `${type}|${watcher.apiVersion}`;
+    const cacheKey = watcher.cacheKeys[type];
     let line = event.cache.get(cacheKey);
     if (line === undefined) {
       line = this.line(watcher, type, event.object);

@@ -99,6 +99,7 @@ export type AuthenticationResult =
 
 export { authenticate } from './authentication.js';
 export { aggregatedRules } from './aggregation.js';
+export { nonResourceAttributes } from './attributes.js';
 export { bootstrapRbac } from './bootstrap-policy.js';
 export { createClusterCertificates } from './certificates.js';
 export { forbiddenMessage, forbiddenStatus, forbiddenStatusMessage } from './forbidden.js';

@@ -82,11 +82,14 @@ export class GarbageCollector {
   }
 
   private index(key: string, object: JsonObject, previous: JsonObject | undefined): void {
+    const refs = ownerReferencesOf(object);
+    const previousRefs = previous ? ownerReferencesOf(previous) : [];
+    // Most objects have no owners: nothing to index (this runs on every write).
+    if (refs.length === 0 && previousRefs.length === 0) return;
     const m = object['metadata'] as JsonObject;
     const addr = address(key, text(m['namespace'] ?? ''), text(m['name']));
-    if (previous)
-      for (const ref of ownerReferencesOf(previous)) this.dependents.get(ref.uid)?.delete(addr);
-    for (const ref of ownerReferencesOf(object)) {
+    for (const ref of previousRefs) this.dependents.get(ref.uid)?.delete(addr);
+    for (const ref of refs) {
       let set = this.dependents.get(ref.uid);
       if (!set) this.dependents.set(ref.uid, (set = new Set()));
       set.add(addr);
@@ -95,6 +98,7 @@ export class GarbageCollector {
 
   private examine(key: string, object: JsonObject): void {
     const m = object['metadata'] as JsonObject;
+    if (m['deletionTimestamp'] === undefined && m['ownerReferences'] === undefined) return;
     const addr = address(key, text(m['namespace'] ?? ''), text(m['name']));
     if (m['deletionTimestamp'] !== undefined) {
       const finalizers = finalizersOf(object);

@@ -41,6 +41,11 @@ interface ManagerEntry {
   time?: string;
   subresource?: string;
   fields: FieldSet;
+  /**
+   * The stored FieldsV1 `fields` was read from: written out again as it is while `fields` stays
+   * the same set, instead of being encoded anew (stored FieldsV1 is already in canonical form).
+   */
+  stored?: { fields: FieldSet; json: JsonObject };
 }
 
 // Fields no manager ever owns: identity and bookkeeping kube-apiserver strips from field sets.
@@ -68,24 +73,28 @@ for (const path of UNOWNED) unownedSet.insert(path);
 // The part of a field set managers can own: without UNOWNED and reset fields.
 function ownable(set: FieldSet, resetFields: readonly string[] | undefined): FieldSet {
   const out = set.difference(unownedSet);
-  for (const field of resetFields ?? []) out.children.delete(`f:${field}`);
-  return out;
+  if (resetFields === undefined || resetFields.length === 0) return out;
+  return out.withoutChildren(resetFields.map((field) => `f:${field}`));
 }
 
 // Managers are told apart the way kube-apiserver keys them: appliers by name and subresource,
 // updaters also by apiVersion.
-function identity(
-  entry: Pick<ManagerEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
-): string {
-  return JSON.stringify([
-    entry.manager,
-    entry.operation,
-    entry.operation === 'Update' ? entry.apiVersion : '',
-    entry.subresource ?? '',
-  ]);
+type ManagerIdentity = Pick<ManagerEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>;
+
+function sameManager(a: ManagerIdentity, b: ManagerIdentity): boolean {
+  return (
+    a.manager === b.manager &&
+    a.operation === b.operation &&
+    (a.operation !== 'Update' || a.apiVersion === b.apiVersion) &&
+    (a.subresource ?? '') === (b.subresource ?? '')
+  );
 }
 
-function decodeEntries(value: JsonValue | undefined): ManagerEntry[] {
+/**
+ * Decodes managedFields. `stored` says they are the stored object's (canonical FieldsV1, kept
+ * for unchanged entries); what a client sent is always encoded anew.
+ */
+function decodeEntries(value: JsonValue | undefined, stored: boolean): ManagerEntry[] {
   if (!Array.isArray(value)) return [];
   const entries: ManagerEntry[] = [];
   for (const raw of value) {
@@ -97,6 +106,8 @@ function decodeEntries(value: JsonValue | undefined): ManagerEntry[] {
       apiVersion: typeof raw.apiVersion === 'string' ? raw.apiVersion : '',
       fields: FieldSet.fromFieldsV1(raw.fieldsV1),
     };
+    if (stored && isJsonObject(raw.fieldsV1))
+      entry.stored = { fields: entry.fields, json: raw.fieldsV1 };
     if (typeof raw.time === 'string') entry.time = raw.time;
     if (typeof raw.subresource === 'string' && raw.subresource !== '')
       entry.subresource = raw.subresource;
@@ -134,7 +145,7 @@ function encodeEntries(entries: readonly ManagerEntry[]): JsonObject[] {
       };
       if (e.time !== undefined) out.time = e.time;
       out.fieldsType = 'FieldsV1';
-      out.fieldsV1 = e.fields.toFieldsV1();
+      out.fieldsV1 = e.stored?.fields === e.fields ? e.stored.json : e.fields.toFieldsV1();
       if (e.subresource !== undefined) out.subresource = e.subresource;
       return out;
     });
@@ -274,10 +285,10 @@ export function serverSideApply(
   const { rules, resetFields } = options;
   const config = withoutNullFields(ownedView(applied, resetFields));
   const liveView = ownedView(live ?? {}, undefined);
-  const entries = decodeEntries(metadataOf(live).managedFields);
-  const self = identity({ ...options, operation: 'Apply' });
-  const previous = entries.find((e) => identity(e) === self);
-  const others = entries.filter((e) => identity(e) !== self);
+  const entries = decodeEntries(metadataOf(live).managedFields, true);
+  const self: ManagerIdentity = { ...options, operation: 'Apply' };
+  const previous = entries.find((e) => sameManager(e, self));
+  const others = entries.filter((e) => !sameManager(e, self));
   const appliedFields = ownable(typedFieldSet(config, rules), resetFields);
 
   const merged = keepSystemMetadata(mergeApplied(liveView, config, rules), liveView);
@@ -334,27 +345,32 @@ export function recordUpdate(
   // As kube-apiserver: `managedFields: [{}]` resets ownership, other managedFields a writer
   // sends replace the stored ones, and a write without (or with empty) managedFields keeps them.
   const sent = metadataOf(after).managedFields;
+  const stored = metadataOf(before).managedFields;
   const reset = Array.isArray(sent) && sent.length === 1 && jsonEqual(sent[0], {});
-  const sentEntries = reset ? [] : decodeEntries(sent);
-  const entries =
-    reset || sentEntries.length > 0 ? sentEntries : decodeEntries(metadataOf(before).managedFields);
+  // Most writes send the stored managedFields back unchanged (a patched copy, a PUT of a GET):
+  // then the stored (already decoded) entries are the ones to start from.
+  const sentEntries = reset ? [] : jsonEqual(sent, stored) ? [] : decodeEntries(sent, false);
+  const entries = reset || sentEntries.length > 0 ? sentEntries : decodeEntries(stored, true);
   const changes = compareObjects(
     ownedView(before ?? {}, resetFields),
     ownedView(after, resetFields),
     rules,
   );
   const touched = changes.modified.union(changes.added);
+  const original = entries.map((entry) => entry.fields);
   for (const entry of entries) {
     entry.fields = entry.fields.difference(touched).difference(changes.removed);
   }
   const taken = ownable(touched, resetFields);
   if (!taken.isEmpty()) {
-    const self = identity({ ...options, operation: 'Update' });
-    const index = entries.findIndex((e) => identity(e) === self);
+    const self: ManagerIdentity = { ...options, operation: 'Update' };
+    const index = entries.findIndex((e) => sameManager(e, self));
     const prior = index >= 0 ? entries.splice(index, 1)[0] : undefined;
-    entries.push(
-      entryFor(options, 'Update', prior ? prior.fields.union(taken) : taken, options.now),
-    );
+    let fields = prior ? prior.fields.union(taken) : taken;
+    // A manager writing the fields it owns again keeps the same set (and its encoded form).
+    const owned = index >= 0 ? original[index] : undefined;
+    if (owned !== undefined && fields.equals(owned)) fields = owned;
+    entries.push(entryFor(options, 'Update', fields, options.now));
   }
   return replaceManagedFields(after, entries);
 }

@@ -143,45 +143,79 @@ export function compareObjects(
     removed: new FieldSet(),
     modified: new FieldSet(),
   };
+  // Paths are built only for what changed: `at` links each element to its parent's.
+  const insert = (set: FieldSet, at: PathLink | undefined): void => {
+    set.insert(pathOf(at));
+  };
   const walk = (
     a: JsonValue | undefined,
     b: JsonValue | undefined,
     rulePath: string,
-    path: PathElement[],
+    at: PathLink | undefined,
   ): void => {
+    // The same value (shared by both versions) has no changes below it.
+    if (a === b) return;
     const sa = a === undefined ? undefined : shapeOf(a, rulePath, rules);
     const sb = b === undefined ? undefined : shapeOf(b, rulePath, rules);
     const shape = sb ?? sa ?? LEAF;
     if (shape.kind === 'leaf' || (sa && sb && !sameShape(sa, sb))) {
-      if (a === undefined) result.added.insert(path);
-      else if (b === undefined) result.removed.insert(path);
-      else if (!jsonEqual(a, b)) result.modified.insert(path);
+      if (a === undefined) insert(result.added, at);
+      else if (b === undefined) insert(result.removed, at);
+      else if (!jsonEqual(a, b)) insert(result.modified, at);
       return;
     }
     if (shape.kind === 'map') {
-      const ma = isJsonObject(a) ? a : {};
-      const mb = isJsonObject(b) ? b : {};
-      for (const name of new Set([...Object.keys(ma), ...Object.keys(mb)])) {
-        walk(ma[name], mb[name], fieldRulePath(rulePath, name), [...path, `f:${name}`]);
+      const ma = isJsonObject(a) ? a : EMPTY;
+      const mb = isJsonObject(b) ? b : EMPTY;
+      for (const name in ma) {
+        if (!Object.hasOwn(ma, name)) continue;
+        walk(ma[name], mb[name], fieldRulePath(rulePath, name), {
+          element: `f:${name}`,
+          parent: at,
+        });
+      }
+      for (const name in mb) {
+        if (!Object.hasOwn(mb, name) || Object.hasOwn(ma, name)) continue;
+        walk(undefined, mb[name], fieldRulePath(rulePath, name), {
+          element: `f:${name}`,
+          parent: at,
+        });
       }
     } else {
+      const path = pathOf(at);
       const ia = Array.isArray(a)
         ? new Map(indexItems(a, shape.rule, path, false).map((i) => [i.element, i.value]))
         : new Map<PathElement, JsonValue>();
       const ib = Array.isArray(b)
         ? new Map(indexItems(b, shape.rule, path, false).map((i) => [i.element, i.value]))
         : new Map<PathElement, JsonValue>();
-      for (const element of new Set([...ia.keys(), ...ib.keys()])) {
-        walk(ia.get(element), ib.get(element), itemRulePath(rulePath), [...path, element]);
-      }
+      const itemPath = itemRulePath(rulePath);
+      for (const [element, value] of ia)
+        walk(value, ib.get(element), itemPath, { element, parent: at });
+      for (const [element, value] of ib)
+        if (!ia.has(element)) walk(undefined, value, itemPath, { element, parent: at });
     }
-    if (path.length === 0) return;
-    if (a === undefined && !rules.structs?.has(rulePath)) result.added.insert(path);
-    if (b === undefined) result.removed.insert(path);
+    if (at === undefined) return;
+    if (a === undefined && !rules.structs?.has(rulePath)) insert(result.added, at);
+    if (b === undefined) insert(result.removed, at);
   };
-  walk(before, after, '', []);
+  walk(before, after, '', undefined);
   return result;
 }
+
+/** A path element and the path of its parent (lists of path elements built only on demand). */
+interface PathLink {
+  element: PathElement;
+  parent: PathLink | undefined;
+}
+
+function pathOf(at: PathLink | undefined): PathElement[] {
+  const path: PathElement[] = [];
+  for (let link = at; link !== undefined; link = link.parent) path.push(link.element);
+  return path.reverse();
+}
+
+const EMPTY: JsonObject = {};
 
 /** Merges an applied configuration into a live object: applied leaves win, maps and keyed lists merge. */
 export function mergeApplied(live: JsonObject, applied: JsonObject, rules: MergeRules): JsonObject {

@@ -7,46 +7,86 @@ import { compareJson, compareStrings } from './values.js';
 /** One serialized path element, e.g. `f:spec`, `k:{"name":"nginx"}`, `v:"a"`, `i:0`. */
 export type PathElement = string;
 
-/** A set of field paths; `member` says whether the path leading to this node is itself in the set. */
+const noChildren: ReadonlyMap<PathElement, FieldSet> = new Map();
+
+/**
+ * A set of field paths; `member` says whether the path leading to this node is itself in the set.
+ * Sets are built with `insert`/`child` and then treated as immutable: `union`, `difference` and
+ * `intersection` return new sets that share unchanged subtrees with their inputs (or are an input
+ * itself), which keeps the managedFields bookkeeping of every write cheap. Leaves hold no map.
+ */
 export class FieldSet {
   member = false;
-  readonly children = new Map<PathElement, FieldSet>();
+  private kids: Map<PathElement, FieldSet> | undefined = undefined;
+
+  /** The child nodes by path element (read only: build with `child` and `insert`). */
+  get children(): ReadonlyMap<PathElement, FieldSet> {
+    return this.kids ?? noChildren;
+  }
 
   /** Child node for `element`, created when absent. */
   child(element: PathElement): FieldSet {
-    let node = this.children.get(element);
+    this.kids ??= new Map();
+    let node = this.kids.get(element);
     if (!node) {
       node = new FieldSet();
-      this.children.set(element, node);
+      this.kids.set(element, node);
     }
     return node;
   }
 
   /** Adds `path` to the set. */
   insert(path: readonly PathElement[]): void {
-    path.reduce<FieldSet>((node, element) => node.child(element), this).member = true;
+    let node = path.length === 0 ? this : this.child(path[0] ?? '');
+    for (let i = 1; i < path.length; i++) node = node.child(path[i] ?? '');
+    node.member = true;
   }
 
   /** Whether `path` is in the set. */
   has(path: readonly PathElement[]): boolean {
-    const node = path.reduce<FieldSet | undefined>(
-      (at, element) => at?.children.get(element),
-      this,
-    );
+    if (path.length === 0) return this.member;
+    let node = this.kids?.get(path[0] ?? '');
+    for (let i = 1; i < path.length; i++) node = node?.kids?.get(path[i] ?? '');
     return node?.member === true;
+  }
+
+  /** Whether both sets hold the same paths. */
+  equals(other: FieldSet): boolean {
+    if (other === this) return true;
+    if (this.member !== other.member) return false;
+    for (const [element, node] of this.children) {
+      const theirs = other.kids?.get(element);
+      if (theirs === undefined ? !node.isEmpty() : !node.equals(theirs)) return false;
+    }
+    for (const [element, node] of other.children)
+      if (this.kids?.has(element) !== true && !node.isEmpty()) return false;
+    return true;
   }
 
   /** True when no path is in the set. */
   isEmpty(): boolean {
     if (this.member) return false;
-    for (const node of this.children.values()) if (!node.isEmpty()) return false;
+    if (this.kids === undefined) return true;
+    for (const node of this.kids.values()) if (!node.isEmpty()) return false;
     return true;
   }
 
-  /** Paths in either set. */
+  /** Paths in either set (may be `this` or `other` itself when one holds the other). */
   union(other: FieldSet): FieldSet {
-    const out = this.clone();
-    out.addAll(other);
+    if (other === this || other.isEmpty()) return this;
+    if (this.isEmpty()) return other;
+    let out: FieldSet | undefined;
+    const member = this.member || other.member;
+    if (member !== this.member) out = this.shallowCopy();
+    for (const [element, node] of other.children) {
+      const mine = this.kids?.get(element);
+      const merged = mine === undefined ? node : mine.union(node);
+      if (merged === mine) continue;
+      out ??= this.shallowCopy();
+      out.setChild(element, merged);
+    }
+    if (out === undefined) return this;
+    out.member = member;
     return out;
   }
 
@@ -85,7 +125,7 @@ export class FieldSet {
     for (const [element, node] of sortedChildren(this)) {
       if (node.isEmpty()) continue;
       const inner = node.toFieldsV1();
-      out[element] = node.member && Object.keys(inner).length > 0 ? { '.': {}, ...inner } : inner;
+      out[element] = node.member && node.hasMembersBelow() ? { '.': {}, ...inner } : inner;
     }
     return out;
   }
@@ -95,12 +135,21 @@ export class FieldSet {
     const set = new FieldSet();
     const read = (node: FieldSet, value: JsonValue | undefined): void => {
       if (!isJsonObject(value)) return;
-      for (const [element, childValue] of Object.entries(value)) {
-        if (element === '.') continue;
+      for (const element in value) {
+        if (element === '.' || !Object.hasOwn(value, element)) continue;
+        const childValue = value[element];
         const childNode = node.child(element);
         if (!isJsonObject(childValue)) continue;
-        const keys = Object.keys(childValue);
-        childNode.member = keys.length === 0 || keys.includes('.');
+        let empty = true;
+        for (const key in childValue) {
+          if (!Object.hasOwn(childValue, key)) continue;
+          empty = false;
+          if (key === '.') {
+            childNode.member = true;
+            break;
+          }
+        }
+        if (empty) childNode.member = true;
         read(childNode, childValue);
       }
     };
@@ -108,21 +157,73 @@ export class FieldSet {
     return set;
   }
 
+  // Whether a child holds any path (what decides the "." entry of FieldsV1).
+  private hasMembersBelow(): boolean {
+    if (this.kids === undefined) return false;
+    for (const node of this.kids.values()) if (!node.isEmpty()) return true;
+    return false;
+  }
+
+  private setChild(element: PathElement, node: FieldSet): void {
+    (this.kids ??= new Map()).set(element, node);
+  }
+
   private addAll(other: FieldSet): void {
     if (other.member) this.member = true;
     for (const [element, node] of other.children) this.child(element).addAll(node);
   }
 
+  // keep=false: the paths not in `other`; keep=true: the paths also in `other`. Returns `this`
+  // when nothing is filtered out, so unchanged subtrees stay shared.
   private filter(other: FieldSet | undefined, keep: boolean): FieldSet {
-    const out = new FieldSet();
-    out.member = this.member && (other?.member ?? false) === keep;
-    for (const [element, node] of this.children) {
-      const filtered = node.filter(other?.children.get(element), keep);
-      if (!filtered.isEmpty()) out.children.set(element, filtered);
+    if (other === undefined) return keep ? emptySet : this;
+    const member = this.member && other.member === keep;
+    let out: FieldSet | undefined;
+    if (member !== this.member) out = new FieldSet();
+    if (this.kids === undefined) return out ?? this;
+    let seen = 0;
+    for (const [element, node] of this.kids) {
+      const filtered = node.filter(other.kids?.get(element), keep);
+      if (out === undefined && filtered === node) {
+        seen++;
+        continue;
+      }
+      if (out === undefined) {
+        // First change: the children before this one were all kept as they are.
+        out = new FieldSet();
+        let i = 0;
+        for (const [e, n] of this.kids) {
+          if (i++ >= seen) break;
+          out.setChild(e, n);
+        }
+      }
+      if (filtered === node || !filtered.isEmpty()) out.setChild(element, filtered);
+      seen++;
     }
+    if (out === undefined) return this;
+    out.member = member;
+    return out;
+  }
+
+  /** This set without the given top-level children (e.g. reset fields such as "f:status"). */
+  withoutChildren(elements: readonly PathElement[]): FieldSet {
+    if (!elements.some((e) => this.kids?.has(e) === true)) return this;
+    const out = this.shallowCopy();
+    for (const element of elements) out.kids?.delete(element);
+    return out;
+  }
+
+  // A new node with this node's membership and (shared) children.
+  private shallowCopy(): FieldSet {
+    const out = new FieldSet();
+    out.member = this.member;
+    if (this.kids !== undefined) out.kids = new Map(this.kids);
     return out;
   }
 }
+
+// The result of intersecting with nothing; never modified.
+const emptySet = new FieldSet();
 
 // Order of path elements in FieldsV1: fields, then keys, then values, then indices.
 const ELEMENT_RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
@@ -148,7 +249,8 @@ function parseOr(text: string): JsonValue {
 }
 
 function sortedChildren(node: FieldSet): [PathElement, FieldSet][] {
-  return [...node.children].sort(([a], [b]) => compareElements(a, b));
+  const children = [...node.children];
+  return children.length < 2 ? children : children.sort(([a], [b]) => compareElements(a, b));
 }
 
 /** A path in kubectl's words, as conflicts print it: `.spec.containers[name="nginx"].image`. */
