@@ -98,7 +98,9 @@ interface Availability {
 export interface AggregationRequest {
   req: IncomingMessage;
   res: ServerResponse;
-  url: URL;
+  /** The request path and query, as the router split them. */
+  pathname: string;
+  query: URLSearchParams;
   user: UserInfo;
   /** Throws Forbidden when the user may not do this. */
   authorize: (attributes: RequestAttributes) => void;
@@ -426,7 +428,7 @@ export class ApiAggregator {
    * Returns undefined, synchronously and cheaply, for requests the router serves itself.
    */
   serve(request: AggregationRequest): Promise<void> | undefined {
-    const pathname = request.url.pathname;
+    const pathname = request.pathname;
     const backends = this.#backends();
     // The hot path: no aggregated API, or not under /apis.
     if (backends.length === 0 || !pathname.startsWith('/apis')) return undefined;
@@ -466,7 +468,7 @@ export class ApiAggregator {
       subresource: '',
       namespace: '',
       name: '',
-      path: request.url.pathname,
+      path: request.pathname,
     });
   }
 
@@ -480,9 +482,7 @@ export class ApiAggregator {
     if (rest.length === 0) return this.#authorizeNonResource(request);
     let parts = rest.map((p) => decodeURIComponent(p));
     const method = request.req.method ?? 'GET';
-    let watch =
-      request.url.searchParams.get('watch') === 'true' ||
-      request.url.searchParams.get('watch') === '1';
+    let watch = request.query.get('watch') === 'true' || request.query.get('watch') === '1';
     if (parts[0] === 'watch') {
       watch = true;
       parts = parts.slice(1);
@@ -597,7 +597,7 @@ export class ApiAggregator {
     backend: Backend,
     target: { host: string; port: number },
   ): Promise<void> {
-    const { req, res, url, user } = request;
+    const { req, res, pathname, query, user } = request;
     const headers: OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value === undefined) continue;
@@ -620,7 +620,7 @@ export class ApiAggregator {
         {
           ...this.#tlsOptions(backend, target),
           method: req.method ?? 'GET',
-          path: `${url.pathname}${url.search}`,
+          path: query.size === 0 ? pathname : `${pathname}?${query.toString()}`,
           headers,
         },
         (answer) => {

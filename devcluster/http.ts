@@ -1008,7 +1008,8 @@ export function createRequestListener(
     const aggregated = options.aggregator?.serve({
       req,
       res,
-      url,
+      pathname,
+      query,
       user: outcome.user,
       authorize: authorizeOrThrow,
     });
