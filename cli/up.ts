@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { startDevcluster, type Devcluster } from '../devcluster/index.js';
+import { registerPackageApi, startPackageServer } from '../functions/packageserver/index.js';
 import { startWatcher } from '../functions/watcher/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer, type NatsServer } from '../shared/bus/nats-server.js';
@@ -84,11 +85,14 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
     });
     stops.push(() => Promise.resolve(client.close()));
     await ensureOlmApi(client);
-    await client
-      .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmq-system' } })
-      .catch((error: unknown) => {
-        if (!isAlreadyExists(error)) throw error;
-      });
+    // olmq's own namespace, and the global catalog namespace CatalogSources go in.
+    for (const name of new Set(['olmq-system', config.globalCatalogNamespace])) {
+      await client
+        .create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })
+        .catch((error: unknown) => {
+          if (!isAlreadyExists(error)) throw error;
+        });
+    }
 
     const watcher = await startWatcher({
       cluster,
@@ -115,6 +119,20 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       host: {},
     });
     stops.push(() => stopFunctions(functions));
+
+    // PackageManifests: an aggregated API. Only the devcluster can reach this process at
+    // 127.0.0.1; on a real cluster the packageserver Deployment (k8s/) serves them.
+    if (devcluster !== undefined) {
+      const packageServer = await startPackageServer({
+        backbone,
+        cluster: cluster.id,
+        client,
+        log: log.child({ component: 'packageserver' }),
+        globalNamespace: config.globalCatalogNamespace,
+      });
+      stops.push(() => packageServer.close());
+      await registerPackageApi(client, packageServer);
+    }
 
     const endpoint = await serveOperations({
       port: config.metricsPort,
@@ -144,6 +162,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
         `  export KUBECONFIG=${kubeconfigPath}`,
         '  kubectl api-resources --api-group=operators.coreos.com',
         '  kubectl get csv,sub,ip,catsrc,og -A',
+        `  kubectl get packagemanifests -n ${config.globalCatalogNamespace}`,
         '',
       ].join('\n'),
     );
