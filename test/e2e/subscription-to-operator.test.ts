@@ -1,0 +1,276 @@
+// End to end, as a user runs it: `olmq up` (devcluster, nats-server, watcher, every function,
+// package server), a catalog served by `olmq registry serve` from the real small/ catalog, and
+// kubectl. A Subscription becomes an InstallPlan, a Succeeded CSV and an available Deployment,
+// with Automatic and with Manual approval; the packages show as PackageManifests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { kubectlMissing, type ClusterFixture } from '../harness/devcluster.js';
+import { kubectl as kubectlIn } from '../harness/devcluster.js';
+import { olmqBin, sharedDir } from '../harness/repo.js';
+import { waitFor } from '../harness/wait.js';
+
+const missing = kubectlMissing();
+if (missing !== undefined) throw new Error(missing);
+
+/** Starts `olmq <args>` and resolves once a stdout line matches `ready`. */
+async function start(
+  t: Test,
+  args: readonly string[],
+  ready: RegExp,
+): Promise<{ child: ChildProcess; output: () => string; match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, [olmqBin, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, OLMQ_LOG_LEVEL: 'warn' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  );
+  const match = await waitFor(
+    `olmq ${args[0] ?? ''} to be ready`,
+    () => {
+      if (child.exitCode !== null) {
+        throw new Error(`olmq ${args.join(' ')} exited ${child.exitCode}: ${stderr}`);
+      }
+      return ready.exec(stdout) ?? undefined;
+    },
+    120_000,
+    50,
+  );
+  return { child, output: () => stdout + stderr, match };
+}
+
+t.test('a Subscription installs a real operator, Automatic and Manual', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'olmq-e2e-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  await start(
+    t,
+    [
+      'up',
+      '--data-dir',
+      join(dir, 'data'),
+      '--kubeconfig-out',
+      kubeconfigPath,
+      '--metrics-port',
+      '0',
+    ],
+    /olmq is ready/,
+  );
+  const registry = await start(
+    t,
+    [
+      'registry',
+      'serve',
+      '--fbc',
+      join(sharedDir, 'catalogs', 'small'),
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+    ],
+    /serving .*?:(\d+)/,
+  );
+  const port = registry.match[1] ?? '';
+  const fixture = { kubeconfigPath, dir } as ClusterFixture;
+  const kubectl = async (args: readonly string[], input?: string): Promise<string> => {
+    const r = await kubectlIn(fixture, args, input);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+
+  await kubectl(
+    ['apply', '-f', '-'],
+    `
+apiVersion: operators.coreos.com/v1alpha1
+kind: CatalogSource
+metadata: {name: community, namespace: olm}
+spec: {sourceType: grpc, address: "127.0.0.1:${port}", displayName: Community Operators, publisher: olmq tests}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-a}
+---
+apiVersion: operators.coreos.com/v1
+kind: OperatorGroup
+metadata: {name: og, namespace: team-a}
+spec: {targetNamespaces: [team-a]}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: etcd, namespace: team-a}
+spec: {name: etcd, channel: singlenamespace-alpha, source: community, sourceNamespace: olm}
+`,
+  );
+  await waitFor(
+    'the CatalogSource READY',
+    async () =>
+      (await kubectl([
+        'get',
+        'catsrc',
+        'community',
+        '-n',
+        'olm',
+        '-o',
+        'jsonpath={.status.connectionState.lastObservedState}',
+      ])) === 'READY',
+    60_000,
+    200,
+  );
+  const packages = await waitFor(
+    'PackageManifests of the catalog',
+    async () => {
+      const out = await kubectl(['get', 'packagemanifests', '-n', 'team-a']);
+      return out.includes('etcd') ? out : undefined;
+    },
+    60_000,
+    200,
+  );
+  for (const pkg of ['etcd', 'prometheus', 'hawtio-operator', 'node-healthcheck-operator']) {
+    t.match(packages, new RegExp(`\\n${pkg}\\s+Community Operators\\s`), `${pkg} is listed`);
+  }
+
+  await waitFor(
+    'etcdoperator.v0.9.4 Succeeded',
+    async () =>
+      (await kubectl([
+        'get',
+        'csv',
+        'etcdoperator.v0.9.4',
+        '-n',
+        'team-a',
+        '-o',
+        'jsonpath={.status.phase}',
+      ]).catch(() => '')) === 'Succeeded',
+    120_000,
+    250,
+  );
+  t.equal(
+    await kubectl([
+      'get',
+      'deployment',
+      'etcd-operator',
+      '-n',
+      'team-a',
+      '-o',
+      'jsonpath={.status.availableReplicas}',
+    ]),
+    '1',
+    'the operator Deployment is available',
+  );
+  t.equal(
+    await kubectl([
+      'get',
+      'sub',
+      'etcd',
+      '-n',
+      'team-a',
+      '-o',
+      'jsonpath={.status.state}/{.status.installedCSV}',
+    ]),
+    'AtLatestKnown/etcdoperator.v0.9.4',
+  );
+  const ipName = await kubectl([
+    'get',
+    'sub',
+    'etcd',
+    '-n',
+    'team-a',
+    '-o',
+    'jsonpath={.status.installPlanRef.name}',
+  ]);
+  t.equal(
+    await kubectl(['get', 'ip', ipName, '-n', 'team-a', '-o', 'jsonpath={.status.phase}']),
+    'Complete',
+  );
+
+  // Manual approval: the plan waits until a person approves it.
+  await kubectl(
+    ['apply', '-f', '-'],
+    `
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-b}
+---
+apiVersion: operators.coreos.com/v1
+kind: OperatorGroup
+metadata: {name: og, namespace: team-b}
+spec: {targetNamespaces: [team-b]}
+---
+apiVersion: operators.coreos.com/v1alpha1
+kind: Subscription
+metadata: {name: etcd, namespace: team-b}
+spec: {name: etcd, channel: singlenamespace-alpha, source: community, sourceNamespace: olm, installPlanApproval: Manual, startingCSV: etcdoperator.v0.9.2}
+`,
+  );
+  const manual = await waitFor(
+    'a plan that requires approval',
+    async () => {
+      const name = await kubectl([
+        'get',
+        'sub',
+        'etcd',
+        '-n',
+        'team-b',
+        '-o',
+        'jsonpath={.status.installPlanRef.name}',
+      ]);
+      if (name === '') return undefined;
+      const phase = await kubectl([
+        'get',
+        'ip',
+        name,
+        '-n',
+        'team-b',
+        '-o',
+        'jsonpath={.status.phase}',
+      ]);
+      return phase === 'RequiresApproval' ? name : undefined;
+    },
+    60_000,
+    200,
+  );
+  t.equal(
+    await kubectl(['get', 'csv', '-n', 'team-b', '-o', 'name']),
+    '',
+    'nothing is installed before approval',
+  );
+  await kubectl([
+    'patch',
+    'ip',
+    manual,
+    '-n',
+    'team-b',
+    '--type',
+    'merge',
+    '-p',
+    '{"spec":{"approved":true}}',
+  ]);
+  await waitFor(
+    'etcdoperator.v0.9.2 Succeeded after approval',
+    async () =>
+      (await kubectl([
+        'get',
+        'csv',
+        'etcdoperator.v0.9.2',
+        '-n',
+        'team-b',
+        '-o',
+        'jsonpath={.status.phase}',
+      ]).catch(() => '')) === 'Succeeded',
+    120_000,
+    250,
+  );
+  t.pass('the approved plan installed the startingCSV');
+});
