@@ -273,4 +273,72 @@ spec: {name: etcd, channel: singlenamespace-alpha, source: community, sourceName
     250,
   );
   t.pass('the approved plan installed the startingCSV');
+
+  // Installed, the Subscription upgrades along the replaces chain: a new plan, approved again.
+  const upgrade = await waitFor(
+    'an upgrade plan for etcdoperator.v0.9.4',
+    async () => {
+      const name = await kubectl([
+        'get',
+        'sub',
+        'etcd',
+        '-n',
+        'team-b',
+        '-o',
+        'jsonpath={.status.installPlanRef.name}',
+      ]);
+      if (name === manual) return undefined;
+      const csvs = await kubectl([
+        'get',
+        'ip',
+        name,
+        '-n',
+        'team-b',
+        '-o',
+        'jsonpath={.spec.clusterServiceVersionNames}',
+      ]);
+      return csvs.includes('etcdoperator.v0.9.4') ? name : undefined;
+    },
+    60_000,
+    200,
+  );
+  await kubectl([
+    'patch',
+    'ip',
+    upgrade,
+    '-n',
+    'team-b',
+    '--type',
+    'merge',
+    '-p',
+    '{"spec":{"approved":true}}',
+  ]);
+  await waitFor(
+    'the upgrade done: v0.9.4 Succeeded and v0.9.2 gone',
+    async () =>
+      (
+        await kubectl([
+          'get',
+          'csv',
+          '-n',
+          'team-b',
+          '-o',
+          'jsonpath={range .items[*]}{.metadata.name}={.status.phase} {end}',
+        ])
+      ).trim() === 'etcdoperator.v0.9.4=Succeeded',
+    120_000,
+    250,
+  );
+  t.equal(
+    await kubectl([
+      'get',
+      'sub',
+      'etcd',
+      '-n',
+      'team-b',
+      '-o',
+      'jsonpath={.status.state}/{.status.installedCSV}',
+    ]),
+    'AtLatestKnown/etcdoperator.v0.9.4',
+  );
 });
