@@ -3,9 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { functionIssues, functionNames } from '../../cli/commands.js';
 import { configurationReference } from '../../cli/reference.js';
-import { functionModules } from '../../functions/index.js';
 import { olmqBin, repoRoot } from '../harness/repo.js';
 
 const exec = promisify(execFile);
@@ -75,20 +73,6 @@ t.test('cli - an unknown command or function exits 2', async (t) => {
   t.match(
     stderr,
     /unknown <function> "nope" \(one of: catalog, resolve, plan, install, rbac, copy-csv\)/,
-  );
-});
-
-t.test('cli - run of a function not in this build exits 3 naming its issue', async (t) => {
-  const missing = functionNames.find((name) => functionModules[name] === undefined);
-  if (missing === undefined) {
-    t.plan(0, 'every function is in this build: no function left to be missing');
-    return;
-  }
-  const { code, stderr } = await olmq(['run', missing]);
-  t.equal(code, 3);
-  t.equal(
-    stderr,
-    `olmq run ${missing} is not available in this build yet: it arrives with ${functionIssues[missing]}.\n`,
   );
 });
 
