@@ -8,8 +8,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { catalogSourceSchema } from '../../shared/api/catalogsource.js';
 import { ObjectValidationError, parseObject } from '../../shared/api/validation.js';
-import type { Backbone } from '../../shared/bus/backbone.js';
-import { encodeToken, objectKey } from '../../shared/bus/subjects.js';
+import { encodeToken } from '../../shared/bus/subjects.js';
 import {
   CatalogError,
   buildCatalogIndex,
@@ -17,14 +16,12 @@ import {
   type CatalogWarning,
 } from '../../shared/catalog/index.js';
 import {
-  CatalogIndexRecordSchema,
-  catalogIndexKind,
   deleteCatalogIndexRecord,
   openCatalogStore,
   putCatalogIndexRecord,
   readCatalogIndexRecords,
+  readCatalogIndexRecord,
   storeCatalog,
-  type CatalogIndexRecord,
 } from '../../shared/catalog/store.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { isNotFound } from '../../shared/kube/errors.js';
@@ -109,20 +106,6 @@ function registryPodKeys(object: unknown, namespace: string, name: string): stri
 
 function syncKey(cluster: string, namespace: string, name: string): string {
   return [encodeToken(cluster), encodeToken(namespace), encodeToken(name)].join('.');
-}
-
-async function readRecord(
-  backbone: Backbone,
-  cluster: string,
-  namespace: string,
-  name: string,
-): Promise<CatalogIndexRecord | undefined> {
-  const entry = await backbone.objects.get(
-    objectKey({ cluster, kind: catalogIndexKind, namespace, name }),
-  );
-  if (entry === null || entry.operation !== 'PUT') return undefined;
-  const parsed = CatalogIndexRecordSchema.safeParse(entry.json());
-  return parsed.success ? parsed.data : undefined;
 }
 
 const SyncRecordSchema = z.object({
@@ -239,7 +222,7 @@ export async function startCatalogFunction(
     const at = now();
     const [object, record, sync] = await Promise.all([
       client.get(catalogSourceRef(namespace, name)),
-      readRecord(backbone, work.cluster, namespace, name),
+      readCatalogIndexRecord(backbone, work.cluster, namespace, name),
       readSync(syncs, syncKey(work.cluster, namespace, name)),
     ]);
     const snapshot: CatalogSnapshot = {

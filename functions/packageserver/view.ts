@@ -11,11 +11,10 @@ import type { Backbone } from '../../shared/bus/backbone.js';
 import { encodeToken, objectKey, parseObjectKey } from '../../shared/bus/subjects.js';
 import {
   CatalogIndexCache,
-  CatalogIndexRecordSchema,
   catalogIndexKind,
   fetchCatalogContent,
   readCatalogIndexRecords,
-  type CatalogIndexRecord,
+  readCatalogIndexRecord,
 } from '../../shared/catalog/index.js';
 import { buildPackageRecords, type CatalogFacts, type PackageRecord } from './manifest.js';
 
@@ -164,7 +163,7 @@ export class PackageView {
   async #load(namespace: string, name: string): Promise<void> {
     const { backbone, cluster, store, log } = this.#options;
     const key = `${namespace}/${name}`;
-    const record = await readRecord(backbone, cluster, namespace, name);
+    const record = await readCatalogIndexRecord(backbone, cluster, namespace, name);
     const source = await readCatalogSource(backbone, cluster, namespace, name);
     const current = this.#catalogs.get(key);
     if (record === undefined || record.digest === null) {
@@ -197,20 +196,6 @@ export class PackageView {
     this.#history.delete(this.#generation - 100);
     for (const listener of this.#listeners) listener({ ...change, generation: this.#generation });
   }
-}
-
-async function readRecord(
-  backbone: Backbone,
-  cluster: string,
-  namespace: string,
-  name: string,
-): Promise<CatalogIndexRecord | undefined> {
-  const entry = await backbone.objects.get(
-    objectKey({ cluster, kind: catalogIndexKind, namespace, name }),
-  );
-  if (entry === null || entry.operation !== 'PUT') return undefined;
-  const parsed = CatalogIndexRecordSchema.safeParse(entry.json());
-  return parsed.success ? parsed.data : undefined;
 }
 
 // The mirrored CatalogSource's labels and creationTimestamp (absent when the watcher has not

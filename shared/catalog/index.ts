@@ -100,5 +100,6 @@ export {
   putCatalogIndexRecord,
   deleteCatalogIndexRecord,
   readCatalogIndexRecords,
+  readCatalogIndexRecord,
 } from './store.js';
 export type { CatalogIndexRecord } from './store.js';

@@ -149,6 +149,19 @@ export async function putCatalogIndexRecord(
   await backbone.objects.put(key, JSON.stringify(record));
 }
 
+/** The record of one CatalogSource, or undefined when it has none (or an unreadable one). */
+export async function readCatalogIndexRecord(
+  backbone: Backbone,
+  cluster: string,
+  namespace: string,
+  name: string,
+): Promise<CatalogIndexRecord | undefined> {
+  const entry = await backbone.objects.get(recordKey(cluster, namespace, name));
+  if (entry === null || entry.operation !== 'PUT') return undefined;
+  const parsed = CatalogIndexRecordSchema.safeParse(entry.json());
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** Removes the record of a deleted CatalogSource. */
 export async function deleteCatalogIndexRecord(
   backbone: Backbone,
