@@ -102,7 +102,7 @@ export function planSteps(namespace: string, bundles: readonly PlannedBundle[]):
     }
     // The RBAC of the CSV's install strategy, as upstream plans it.
     for (const object of rbacForCsv(csv as unknown as KubeObject, namespace)) {
-      rest.push(step(b, object as unknown as BundleObject));
+      rest.push(step(b, object));
     }
     if (b.subscription === null) {
       rest.push(
