@@ -10,7 +10,7 @@ import {
   type CatalogContent,
 } from '../../shared/catalog/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { getMirrored, listMirrored } from '../../shared/bus/mirror.js';
+import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
 import { encodeToken, type WorkKey } from '../../shared/bus/subjects.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
@@ -83,19 +83,23 @@ export const createFunction: CreateFunction = async (context) => {
       const namespace = work.key[1] ?? '';
       const client = clientOf(work.cluster);
       const [record, subscriptions, installPlans, csvs] = await Promise.all([
-        getMirrored<ResolutionRecord>(backbone, work.cluster, resolutionKind, namespace, namespace),
+        getMirrored<ResolutionRecord>(backbone.objects, {
+          cluster: work.cluster,
+          kind: resolutionKind,
+          namespace,
+          name: namespace,
+        }),
         client
           .list({ apiVersion, kind: 'Subscription', namespace })
           .then((l) => l.items as unknown as Subscription[]),
         client
           .list({ apiVersion, kind: 'InstallPlan', namespace })
           .then((l) => l.items as unknown as InstallPlan[]),
-        listMirrored<ClusterServiceVersion>(
-          backbone,
-          work.cluster,
-          'ClusterServiceVersion',
+        listMirrored<ClusterServiceVersion>(backbone.objects, {
+          cluster: work.cluster,
+          kind: 'ClusterServiceVersion',
           namespace,
-        ),
+        }),
       ]);
       const planned = new Set(
         installPlans.filter((ip) => ip.status?.plan !== undefined).map((ip) => ip.metadata.name),

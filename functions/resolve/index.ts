@@ -17,7 +17,7 @@ import {
   readCatalogIndexRecords,
 } from '../../shared/catalog/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { getMirrored, listMirrored, namespacesWith } from '../../shared/bus/mirror.js';
+import { getMirrored, listMirrored, namespacesWith } from '../../shared/bus/mirror-read.js';
 import { objectKey, type WorkKey } from '../../shared/bus/subjects.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import { executeWrites } from '../../shared/kube/executor.js';
@@ -61,7 +61,12 @@ export const createFunction: CreateFunction = async (context) => {
   // A catalog change concerns its namespace, or every namespace with Subscriptions when global.
   const catalogKeys = async (change: ObjectChange): Promise<WorkKey[]> =>
     change.ref.namespace === globalCatalogNamespace
-      ? (await namespacesWith(backbone, change.ref.cluster, 'Subscription')).map(namespaceKey)
+      ? (
+          await namespacesWith(backbone.objects, {
+            cluster: change.ref.cluster,
+            kind: 'Subscription',
+          })
+        ).map(namespaceKey)
       : [namespaceKey(change.ref.namespace)];
   const definition: FunctionDefinition<ResolveSnapshot, ResolveWrites> = {
     name: 'resolve',
@@ -145,15 +150,32 @@ export async function loadSnapshot(
     client
       .list({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', namespace })
       .then((l) => l.items as unknown as Subscription[]),
-    listMirrored<ClusterServiceVersion>(backbone, cluster, 'ClusterServiceVersion', namespace),
-    listMirrored<OperatorGroup>(backbone, cluster, 'OperatorGroup', namespace),
+    listMirrored<ClusterServiceVersion>(backbone.objects, {
+      cluster,
+      kind: 'ClusterServiceVersion',
+      namespace: namespace,
+    }),
+    listMirrored<OperatorGroup>(backbone.objects, {
+      cluster,
+      kind: 'OperatorGroup',
+      namespace: namespace,
+    }),
     readCatalogIndexRecords(backbone, cluster, catalogNamespaces),
     Promise.all(
       catalogNamespaces.map((ns) =>
-        listMirrored<CatalogSource>(backbone, cluster, 'CatalogSource', ns),
+        listMirrored<CatalogSource>(backbone.objects, {
+          cluster,
+          kind: 'CatalogSource',
+          namespace: ns,
+        }),
       ),
     ).then((lists) => lists.flat()),
-    getMirrored<ResolutionRecord>(backbone, cluster, resolutionKind, namespace, namespace),
+    getMirrored<ResolutionRecord>(backbone.objects, {
+      cluster,
+      kind: resolutionKind,
+      namespace,
+      name: namespace,
+    }),
   ]);
   const catalogs = await Promise.all(
     sources.map(async (source): Promise<SnapshotCatalog> => {

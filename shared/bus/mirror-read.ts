@@ -62,3 +62,18 @@ export async function namespacesHolding(
   }
   return out;
 }
+
+/** The namespaces (decoded, sorted) holding at least one mirrored object of `kind`. */
+export async function namespacesWith(
+  objects: KV,
+  query: { cluster: string; kind: string },
+): Promise<string[]> {
+  const out = new Set<string>();
+  for await (const key of await objects.keys(
+    `${encodeToken(query.cluster)}.${encodeToken(query.kind)}.*.*`,
+  )) {
+    const ns = key.split('.')[2];
+    if (ns !== undefined && ns !== clusterScope) out.add(decodeToken(ns));
+  }
+  return [...out].sort();
+}
