@@ -25,6 +25,7 @@ import {
   registryStandIn,
   type CatalogFixture,
 } from '../harness/catalog.js';
+import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';
 import { sharedDir } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
@@ -312,7 +313,7 @@ t.test(
 );
 
 t.test(
-  'catalog function - the placeholder registry client reports an unreachable registry',
+  'catalog function - the registry client reports a closed port as an unreachable registry',
   async (t) => {
     const f = await catalogFunctionFor(t);
     await f.client.create(
@@ -361,10 +362,16 @@ t.test('catalog function - a polled grpc source picks up a new package', async (
 });
 
 t.test('catalog function - an image source gets upstream registry objects, once', async (t) => {
-  const registry = registryStandIn('127.0.0.1:50051', join(small, 'etcd'));
+  // The registry pod cannot run in the devcluster: the registry Service is mapped to a real
+  // `api.Registry` server serving the same catalog locally, reached with the real client.
+  const served = await startRegistryServer({
+    catalog: (await loadRegistryCatalog(join(small, 'etcd'))).catalog,
+    host: '127.0.0.1',
+    port: 0,
+  });
+  t.teardown(() => served.stop());
   const f = await catalogFunctionFor(t, {
-    fetchCatalog: registry.fetch,
-    config: { registryAddresses: new Map([[`${ns}/my-catalog`, '127.0.0.1:50051']]) },
+    config: { registryAddresses: new Map([[`${ns}/my-catalog`, served.address]]) },
   });
   await f.client.create(
     catalogSource(ns, 'my.catalog', {
