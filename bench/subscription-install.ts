@@ -1,0 +1,191 @@
+// Benchmark of the whole pipeline as a user drives it: Subscription created → CSV Succeeded,
+// through the watcher and every function (catalog, resolve, plan, install, rbac, copy-csv) in
+// this process, on the devcluster (pod-ready delay 0) with a real nats-server, and a catalog
+// served by a real api.Registry server over ../shared/catalogs/small.
+// Run (after `npx tsc -p tsconfig.json`):
+//   node dist/bench/subscription-install.js [--sequential 10] [--namespaces 100]
+// Prints one JSON object: p50/p99 of single Subscriptions (one at a time), and of a burst of
+// two Subscriptions (etcd, hawtio-operator) in each of `namespaces` namespaces at once.
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { connect } from '@nats-io/transport-node';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { builtInFunctions, startFunctions, stopFunctions } from '../cli/functions.js';
+import { startDevcluster } from '../devcluster/index.js';
+import { startWatcher } from '../functions/watcher/index.js';
+import { openBackbone } from '../shared/bus/backbone.js';
+import { startNatsServer } from '../shared/bus/nats-server.js';
+import { KubeClient, type KubeObject } from '../shared/kube/client.js';
+import { ensureOlmApi } from '../shared/kube/olm-api.js';
+import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
+import { createFunctionMetrics } from '../shared/runtime/metrics.js';
+
+const { values } = parseArgs({
+  options: {
+    sequential: { type: 'string', default: '10' },
+    namespaces: { type: 'string', default: '100' },
+  },
+});
+const sequential = Number(values.sequential);
+const namespaceCount = Number(values.namespaces);
+const small = fileURLToPath(new URL('../../../shared/catalogs/small', import.meta.url));
+
+const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const round = (n: number): number => Math.round(n * 10) / 10;
+const summary = (samples: number[]) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+  };
+};
+
+const cluster = await startDevcluster({ podReadyDelayMs: 0 });
+const nats = await startNatsServer();
+const nc = await connect({ servers: nats.url });
+const backbone = await openBackbone(nc, {});
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromString(cluster.kubeconfig());
+const admin = await KubeClient.fromKubeConfig('c1', kubeConfig, {
+  userAgent: 'bench',
+  qps: 5000,
+  burst: 5000,
+});
+const functionsClient = await KubeClient.fromKubeConfig('c1', kubeConfig, {
+  userAgent: 'olmq',
+  qps: 5000,
+  burst: 5000,
+});
+await ensureOlmApi(admin);
+for (const name of ['olmq-system', 'olm']) {
+  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+const log = pino({ level: 'warn' });
+const watcher = await startWatcher({
+  cluster: { id: 'c1', kubeConfig },
+  backbone,
+  log,
+  registry: new Registry(),
+  identity: 'bench',
+  leaseNamespace: 'olmq-system',
+  leaseName: 'olmq-watcher',
+  leaseDurationSeconds: 15,
+});
+await watcher.synced();
+const registry = new Registry();
+const functions = await startFunctions(Object.keys(builtInFunctions), builtInFunctions, {
+  backbone,
+  clients: new Map([['c1', functionsClient]]),
+  log,
+  registry,
+  metrics: createFunctionMetrics(registry),
+  globalCatalogNamespace: 'olm',
+  host: { concurrency: 16, baseBackoffMs: 50 },
+});
+const served = await startRegistryServer({
+  catalog: (await loadRegistryCatalog(small)).catalog,
+  host: '127.0.0.1',
+  port: 0,
+});
+await admin.create({
+  apiVersion: 'operators.coreos.com/v1alpha1',
+  kind: 'CatalogSource',
+  metadata: { name: 'community', namespace: 'olm' },
+  spec: { sourceType: 'grpc', address: served.address },
+});
+
+async function until<T>(read: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+await until(async () => {
+  const cs = await admin.get<
+    KubeObject & { status?: { connectionState?: { lastObservedState?: string } } }
+  >({
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'CatalogSource',
+    namespace: 'olm',
+    name: 'community',
+  });
+  return cs?.status?.connectionState?.lastObservedState === 'READY' ? true : undefined;
+});
+
+async function namespace(name: string): Promise<void> {
+  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await admin.create({
+    apiVersion: 'operators.coreos.com/v1',
+    kind: 'OperatorGroup',
+    metadata: { name: 'og', namespace: name },
+    spec: { targetNamespaces: [name] },
+  });
+}
+
+const packages = [
+  { name: 'etcd', channel: 'singlenamespace-alpha', csv: 'etcdoperator.v0.9.4' },
+  { name: 'hawtio-operator', channel: 'stable-v1', csv: 'hawtio-operator.v1.2.0' },
+] as const;
+
+/** Creates the Subscription and resolves with the ms until its CSV is Succeeded. */
+async function subscribe(ns: string, pkg: (typeof packages)[number]): Promise<number> {
+  const t0 = performance.now();
+  await admin.create({
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'Subscription',
+    metadata: { name: pkg.name, namespace: ns },
+    spec: { name: pkg.name, channel: pkg.channel, source: 'community', sourceNamespace: 'olm' },
+  });
+  await until(async () => {
+    const csv = await admin.get<KubeObject & { status?: { phase?: string } }>({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'ClusterServiceVersion',
+      namespace: ns,
+      name: pkg.csv,
+    });
+    return csv?.status?.phase === 'Succeeded' ? true : undefined;
+  });
+  return performance.now() - t0;
+}
+
+const single: number[] = [];
+for (let i = 0; i < sequential; i++) {
+  const ns = `seq-${i}`;
+  await namespace(ns);
+  single.push(await subscribe(ns, packages[0]));
+}
+
+const names = Array.from({ length: namespaceCount }, (_, i) => `burst-${i}`);
+for (const ns of names) await namespace(ns);
+const t0 = performance.now();
+const burst = await Promise.all(names.flatMap((ns) => packages.map((pkg) => subscribe(ns, pkg))));
+const burstWallMs = performance.now() - t0;
+
+process.stdout.write(
+  `${JSON.stringify({
+    benchmark: 'subscription-install',
+    note: 'Subscription create → CSV Succeeded through every function, in-process, pod-ready delay 0',
+    targets: { singleP50Ms: 300 },
+    single: summary(single),
+    burst: {
+      subscriptions: burst.length,
+      namespaces: namespaceCount,
+      ...summary(burst),
+      wallMs: round(burstWallMs),
+    },
+  })}\n`,
+);
+await stopFunctions(functions, 5_000);
+await watcher.stop();
+await served.stop(0);
+await nc.close();
+await nats.stop();
+await cluster.close();
+functionsClient.close();
+admin.close();
+process.exit(0);
