@@ -64,7 +64,7 @@ await ensureOlmApi(admin);
 for (const name of ['olmq-system', 'olm']) {
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
-const log = pino({ level: 'warn' });
+const log = pino({ level: 'error' });
 const watcher = await startWatcher({
   cluster: { id: 'c1', kubeConfig },
   backbone,
