@@ -64,7 +64,7 @@ await ensureOlmApi(admin);
 for (const name of ['olmq-system', 'olm']) {
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
-const log = pino({ level: 'error' });
+const log = pino({ level: process.env.OLMQ_LOG_LEVEL ?? 'error' });
 const watcher = await startWatcher({
   cluster: { id: 'c1', kubeConfig },
   backbone,
@@ -158,6 +158,7 @@ for (let i = 0; i < sequential; i++) {
   const ns = `seq-${i}`;
   await namespace(ns);
   single.push(await subscribe(ns, packages[0]));
+  if (process.env.OLMQ_BENCH_VERBOSE) process.stderr.write(`single ${i}: ${single[i]}\n`);
 }
 
 const names = Array.from({ length: namespaceCount }, (_, i) => `burst-${i}`);

@@ -9,7 +9,12 @@
 // - ["olmconfig"]: the DisabledCopiedCSVs condition and Events, and a fan-out to global sources.
 import { Counter, type Registry } from 'prom-client';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { getMirrored, listMirrored, namespacesHolding } from '../../shared/bus/mirror-read.js';
+import {
+  getMirrored,
+  listMirrored,
+  mirroredKeys,
+  namespacesHolding,
+} from '../../shared/bus/mirror-read.js';
 import { decodeToken, encodeToken, workSubject, type WorkKey } from '../../shared/bus/subjects.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
@@ -104,8 +109,8 @@ export function copyCsvFunction(
         namespace: '',
         name: 'cluster',
       }),
-      listMirrored<OperatorGroupLike>(backbone.objects, { cluster, kind: 'OperatorGroup' }),
-      listMirrored<CsvObject>(backbone.objects, {
+      listMirrored<OperatorGroupLike>(backbone, { cluster, kind: 'OperatorGroup' }),
+      listMirrored<CsvObject>(backbone, {
         cluster,
         kind: 'ClusterServiceVersion',
         namespace,
@@ -123,7 +128,7 @@ export function copyCsvFunction(
     const candidates = (
       await Promise.all(
         [...targeting].map((ns) =>
-          listMirrored<CsvObject>(backbone.objects, {
+          listMirrored<CsvObject>(backbone, {
             cluster,
             kind: 'ClusterServiceVersion',
             namespace: ns,
@@ -185,7 +190,7 @@ export function copyCsvFunction(
       namespace,
       name,
     });
-    const holding = await namespacesHolding(backbone.objects, {
+    const holding = await namespacesHolding(backbone, {
       cluster,
       kind: 'ClusterServiceVersion',
       name,
@@ -221,13 +226,13 @@ export function copyCsvFunction(
     });
     if (config === undefined) return { type: 'none' };
     const groups = (
-      await listMirrored<OperatorGroupLike>(backbone.objects, { cluster, kind: 'OperatorGroup' })
+      await listMirrored<OperatorGroupLike>(backbone, { cluster, kind: 'OperatorGroup' })
     ).filter((g) => new NamespaceSet(g.status?.namespaces ?? []).isAll);
     const namespaces = await listNamespaceNames(backbone, cluster);
     const sources: OlmConfigSnapshot['sources'] = [];
     for (const group of groups) {
       const csvs = (
-        await listMirrored<CsvObject>(backbone.objects, {
+        await listMirrored<CsvObject>(backbone, {
           cluster,
           kind: 'ClusterServiceVersion',
           namespace: group.metadata.namespace ?? '',
@@ -235,7 +240,7 @@ export function copyCsvFunction(
       ).filter((c) => !isCopy(c));
       for (const csv of csvs) {
         const copies = (
-          await namespacesHolding(backbone.objects, {
+          await namespacesHolding(backbone, {
             cluster,
             kind: 'ClusterServiceVersion',
             name: csv.metadata.name ?? '',
@@ -363,7 +368,7 @@ export function copyCsvFunction(
 // Namespace names from the mirror's keys alone (no values): cheap at 10,000 namespaces.
 async function listNamespaceNames(backbone: Backbone, cluster: string): Promise<string[]> {
   const out: string[] = [];
-  for await (const key of await backbone.objects.keys(`${encodeToken(cluster)}.Namespace.-.*`)) {
+  for (const key of await mirroredKeys(backbone, `${encodeToken(cluster)}.Namespace.-.*`)) {
     const token = key.split('.')[3];
     if (token !== undefined) out.push(decodeToken(token));
   }

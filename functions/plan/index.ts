@@ -10,7 +10,7 @@ import {
   type CatalogContent,
 } from '../../shared/catalog/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
+import { getMirrored, listMirrored, mirroredKeys } from '../../shared/bus/mirror-read.js';
 import { encodeToken, type WorkKey } from '../../shared/bus/subjects.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
@@ -27,7 +27,7 @@ const namespaceKey = (namespace: string): WorkKey => ['namespace', namespace];
 /** Counts mirrored objects of `kind` per cluster, for the count gauges. */
 async function countMirrored(backbone: Backbone, kind: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for await (const key of await backbone.objects.keys(`*.${encodeToken(kind)}.*.*`)) {
+  for (const key of await mirroredKeys(backbone, `*.${encodeToken(kind)}.*.*`)) {
     const cluster = key.slice(0, key.indexOf('.'));
     counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
   }
@@ -95,7 +95,7 @@ export const createFunction: CreateFunction = async (context) => {
         client
           .list({ apiVersion, kind: 'InstallPlan', namespace })
           .then((l) => l.items as unknown as InstallPlan[]),
-        listMirrored<ClusterServiceVersion>(backbone.objects, {
+        listMirrored<ClusterServiceVersion>(backbone, {
           cluster: work.cluster,
           kind: 'ClusterServiceVersion',
           namespace,

@@ -88,13 +88,13 @@ export function rbacFunction(
   const mirror = <T>(cluster: string, kind: string, namespace: string, name: string) =>
     getMirrored<T>(backbone.objects, { cluster, kind, namespace, name });
   const groupsOf = (cluster: string, namespace?: string) =>
-    listMirrored<OperatorGroupObject>(backbone.objects, {
+    listMirrored<OperatorGroupObject>(backbone, {
       cluster,
       kind: 'OperatorGroup',
       namespace,
     });
   const csvsIn = (cluster: string, namespace: string) =>
-    listMirrored<CsvObject>(backbone.objects, {
+    listMirrored<CsvObject>(backbone, {
       cluster,
       kind: 'ClusterServiceVersion',
       namespace,

@@ -62,7 +62,7 @@ export const createFunction: CreateFunction = async (context) => {
   const catalogKeys = async (change: ObjectChange): Promise<WorkKey[]> =>
     change.ref.namespace === globalCatalogNamespace
       ? (
-          await namespacesWith(backbone.objects, {
+          await namespacesWith(backbone, {
             cluster: change.ref.cluster,
             kind: 'Subscription',
           })
@@ -150,12 +150,12 @@ export async function loadSnapshot(
     client
       .list({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', namespace })
       .then((l) => l.items as unknown as Subscription[]),
-    listMirrored<ClusterServiceVersion>(backbone.objects, {
+    listMirrored<ClusterServiceVersion>(backbone, {
       cluster,
       kind: 'ClusterServiceVersion',
       namespace: namespace,
     }),
-    listMirrored<OperatorGroup>(backbone.objects, {
+    listMirrored<OperatorGroup>(backbone, {
       cluster,
       kind: 'OperatorGroup',
       namespace: namespace,
@@ -163,7 +163,7 @@ export async function loadSnapshot(
     readCatalogIndexRecords(backbone, cluster, catalogNamespaces),
     Promise.all(
       catalogNamespaces.map((ns) =>
-        listMirrored<CatalogSource>(backbone.objects, {
+        listMirrored<CatalogSource>(backbone, {
           cluster,
           kind: 'CatalogSource',
           namespace: ns,

@@ -12,6 +12,7 @@ import {
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { assets, type Backbone } from '../../shared/bus/backbone.js';
+import { mirroredKeys } from '../../shared/bus/mirror-read.js';
 import { objectKey } from '../../shared/bus/subjects.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import type { MirroredKind } from './kinds.js';
@@ -119,7 +120,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       .slice(0, 2)
       .join('.');
     const stale: string[] = [];
-    for await (const key of await backbone.objects.keys(`${prefix}.>`)) {
+    for (const key of await mirroredKeys(backbone, `${prefix}.>`)) {
       if (!live.has(key)) stale.push(key);
     }
     await Promise.all(stale.map((key) => backbone.objects.delete(key)));

@@ -1,7 +1,18 @@
 // Reading the watcher's object mirror (KV olmq_objects) by kind, namespace and name: what
 // functions load their snapshots from instead of listing the API.
+//
+// Listing does not use KV keys(): on NATS 2.9 its end-of-listing signal (a pending count of 0)
+// is sometimes never sent while the mirror is being written, and it then waits for a 30 s idle
+// heartbeat. Instead the stream names the matching subjects (one request), and the listing
+// ends once each of them has been read: by point reads when they are few, else by one
+// ordered scan of their latest messages.
+import { DeliverPolicy } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
+import { assets, type Backbone } from './backbone.js';
 import { clusterScope, decodeToken, encodeToken, objectKey } from './subjects.js';
+
+/** What reading the mirror needs of the backbone. */
+export type MirrorSource = Pick<Backbone, 'objects' | 'js' | 'jsm'>;
 
 /** One mirrored object: its mirror revision and the object as mirrored. */
 export interface Mirrored<T> {
@@ -19,14 +30,74 @@ export async function getMirrored<T>(
   return entry.json<T>();
 }
 
+const mirrorStream = `KV_${assets.objects}`;
+const subjectPrefix = `$KV.${assets.objects}.`;
+/** Up to this many matching keys are read one by one; more are scanned. */
+const pointReadLimit = 32;
+
+/** A live (not deleted) mirror entry: its key and, when asked for, its value. */
+interface LiveEntry {
+  key: string;
+  value: Uint8Array | undefined;
+}
+
+const isDeletion = (operation: string | undefined): boolean =>
+  operation === 'DEL' || operation === 'PURGE';
+
+/** The live entries whose keys match `filter` (KV wildcards), with values if `withValues`. */
+async function liveEntries(
+  mirror: MirrorSource,
+  filter: string,
+  withValues: boolean,
+): Promise<LiveEntry[]> {
+  const info = await mirror.jsm.streams.info(mirrorStream, {
+    subjects_filter: subjectPrefix + filter,
+  });
+  const keys = Object.keys(info.state.subjects ?? {}).map((s) => s.slice(subjectPrefix.length));
+  if (keys.length === 0) return [];
+  if (keys.length <= pointReadLimit) {
+    const entries = await Promise.all(keys.map((key) => mirror.objects.get(key)));
+    return entries.flatMap((entry) =>
+      entry === null || isDeletion(entry.operation) || entry.length === 0
+        ? []
+        : [{ key: entry.key, value: withValues ? entry.value : undefined }],
+    );
+  }
+  const remaining = new Set(keys);
+  const live = new Map<string, Uint8Array | undefined>();
+  const consumer = await mirror.js.consumers.get(mirrorStream, {
+    filter_subjects: [subjectPrefix + filter],
+    deliver_policy: DeliverPolicy.LastPerSubject,
+    headers_only: !withValues,
+  });
+  const messages = await consumer.consume();
+  try {
+    for await (const m of messages) {
+      const key = m.subject.slice(subjectPrefix.length);
+      if (isDeletion(m.headers?.get('KV-Operation'))) live.delete(key);
+      else live.set(key, withValues ? m.data : undefined);
+      remaining.delete(key);
+      // Every subject named has been read (pending 0 alone is not trusted on NATS 2.9).
+      if (remaining.size === 0) break;
+    }
+  } finally {
+    messages.stop();
+  }
+  return [...live].map(([key, value]) => ({ key, value }));
+}
+
+/** The keys of the live mirror entries matching `filter` (KV wildcards). */
+export async function mirroredKeys(mirror: MirrorSource, filter: string): Promise<string[]> {
+  return (await liveEntries(mirror, filter, false)).map((entry) => entry.key);
+}
+
 /**
  * The mirrored objects of `kind` in `namespace` ("" for cluster-scoped, undefined for every
- * namespace), optionally only those named `name`. Reads run `concurrency` at a time.
+ * namespace), optionally only those named `name`.
  */
 export async function listMirrored<T>(
-  objects: KV,
+  mirror: MirrorSource,
   query: { cluster: string; kind: string; namespace?: string | undefined; name?: string },
-  concurrency = 32,
 ): Promise<T[]> {
   const ns =
     query.namespace === undefined
@@ -36,27 +107,20 @@ export async function listMirrored<T>(
         : encodeToken(query.namespace);
   const name = query.name === undefined ? '*' : encodeToken(query.name);
   const filter = `${encodeToken(query.cluster)}.${encodeToken(query.kind)}.${ns}.${name}`;
-  const keys: string[] = [];
-  for await (const key of await objects.keys(filter)) keys.push(key);
-  const out: T[] = [];
-  for (let i = 0; i < keys.length; i += concurrency) {
-    const batch = await Promise.all(keys.slice(i, i + concurrency).map((k) => objects.get(k)));
-    for (const entry of batch) {
-      if (entry !== null && entry.operation === 'PUT' && entry.length > 0)
-        out.push(entry.json<T>());
-    }
-  }
-  return out;
+  const decoder = new TextDecoder();
+  return (await liveEntries(mirror, filter, true)).flatMap(({ value }) =>
+    value === undefined || value.length === 0 ? [] : [JSON.parse(decoder.decode(value)) as T],
+  );
 }
 
 /** The names (decoded) of the namespaces holding a mirrored `kind` object named `name`. */
 export async function namespacesHolding(
-  objects: KV,
+  mirror: MirrorSource,
   query: { cluster: string; kind: string; name: string },
 ): Promise<string[]> {
   const filter = `${encodeToken(query.cluster)}.${encodeToken(query.kind)}.*.${encodeToken(query.name)}`;
   const out: string[] = [];
-  for await (const key of await objects.keys(filter)) {
+  for (const key of await mirroredKeys(mirror, filter)) {
     const ns = key.split('.')[2];
     if (ns !== undefined && ns !== clusterScope) out.push(decodeToken(ns));
   }
@@ -65,11 +129,12 @@ export async function namespacesHolding(
 
 /** The namespaces (decoded, sorted) holding at least one mirrored object of `kind`. */
 export async function namespacesWith(
-  objects: KV,
+  mirror: MirrorSource,
   query: { cluster: string; kind: string },
 ): Promise<string[]> {
   const out = new Set<string>();
-  for await (const key of await objects.keys(
+  for (const key of await mirroredKeys(
+    mirror,
     `${encodeToken(query.cluster)}.${encodeToken(query.kind)}.*.*`,
   )) {
     const ns = key.split('.')[2];

@@ -9,6 +9,7 @@
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { z } from 'zod';
 import type { Backbone } from '../bus/backbone.js';
+import { listMirrored } from '../bus/mirror-read.js';
 import { encodeToken, objectKey } from '../bus/subjects.js';
 import type { CatalogContent } from './bundle-content.js';
 import type { CatalogIndex } from './model.js';
@@ -178,16 +179,14 @@ export async function readCatalogIndexRecords(
   cluster: string,
   namespaces?: readonly string[],
 ): Promise<CatalogIndexRecord[]> {
-  const filters =
-    namespaces === undefined
-      ? [`${encodeToken(cluster)}.${catalogIndexKind}.*.*`]
-      : namespaces.map((ns) => `${encodeToken(cluster)}.${catalogIndexKind}.${encodeToken(ns)}.*`);
   const records: CatalogIndexRecord[] = [];
-  for (const filter of filters) {
-    for await (const key of await backbone.objects.keys(filter)) {
-      const entry = await backbone.objects.get(key);
-      if (entry === null || entry.operation !== 'PUT') continue;
-      const parsed = CatalogIndexRecordSchema.safeParse(entry.json());
+  for (const namespace of namespaces ?? [undefined]) {
+    for (const value of await listMirrored<unknown>(backbone, {
+      cluster,
+      kind: catalogIndexKind,
+      namespace,
+    })) {
+      const parsed = CatalogIndexRecordSchema.safeParse(value);
       if (parsed.success) records.push(parsed.data);
     }
   }

@@ -385,6 +385,7 @@ export class FunctionHost<Snapshot, Writes> {
       leaseRevision = await leases.create(leaseKey, this.options.replicaId);
     } catch {
       this.metrics.leaseContended.inc(labels);
+      this.log.debug({ cluster, key: key.join('/') }, 'key busy; retrying shortly');
       m.nak(this.options.contentionDelayMs);
       return;
     }
