@@ -1,6 +1,6 @@
-// Benchmark of the rbac and copy-csv functions at namespace scale. The devcluster and the
-// watcher run as their own processes (as in production); rbac and copy-csv run in this process,
-// so its peak RSS is an upper bound for each of them.
+// Benchmark of the rbac and copy-csv functions at namespace scale. The devcluster, the watcher
+// and each function (`olmq run rbac`, `olmq run copy-csv`) run as their own processes, as in
+// production; their API writes and copies are read from the functions' /metrics.
 //
 //   npm run build && node dist/bench/rbac.js [--namespaces 10000] [--operators 5]
 //     [--global-operators 20] [--concurrency 32] [--timeout-seconds 900]
@@ -9,21 +9,16 @@
 // - addOneNamespace: a global group with --global-operators operators has converged; one
 //   namespace is added: time until its copies exist, API writes of the functions meanwhile.
 // - namespaces: a global group with --operators operators; --namespaces namespaces are
-//   created: time until every copy exists, API writes, peak RSS of the functions' process
-//   and of the devcluster (VmHWM), CPU time of both.
+//   created: time until every copy exists, API writes, peak RSS (VmHWM) and CPU time of each
+//   function, the watcher and the devcluster.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { createServer } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { connect } from '@nats-io/transport-node';
-import { pino } from 'pino';
-import { Registry } from 'prom-client';
-import { copyCsvFunction } from '../functions/copy-csv/index.js';
-import { rbacFunction } from '../functions/rbac/index.js';
-import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer } from '../shared/bus/nats-server.js';
 import {
   buildCatalogIndex,
@@ -32,8 +27,6 @@ import {
 } from '../shared/catalog/index.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { ensureOlmApi } from '../shared/kube/olm-api.js';
-import { FunctionHost } from '../shared/runtime/function-host.js';
-import { createApiRequestCounter, createFunctionMetrics } from '../shared/runtime/metrics.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const olmq = join(root, 'dist', 'cli', 'main.js');
@@ -56,7 +49,10 @@ const timeoutMs = Number(values['timeout-seconds']) * 1000;
 
 const children: ChildProcess[] = [];
 function launch(args: string[], readyPattern: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // OLMQ_BENCH_PROFILE_DIR: each process writes a CPU profile there when it stops.
+  const profile = process.env['OLMQ_BENCH_PROFILE_DIR'];
+  const node = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
+  const child = spawn(process.execPath, [...node, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
@@ -146,13 +142,34 @@ async function inBatches<T>(
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
 }
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** Sum of a counter's samples on the /metrics pages at `ports` whose labels pass `filter`. */
 async function sum(
-  registry: Registry,
+  ports: number[],
   name: string,
-  filter: (labels: Partial<Record<string, string | number>>) => boolean = () => true,
+  filter: (labels: string) => boolean = () => true,
 ): Promise<number> {
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
-  return (metric?.values ?? []).filter((v) => filter(v.labels)).reduce((n, v) => n + v.value, 0);
+  let total = 0;
+  for (const port of ports) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      const match = /^(\w+)(\{[^}]*\})? (\S+)$/.exec(line);
+      if (match?.[1] === name && filter(match[2] ?? '')) total += Number(match[3]);
+    }
+  }
+  return total;
 }
 
 async function waitUntil(what: string, check: () => Promise<boolean>): Promise<void> {
@@ -209,34 +226,19 @@ async function scenario(
     /mirror synced/,
   );
 
-  const registry = new Registry();
-  const requests = createApiRequestCounter(registry);
-  const client = await KubeClient.fromKubeConfig('c1', kubeConfig, {
-    qps: 2_000,
-    burst: 4_000,
-    requests,
-  });
-  const nc = await connect({ servers: nats.url });
-  const backbone = await openBackbone(nc);
-  const clients = new Map([['c1', client]]);
-  const log = pino({ level: 'warn' });
-  const metrics = createFunctionMetrics(registry);
-  const hosts = [
-    new FunctionHost(backbone, rbacFunction(backbone, clients, registry), log, metrics, {
-      concurrency,
-    }),
-    new FunctionHost(backbone, copyCsvFunction(backbone, clients, registry), log, metrics, {
-      concurrency,
-    }),
-  ];
-  for (const host of hosts) await host.start();
-  let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
-
-  const writes = () =>
-    sum(registry, 'olmq_api_requests_total', (l) => writeVerbs.has(String(l['verb'])));
+  const functions: Record<string, { process: ChildProcess; port: number }> = {};
+  for (const name of ['rbac', 'copy-csv']) {
+    const port = await freePort();
+    // prettier-ignore
+    const args = [olmq, 'run', name, '--kubeconfig', kubeconfigPath, '--cluster', 'c1',
+      '--nats-url', nats.url, '--metrics-port', String(port), '--concurrency', String(concurrency)];
+    functions[name] = { process: await launch(args, /function started/), port };
+  }
+  const ports = Object.values(functions).map((f) => f.port);
+  const verbOf = (labels: string): string => /verb="([^"]*)"/.exec(labels)?.[1] ?? '';
+  const writes = () => sum(ports, 'olmq_api_requests_total', (l) => writeVerbs.has(verbOf(l)));
   const copiesCreated = () =>
-    sum(registry, 'olmq_copied_csv_writes_total', (l) => l['operation'] === 'created');
+    sum(ports, 'olmq_copied_csv_writes_total', (l) => l.includes('operation="created"'));
 
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'operators' } });
   await admin.create({
@@ -257,7 +259,9 @@ async function scenario(
   await new Promise((r) => setTimeout(r, 2_000));
 
   const writesBefore = await writes();
-  const cpuBefore = process.cpuUsage();
+  const functionsBefore = Object.fromEntries(
+    Object.entries(functions).map(([name, f]) => [name, processStats(f.process.pid ?? 0)]),
+  );
   const devBefore = processStats(devcluster.pid ?? 0);
   const start = performance.now();
   const names = Array.from({ length: addNamespaces }, (_, i) => `tenant-${i}`);
@@ -270,7 +274,6 @@ async function scenario(
     async () => (await copiesCreated()) >= baseline + operators * addNamespaces,
   );
   const convergeMs = performance.now() - start;
-  const cpu = process.cpuUsage(cpuBefore);
   const devAfter = processStats(devcluster.pid ?? 0);
   const result = {
     operators,
@@ -283,26 +286,37 @@ async function scenario(
       await Promise.all(
         [...writeVerbs].map(async (verb) => [
           verb,
-          await sum(registry, 'olmq_api_requests_total', (l) => l['verb'] === verb),
+          await sum(ports, 'olmq_api_requests_total', (l) => verbOf(l) === verb),
         ]),
       ),
     ),
-    functionsProcess: {
-      peakRssMb: Math.round(peakRss / 1024 / 1024),
-      cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    },
+    functions: Object.fromEntries(
+      Object.entries(functions).map(([name, f]) => {
+        const after = processStats(f.process.pid ?? 0);
+        const cpuSeconds = after.cpuSeconds - (functionsBefore[name]?.cpuSeconds ?? 0);
+        return [
+          name,
+          { peakRssMb: after.peakRssMb, cpuSeconds: Math.round(cpuSeconds * 100) / 100 },
+        ];
+      }),
+    ),
     devcluster: {
       peakRssMb: devAfter.peakRssMb,
       cpuSeconds: Math.round((devAfter.cpuSeconds - devBefore.cpuSeconds) * 100) / 100,
     },
     watcher: processStats(watcher.pid ?? 0),
   };
-  clearInterval(sampler);
-  for (const host of hosts) await host.stop(1_000);
-  await nc.close();
-  client.close();
   admin.close();
-  for (const child of children.splice(0)) child.kill('SIGTERM');
+  await Promise.all(
+    children.splice(0).map(
+      (child) =>
+        new Promise((resolve) => {
+          child.removeAllListeners('exit');
+          child.once('exit', resolve);
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
   await nats.stop();
   return result;
 }

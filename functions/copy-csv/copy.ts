@@ -202,6 +202,38 @@ export function danglingReason(
   return undefined;
 }
 
+// Copy content hashes by source uid and resourceVersion: every namespace a source is copied to
+// asks for the same hash, and hashing a whole CSV costs more than the rest of the decision.
+const copyHashes = new Map<string, string>();
+const copyHashesKept = 512;
+
+function copyHashOf(source: CsvObject, prototype: CsvObject): string {
+  const { uid, resourceVersion } = source.metadata;
+  if (uid === undefined || resourceVersion === undefined) return nonStatusHash(prototype);
+  const key = `${uid}@${resourceVersion}`;
+  let hash = copyHashes.get(key);
+  if (hash === undefined) {
+    hash = nonStatusHash(prototype);
+    for (const oldest of copyHashes.keys()) {
+      if (copyHashes.size < copyHashesKept) break;
+      copyHashes.delete(oldest);
+    }
+    copyHashes.set(key, hash);
+  }
+  return hash;
+}
+
+// A status write carries the status alone: the API server takes nothing else from it, and a
+// copy's spec is most of its size.
+function statusOnly(name: string, namespace: string, status: CsvObject['status']): CsvObject {
+  return {
+    apiVersion: csvApiVersion,
+    kind: 'ClusterServiceVersion',
+    metadata: { name, namespace },
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
 /** Decides the copies of one namespace. */
 export function decideNamespaceCopies(s: NamespaceCopySnapshot): CopyDecision {
   const decision: CopyDecision = { writes: [], deleted: [], created: 0, updated: 0 };
@@ -252,7 +284,7 @@ export function decideNamespaceCopies(s: NamespaceCopySnapshot): CopyDecision {
       continue;
     claimed.add(name);
     const prototype = copyPrototype(source);
-    const hash = nonStatusHash(prototype);
+    const hash = copyHashOf(source, prototype);
     const metadata = {
       ...prototype.metadata,
       namespace: s.namespace,
@@ -263,7 +295,7 @@ export function decideNamespaceCopies(s: NamespaceCopySnapshot): CopyDecision {
       decision.writes.push({ op: 'create', object: { ...body, metadata } });
       decision.writes.push({
         op: 'updateStatus',
-        object: { ...body, metadata: { name, namespace: s.namespace }, status },
+        object: statusOnly(name, s.namespace, status),
       });
       decision.created++;
       continue;
@@ -286,7 +318,7 @@ export function decideNamespaceCopies(s: NamespaceCopySnapshot): CopyDecision {
     if (statusHash(existing.status) !== statusHash(status)) {
       decision.writes.push({
         op: 'updateStatus',
-        object: { ...body, metadata: { name, namespace: s.namespace }, status },
+        object: statusOnly(name, s.namespace, status),
       });
       changed = true;
     }

@@ -375,11 +375,12 @@ async function listNamespaceNames(backbone: Backbone, cluster: string): Promise<
   return out;
 }
 
-// A copy whose status says Copied and which carries its hash annotation was written by this
-// function; its own status write is not a reason to look at the namespace again.
+// A copy carrying its hash annotation whose status says Copied, or has no status yet (the
+// create this function just made; the status write follows in the same reconcile, which is
+// redelivered if it fails), is in line: its own writes are no reason to look again.
 function copyInLine(copy: CsvObject): boolean {
   return (
-    copy.status?.reason === 'Copied' &&
+    (copy.status === undefined || copy.status.reason === 'Copied') &&
     copy.metadata.annotations?.[nonStatusCopyHashAnnotation] !== undefined
   );
 }

@@ -294,6 +294,10 @@ export function rbacFunction(
     for (const copy of present) {
       const from = copy.metadata.labels?.[OlmLabel.CopiedFrom];
       if (from === undefined || namespace === undefined) continue;
+      const fromGroups = allGroups.filter((g) => g.metadata.namespace === from);
+      // Copies of a global group's operators get no tenant RBAC: skip reading their parents.
+      if (fromGroups.length > 0 && fromGroups.every((g) => isGlobal(g.status?.namespaces)))
+        continue;
       const parent = await mirror<CsvObject>(
         cluster,
         'ClusterServiceVersion',
@@ -301,10 +305,7 @@ export function rbacFunction(
         copy.metadata.name ?? '',
       );
       if (parent === undefined) continue;
-      const group = groupOfCsv(
-        parent,
-        allGroups.filter((g) => g.metadata.namespace === from),
-      );
+      const group = groupOfCsv(parent, fromGroups);
       if (group === undefined || isGlobal(group.status?.namespaces)) continue;
       if (!new NamespaceSet(group.status?.namespaces ?? []).contains(name)) continue;
       const parentSelector = ownerSelector(
