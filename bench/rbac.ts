@@ -263,6 +263,7 @@ async function scenario(
     Object.entries(functions).map(([name, f]) => [name, processStats(f.process.pid ?? 0)]),
   );
   const devBefore = processStats(devcluster.pid ?? 0);
+  const natsBefore = processStats(nats.pid);
   const start = performance.now();
   const names = Array.from({ length: addNamespaces }, (_, i) => `tenant-${i}`);
   await inBatches(names, 64, (name) =>
@@ -305,6 +306,11 @@ async function scenario(
       cpuSeconds: Math.round((devAfter.cpuSeconds - devBefore.cpuSeconds) * 100) / 100,
     },
     watcher: processStats(watcher.pid ?? 0),
+    natsServer: {
+      peakRssMb: processStats(nats.pid).peakRssMb,
+      cpuSeconds:
+        Math.round((processStats(nats.pid).cpuSeconds - natsBefore.cpuSeconds) * 100) / 100,
+    },
   };
   admin.close();
   await Promise.all(

@@ -160,6 +160,12 @@ export class FunctionHost<Snapshot, Writes> {
   private stopAttemptsWatch: () => void = () => undefined;
   /** The watch ended early (it should not): every key may then have a record. */
   private failureWatchLost = false;
+  /**
+   * Keys this replica is reconciling, each with the newest item that arrived for it meanwhile.
+   * That item runs as soon as the reconcile ends, instead of failing to take the lease and
+   * coming back after contentionDelayMs: a function's own writes often retrigger its key.
+   */
+  private readonly running = new Map<string, JsMsg | undefined>();
   private freeSlots: number;
   private slotWaiters: (() => void)[] = [];
 
@@ -335,18 +341,37 @@ export class FunctionHost<Snapshot, Writes> {
         m.nak();
         continue;
       }
-      await this.acquireSlot();
-      const task = this.reconcileItem(m)
-        .catch((error: unknown) => {
-          this.log.error({ err: error, subject: m.subject }, 'reconcile crashed; redelivering');
-          m.nak(this.options.baseBackoffMs);
-        })
-        .finally(() => {
-          this.inflight.delete(task);
-          this.releaseSlot();
-        });
-      this.inflight.add(task);
+      const leaseKey = m.subject.slice('olmq.work.'.length);
+      if (this.running.has(leaseKey)) {
+        const waiting = this.running.get(leaseKey);
+        // The newer item names the same key, so it supersedes the waiting one (unless it is
+        // that same item redelivered, which must stay unacknowledged until it has run).
+        if (waiting !== undefined && waiting.seq !== m.seq) waiting.ack();
+        this.running.set(leaseKey, m);
+        continue;
+      }
+      await this.dispatch(m, leaseKey);
     }
+  }
+
+  private async dispatch(m: JsMsg, leaseKey: string): Promise<void> {
+    this.running.set(leaseKey, undefined);
+    await this.acquireSlot();
+    const task = this.reconcileItem(m)
+      .catch((error: unknown) => {
+        this.log.error({ err: error, subject: m.subject }, 'reconcile crashed; redelivering');
+        m.nak(this.options.baseBackoffMs);
+      })
+      .finally(() => {
+        this.inflight.delete(task);
+        this.releaseSlot();
+        const next = this.running.get(leaseKey);
+        this.running.delete(leaseKey);
+        if (next === undefined) return;
+        if (this.stopping.signal.aborted) next.nak();
+        else void this.dispatch(next, leaseKey);
+      });
+    this.inflight.add(task);
   }
 
   private acquireSlot(): Promise<void> {

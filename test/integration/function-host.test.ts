@@ -256,6 +256,41 @@ t.test('function host - two replicas never work the same key at once', async (t)
   t.equal(maxActive, 1, 'at most one reconcile per key at any time');
 });
 
+t.test(
+  'function host - changes to a key being reconciled wait in the replica and run right after it',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const applied: (number | undefined)[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const definition = widgetFunction(backbone, async (s) => {
+      if (applied.length === 0) await gate; // the first reconcile is slow
+      applied.push(s.value);
+    });
+    // A contention delay far beyond the test's deadline: a lease retry would show as a timeout.
+    const { counter } = await startHost(t, backbone, definition, { contentionDelayMs: 60_000 });
+    await putWidget(backbone, 'w1', 1);
+    await waitFor('the first reconcile to start', () => definition.loads === 1);
+    for (let value = 2; value <= 5; value++) await putWidget(backbone, 'w1', value);
+    // Give the newer items time to arrive while the first reconcile is blocked.
+    await waitFor('the newer items to be delivered', async () => {
+      const info = await backbone.jsm.consumers.info(assets.workStream, 'widgets-work');
+      return info.num_pending === 0 && info.delivered.stream_seq >= 5;
+    });
+    release();
+    await waitFor('the last value to be applied', () => applied.at(-1) === 5, 10_000);
+    t.equal(
+      await counter('olmq_work_lease_contended_total'),
+      0,
+      'no item failed to take the lease',
+    );
+    t.ok(
+      definition.loads <= 3,
+      `the waiting items ran as one or two reconciles (${definition.loads})`,
+    );
+  },
+);
+
 t.test('function host - stop lets an in-flight reconcile finish and acknowledges it', async (t) => {
   const backbone = await backboneFor(t);
   let markStarted: () => void = () => undefined;
