@@ -8,16 +8,16 @@
 //
 // Prints one JSON object: per replica count, latency p50/p99 at the offered rate and the
 // throughput reached when items are created as fast as possible.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { startNatsServer } from '../shared/bus/nats-server.js';
 import { KubeClient } from '../shared/kube/client.js';
 import { ensureOlmApi } from '../shared/kube/olm-api.js';
+import { killAll, launch, stopAll } from './harness/processes.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const olmq = join(root, 'dist', 'cli', 'main.js');
@@ -37,34 +37,6 @@ const seconds = Number(values.seconds);
 const replicaCounts = values.replicas.split(',').map(Number);
 const burst = Number(values.burst);
 const concurrency = Number(values.concurrency);
-
-const children: ChildProcess[] = [];
-function launch(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  readyPattern: RegExp,
-): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${args.join(' ')} not ready in 60 s`)),
-      60_000,
-    );
-    const onLine = (line: string): void => {
-      if (readyPattern.test(line)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    createInterface({ input: child.stdout }).on('line', onLine);
-    createInterface({ input: child.stderr }).on('line', onLine);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
-}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -87,7 +59,6 @@ async function main(): Promise<void> {
         '--log-level',
         'warn',
       ],
-      {},
       /ready/,
     );
     const kubeConfig = new KubeConfig();
@@ -113,7 +84,6 @@ async function main(): Promise<void> {
         '--log-level',
         'info',
       ],
-      {},
       /mirror synced/,
     );
 
@@ -163,7 +133,7 @@ async function main(): Promise<void> {
           KUBE_QPS: '5000', // measure the pipeline, not the client's rate limit
           CONCURRENCY: String(concurrency),
         };
-        replicas.push(await launch([replicaScript], env, /^ready$/));
+        replicas.push(await launch([replicaScript], /^ready$/, env));
       }
       await waitEchoes([await createItem()], 10_000); // warm-up: everything connected
 
@@ -222,7 +192,7 @@ async function main(): Promise<void> {
     );
     client.close();
   } finally {
-    for (const child of children) child.kill('SIGKILL');
+    await stopAll();
     await nats.stop();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -232,7 +202,7 @@ main().then(
   () => process.exit(0),
   (error: unknown) => {
     process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    for (const child of children) child.kill('SIGKILL');
+    killAll();
     process.exit(1);
   },
 );

@@ -11,11 +11,10 @@
 // - namespaces: a global group with --operators operators; --namespaces namespaces are
 //   created: time until every copy exists, API writes, peak RSS (VmHWM) and CPU time of each
 //   function, the watcher and the devcluster.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createServer } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -27,6 +26,7 @@ import {
 } from '../shared/catalog/index.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { ensureOlmApi } from '../shared/kube/olm-api.js';
+import { killAll, launch, processStats, stopAll } from './harness/processes.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const olmq = join(root, 'dist', 'cli', 'main.js');
@@ -46,39 +46,6 @@ const operatorCount = Number(values.operators);
 const globalOperatorCount = Number(values['global-operators']);
 const concurrency = Number(values.concurrency);
 const timeoutMs = Number(values['timeout-seconds']) * 1000;
-
-const children: ChildProcess[] = [];
-function launch(args: string[], readyPattern: RegExp): Promise<ChildProcess> {
-  // OLMQ_BENCH_PROFILE_DIR: each process writes a CPU profile there when it stops.
-  const profile = process.env['OLMQ_BENCH_PROFILE_DIR'];
-  const node = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
-  const child = spawn(process.execPath, [...node, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${args.join(' ')} not ready in 120 s`)),
-      120_000,
-    );
-    const onLine = (line: string): void => {
-      if (readyPattern.test(line)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    createInterface({ input: child.stdout }).on('line', onLine);
-    createInterface({ input: child.stderr }).on('line', onLine);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
-}
-
-/** Peak RSS (VmHWM) and CPU seconds of a process, from /proc. */
-function processStats(pid: number): { peakRssMb: number; cpuSeconds: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  const ticks = Number(stat[11] ?? 0) + Number(stat[12] ?? 0);
-  return { peakRssMb: Math.round(hwm / 1024), cpuSeconds: ticks / 100 };
-}
 
 /** AllNamespaces CSVs from the small catalogs, renamed apart when more are needed than exist. */
 async function allNamespacesCsvs(count: number): Promise<KubeObject[]> {
@@ -313,16 +280,7 @@ async function scenario(
     },
   };
   admin.close();
-  await Promise.all(
-    children.splice(0).map(
-      (child) =>
-        new Promise((resolve) => {
-          child.removeAllListeners('exit');
-          child.once('exit', resolve);
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  await stopAll();
   await nats.stop();
   return result;
 }
@@ -336,7 +294,7 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    for (const child of children) child.kill('SIGKILL');
+    killAll();
     process.stderr.write(
       `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );

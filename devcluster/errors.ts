@@ -50,7 +50,12 @@ export class ApiError extends Error {
     readonly details?: StatusDetails,
     options?: ErrorOptions,
   ) {
+    // A client error is an answer, not a fault of the server: no stack to capture (that costs
+    // more than answering a NotFound).
+    const limit = Error.stackTraceLimit;
+    if (StatusReasons[reason] < 500) Error.stackTraceLimit = 0;
     super(message, options);
+    Error.stackTraceLimit = limit;
     this.name = 'ApiError';
     this.code = StatusReasons[reason];
   }

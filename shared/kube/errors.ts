@@ -52,7 +52,12 @@ export class KubeApiError extends Error {
     details: KubeApiError['details'] = {},
     options?: ErrorOptions,
   ) {
+    // NotFound and Conflict are everyday answers that callers branch on: capturing a stack
+    // for them costs more than the rest of handling the answer.
+    const limit = Error.stackTraceLimit;
+    if (code === 404 || code === 409) Error.stackTraceLimit = 0;
     super(message, options);
+    Error.stackTraceLimit = limit;
     this.name = 'KubeApiError';
     this.cluster = cluster;
     this.code = code;
