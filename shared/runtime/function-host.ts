@@ -303,8 +303,16 @@ export class FunctionHost<Snapshot, Writes> {
       try {
         const ref = parseObjectKey(m.subject.slice(prefix.length));
         const operation = m.headers?.get('KV-Operation') ?? '';
-        const object = operation === 'DEL' || operation === 'PURGE' ? undefined : m.json<unknown>();
-        const keys = await trigger.workKeys({ ref, object });
+        const deleted = operation === 'DEL' || operation === 'PURGE';
+        // Parsed only if the trigger looks at it: most map the key alone.
+        let parsed: { object: unknown } | undefined;
+        const keys = await trigger.workKeys({
+          ref,
+          get object() {
+            parsed ??= { object: deleted ? undefined : m.json<unknown>() };
+            return parsed.object;
+          },
+        });
         await Promise.all(
           keys.map((key, i) =>
             this.backbone.js.publish(
