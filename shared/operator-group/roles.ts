@@ -198,7 +198,9 @@ export function apiServiceClusterRoles(
 export function roleMatches(existing: RoleObject, intended: RoleObject): boolean {
   return (
     sameRecord(existing.metadata.labels, intended.metadata.labels) &&
-    canonical(existing.rules ?? []) === canonical(intended.rules ?? []) &&
+    // An aggregated role's rules are the aggregation controller's to fill, not ours.
+    (intended.aggregationRule !== undefined ||
+      canonical(existing.rules ?? []) === canonical(intended.rules ?? [])) &&
     canonical(existing.aggregationRule ?? null) === canonical(intended.aggregationRule ?? null)
   );
 }

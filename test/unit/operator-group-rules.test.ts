@@ -18,6 +18,7 @@ import {
   providedApisAction,
   providedApisOf,
   prunedGroupApis,
+  roleMatches,
   reconcileApiIntersection,
   singletonClusterRole,
   singletonClusterRoleBinding,
@@ -434,6 +435,29 @@ t.test('operator-group roles - aggregated ClusterRole names, labels and selector
   );
   t.end();
 });
+
+t.test(
+  'operator-group roles - an aggregated role filled by the aggregation controller is up to date',
+  (t) => {
+    const intended = aggregateClusterRole(
+      { namespace: 'ns', name: 'og' },
+      'admin',
+      new ApiSet([{ kind: 'A', version: 'v1', group: 'g' }]),
+    );
+    const filled = { ...intended, rules: [{ verbs: ['*'], apiGroups: ['g'], resources: ['as'] }] };
+    t.ok(roleMatches(filled, intended), 'rules aggregated into it are not a difference');
+    const relabelled = { ...filled, metadata: { ...filled.metadata, labels: {} } };
+    t.notOk(roleMatches(relabelled, intended), 'labels still are');
+    const plain = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'plain' },
+      rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+    };
+    t.notOk(roleMatches({ ...plain, rules: [] }, plain), 'a plain role compares its rules');
+    t.end();
+  },
+);
 
 t.test('operator-group roles - per-API ClusterRoles: names, verbs, labels and owner', (t) => {
   const owner = {
