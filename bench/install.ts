@@ -1,5 +1,5 @@
 // Benchmark of the install function: InstallPlan approved → CSV Succeeded, on the devcluster
-// (pod-ready delay 0) with a real nats-server, the watcher and the install function in this
+// (pod-ready delay 0) with a real nats-server, the watcher and the install (and rbac) function in this
 // process. Installs etcd (etcdoperator.v0.9.4, a real bundle of ../shared/catalogs/small).
 // Run (after `npx tsc -p tsconfig.json`):
 //   node dist/bench/install.js [--sequential 20] [--plans 200] [--namespaces 100]
@@ -10,7 +10,8 @@ import { connect } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import { startDevcluster } from '../devcluster/index.js';
-import { createFunction } from '../functions/install/index.js';
+import { createFunction as createInstall } from '../functions/install/index.js';
+import { createFunction as createRbac } from '../functions/rbac/index.js';
 import { startWatcher } from '../functions/watcher/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer } from '../shared/bus/nats-server.js';
@@ -78,18 +79,22 @@ const watcher = await startWatcher({
   leaseDurationSeconds: 15,
 });
 const abort = new AbortController();
-const started = await createFunction({
+// The install function waits for the rbac function to sync OperatorGroups and annotate CSVs.
+const context = {
   backbone,
   clients: new Map([['c1', functionClient]]),
   log,
   registry: new Registry(),
   globalCatalogNamespace: 'olm',
   signal: abort.signal,
-});
+};
+const started = await Promise.all([createInstall(context), createRbac(context)]);
 const hostMetrics = createFunctionMetrics(new Registry());
-const hosts = started.definitions.map(
-  (d) => new FunctionHost(backbone, d, log, hostMetrics, { concurrency: 16, baseBackoffMs: 50 }),
-);
+const hosts = started
+  .flatMap((f) => f.definitions)
+  .map(
+    (d) => new FunctionHost(backbone, d, log, hostMetrics, { concurrency: 16, baseBackoffMs: 50 }),
+  );
 for (const host of hosts) await host.start();
 const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');
 
@@ -182,7 +187,7 @@ process.stdout.write(
 
 abort.abort();
 await Promise.all(hosts.map((h) => h.stop(1_000)));
-await started.close?.();
+for (const f of started) await f.close?.();
 await watcher.stop();
 await nc.close();
 await nats.stop();

@@ -20,7 +20,7 @@ import { startNatsServer } from '../shared/bus/nats-server.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { ensureOlmApi } from '../shared/kube/olm-api.js';
 import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
-import { createFunctionMetrics } from '../shared/runtime/metrics.js';
+import { createApiRequestCounter, createFunctionMetrics } from '../shared/runtime/metrics.js';
 
 const { values } = parseArgs({
   options: {
@@ -55,10 +55,12 @@ const admin = await KubeClient.fromKubeConfig('c1', kubeConfig, {
   qps: 5000,
   burst: 5000,
 });
+const registry = new Registry();
 const functionsClient = await KubeClient.fromKubeConfig('c1', kubeConfig, {
   userAgent: 'olmq',
   qps: 5000,
   burst: 5000,
+  requests: createApiRequestCounter(registry),
 });
 await ensureOlmApi(admin);
 for (const name of ['olmq-system', 'olm']) {
@@ -76,7 +78,6 @@ const watcher = await startWatcher({
   leaseDurationSeconds: 15,
 });
 await watcher.synced();
-const registry = new Registry();
 const functions = await startFunctions(Object.keys(builtInFunctions), builtInFunctions, {
   backbone,
   clients: new Map([['c1', functionsClient]]),
@@ -153,6 +154,23 @@ async function subscribe(ns: string, pkg: (typeof packages)[number]): Promise<nu
   return performance.now() - t0;
 }
 
+/** Sum of a counter's samples, by the value of one label. */
+async function countsBy(name: string, label: string): Promise<Record<string, number>> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const out: Record<string, number> = {};
+  for (const v of metric?.values ?? []) {
+    const key = String(v.labels[label]);
+    out[key] = (out[key] ?? 0) + v.value;
+  }
+  return out;
+}
+const perSubscription = (after: Record<string, number>, before: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after).map(([k, v]) => [k, round((v - (before[k] ?? 0)) / sequential)]),
+  );
+
+const reconcilesBefore = await countsBy('olmq_work_processed_total', 'function');
+const requestsBefore = await countsBy('olmq_api_requests_total', 'verb');
 const single: number[] = [];
 for (let i = 0; i < sequential; i++) {
   const ns = `seq-${i}`;
@@ -160,6 +178,18 @@ for (let i = 0; i < sequential; i++) {
   single.push(await subscribe(ns, packages[0]));
   if (process.env.OLMQ_BENCH_VERBOSE) process.stderr.write(`single ${i}: ${single[i]}\n`);
 }
+
+// What one Subscription costs the functions, averaged over the sequential ones.
+const costs = {
+  reconcilesByFunction: perSubscription(
+    await countsBy('olmq_work_processed_total', 'function'),
+    reconcilesBefore,
+  ),
+  apiRequestsByVerb: perSubscription(
+    await countsBy('olmq_api_requests_total', 'verb'),
+    requestsBefore,
+  ),
+};
 
 const names = Array.from({ length: namespaceCount }, (_, i) => `burst-${i}`);
 for (const ns of names) await namespace(ns);
@@ -172,7 +202,7 @@ process.stdout.write(
     benchmark: 'subscription-install',
     note: 'Subscription create → CSV Succeeded through every function, in-process, pod-ready delay 0',
     targets: { singleP50Ms: 300 },
-    single: summary(single),
+    single: { ...summary(single), perSubscription: costs },
     burst: {
       subscriptions: burst.length,
       namespaces: namespaceCount,

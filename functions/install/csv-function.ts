@@ -32,7 +32,6 @@ import {
   type CsvObject,
 } from './csv-lifecycle.js';
 import type { InstallMetrics } from './metrics.js';
-import { needsNamespaces } from './operator-group-namespaces.js';
 import { installFieldManager } from './plan-function.js';
 import { operatorGroupScope, serviceAccountUser, type ScopedClients } from './scope.js';
 
@@ -169,9 +168,6 @@ export function csvFunction(options: {
           client.list({ ...olm('Subscription'), namespace }),
         ],
       );
-      const namespaces = operatorGroups.items.some(needsNamespaces)
-        ? (await client.list({ apiVersion: 'v1', kind: 'Namespace' })).items
-        : [];
       const crds = new Map<string, KubeObject>();
       await Promise.all(
         crdNamesOf(csvs.items).map(async (name) => {
@@ -218,7 +214,6 @@ export function csvFunction(options: {
         ...(scoped === undefined ? {} : { scope: scoped }),
         csvs: csvs.items,
         operatorGroups: operatorGroups.items,
-        namespaces,
         crds,
         serviceAccounts: serviceAccounts.items,
         deployments: deployments.items,
@@ -230,9 +225,6 @@ export function csvFunction(options: {
     async apply(writes: CsvNamespaceWrites, work: WorkContext): Promise<void> {
       const client = clientOf(work.cluster);
       const final: CsvObject[] = [];
-      for (const og of writes.operatorGroups) {
-        await executeWrites(client, [{ op: 'updateStatus', object: og }], installFieldManager);
-      }
       const scope = writes.scope;
       for (const c of writes.csvs) {
         let status = c.status;

@@ -13,7 +13,6 @@ import {
   type StrategyDeployment,
   type SubscriptionConfig,
 } from './deployments.js';
-import { operatorGroupTargets } from './operator-group-namespaces.js';
 import type { ServingCertificate } from './certificates.js';
 import {
   certifiedDeployments,
@@ -54,8 +53,6 @@ export interface CsvNamespaceSnapshot {
   now: Date;
   csvs: CsvObject[];
   operatorGroups: KubeObject[];
-  /** All namespaces, when an OperatorGroup selects by labels. */
-  namespaces: KubeObject[];
   /** CRDs named by the CSVs' owned/required lists, by name. */
   crds: ReadonlyMap<string, KubeObject>;
   serviceAccounts: KubeObject[];
@@ -94,8 +91,6 @@ export interface CsvNamespaceWrites {
   /** Scoped installs write the strategy's objects as this service account. */
   scope?: { serviceAccount: string };
   csvs: CsvWrites[];
-  /** OperatorGroup status writes (status.namespaces). */
-  operatorGroups: KubeObject[];
 }
 
 interface Transition {
@@ -476,11 +471,7 @@ function deploymentWrite(intended: KubeObject, existing: KubeObject | undefined)
 }
 
 /** Pure: one CSV's move in this pass. */
-export function decideCsv(
-  csv: CsvObject,
-  s: CsvNamespaceSnapshot,
-  targetsOf: (og: KubeObject) => string[],
-): CsvWrites {
+export function decideCsv(csv: CsvObject, s: CsvNamespaceSnapshot): CsvWrites {
   const none: CsvWrites = { csv, writes: [] };
   const name = csv.metadata.name ?? '';
   const labels = csv.metadata.labels ?? {};
@@ -556,35 +547,25 @@ export function decideCsv(
         "csv created in namespace with multiple operatorgroups, can't pick one automatically",
     });
   }
+  // The rbac function owns the group's status.namespaces and its members' annotations: until
+  // it has written both for this CSV, there is nothing to decide on.
   const group = s.operatorGroups[0] as KubeObject;
-  const targets = targetsOf(group);
+  const targets = (group['status'] as { namespaces?: string[] } | undefined)?.namespaces;
+  if (targets === undefined) return none;
+  if (targets.length === 0) {
+    return move({
+      phase: 'Failed',
+      reason: 'NoTargetNamespaces',
+      message: 'no targetNamespaces are matched operatorgroups namespace selection',
+    });
+  }
   const annotations = {
     'olm.operatorGroup': group.metadata.name ?? '',
     'olm.operatorNamespace': s.namespace,
     'olm.targetNamespaces': targets.join(','),
   };
   const current = csv.metadata.annotations ?? {};
-  if (Object.entries(annotations).some(([k, v]) => current[k] !== v)) {
-    if (targets.length === 0) {
-      return move({
-        phase: 'Failed',
-        reason: 'NoTargetNamespaces',
-        message: 'no targetNamespaces are matched operatorgroups namespace selection',
-      });
-    }
-    return {
-      csv,
-      writes: [
-        {
-          op: 'update',
-          object: {
-            ...csv,
-            metadata: { ...csv.metadata, annotations: { ...current, ...annotations } },
-          },
-        },
-      ],
-    };
-  }
+  if (Object.entries(annotations).some(([k, v]) => current[k] !== v)) return none;
   const modeProblem = installModeProblem(csv, targets);
   if (modeProblem !== undefined) return move(modeProblem);
 
@@ -821,30 +802,17 @@ export function decideCsv(
   }
 }
 
-/** Pure: every CSV's move in the namespace, and OperatorGroup status.namespaces. */
+/** Pure: every CSV's move in the namespace. */
 export function decideNamespace(s: CsvNamespaceSnapshot): {
   writes: CsvNamespaceWrites;
   requeueAfterMs?: number;
 } {
-  const operatorGroups: KubeObject[] = [];
-  const targets = new Map<KubeObject, string[]>();
-  for (const og of s.operatorGroups) {
-    const computed = operatorGroupTargets(og, s.namespaces);
-    targets.set(og, computed);
-    const status = (og['status'] ?? {}) as { namespaces?: string[] };
-    if (JSON.stringify(status.namespaces ?? null) !== JSON.stringify(computed)) {
-      operatorGroups.push({
-        ...og,
-        status: { ...status, namespaces: computed, lastUpdated: s.now.toISOString() },
-      });
-    }
-  }
   // Moves that only change status are chained within one pass (each still recorded in the
   // phase history): a pass per hop would cost a round trip through the mirror each.
   const csvs = s.csvs.map((csv) => {
     let current = csv;
     for (let hop = 0; ; hop++) {
-      const d = decideCsv(current, s, (og) => targets.get(og) ?? []);
+      const d = decideCsv(current, s);
       const statusOnly = d.writes.length === 0 && d.status !== undefined && d.upgrade !== true;
       if (!statusOnly || hop >= 4 || d.status?.phase === current.status?.phase) {
         if (current === csv) return d;
@@ -869,7 +837,6 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
     writes: {
       namespace: s.namespace,
       csvs,
-      operatorGroups,
       ...(s.scope === undefined ? {} : { scope: { serviceAccount: s.scope.serviceAccount } }),
     },
     ...(waiting ? { requeueAfterMs: csvRequeueMs } : {}),

@@ -1,9 +1,11 @@
 // Test fixture: a devcluster with the OLM API, a real nats-server, the watcher mirroring every
-// kind, and the install function's definitions running in function hosts — torn down with the
-// test.
+// kind, and the install function's definitions running in function hosts, with the rbac
+// function (which syncs OperatorGroups and annotates CSVs, as the install function expects) —
+// torn down with the test.
 import { Registry } from 'prom-client';
 import type { Test } from 'tap';
-import { createFunction } from '../../functions/install/index.js';
+import { createFunction as createInstall } from '../../functions/install/index.js';
+import { createFunction as createRbac } from '../../functions/rbac/index.js';
 import { startWatcher } from '../../functions/watcher/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { FunctionHost } from '../../shared/runtime/function-host.js';
@@ -21,7 +23,7 @@ export interface InstallFixture {
   lines: Record<string, unknown>[];
 }
 
-/** Starts cluster, backbone, watcher and the install function. */
+/** Starts cluster, backbone, watcher and the install and rbac functions. */
 export async function installFunctionFor(t: Test): Promise<InstallFixture> {
   const { fixture, client } = await clusterFor(t);
   const backbone = await backboneFor(t, { leaseTtlMs: 2_000 });
@@ -39,16 +41,17 @@ export async function installFunctionFor(t: Test): Promise<InstallFixture> {
   t.teardown(() => watcher.stop());
   const registry = new Registry();
   const abort = new AbortController();
-  const started = await createFunction({
+  const context = {
     backbone,
     clients: new Map([['c1', client]]),
     log,
     registry,
     globalCatalogNamespace: 'olm',
     signal: abort.signal,
-  });
+  };
+  const started = await Promise.all([createInstall(context), createRbac(context)]);
   const metrics = createFunctionMetrics(registry);
-  const hosts = started.definitions.map(
+  const hosts = started.flatMap((f) => f.definitions).map(
     (d) =>
       new FunctionHost(backbone, d, log, metrics, {
         baseBackoffMs: 20,
@@ -60,7 +63,7 @@ export async function installFunctionFor(t: Test): Promise<InstallFixture> {
   t.teardown(async () => {
     abort.abort();
     await Promise.all(hosts.map((h) => h.stop(1_000)));
-    await started.close?.();
+    for (const f of started) await f.close?.();
   });
   return { fixture, client, registry, lines };
 }

@@ -14,7 +14,6 @@ import {
   deploymentFor,
   deploymentHealth,
 } from '../../functions/install/deployments.js';
-import { operatorGroupTargets } from '../../functions/install/operator-group-namespaces.js';
 import { smallBundle } from '../harness/install-plan.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -23,6 +22,7 @@ const og: KubeObject = {
   kind: 'OperatorGroup',
   metadata: { name: 'og', namespace: 'ns1' },
   spec: { targetNamespaces: ['ns1'] },
+  status: { namespaces: ['ns1'] },
 };
 
 async function etcdCsv(status?: CsvObject['status']): Promise<CsvObject> {
@@ -54,7 +54,6 @@ function snapshot(
     now,
     csvs,
     operatorGroups: [og],
-    namespaces: [],
     crds: new Map(),
     serviceAccounts: [],
     deployments: [],
@@ -69,9 +68,7 @@ function snapshot(
 
 // One move of the first CSV (decideNamespace chains status-only moves; tested below).
 const first = (s: CsvNamespaceSnapshot) =>
-  s.csvs[0] === undefined
-    ? undefined
-    : decideCsv(s.csvs[0], s, (g) => operatorGroupTargets(g, s.namespaces));
+  s.csvs[0] === undefined ? undefined : decideCsv(s.csvs[0], s);
 
 t.test('csv - a new CSV gets the cleanup finalizer first', async (t) => {
   const csv = await etcdCsv();
@@ -83,13 +80,26 @@ t.test('csv - a new CSV gets the cleanup finalizer first', async (t) => {
   t.equal(d?.status, undefined);
 });
 
-t.test('csv - OperatorGroup annotations are written before any phase', async (t) => {
+t.test('csv - waits for the rbac function to sync its OperatorGroup and annotate it', async (t) => {
+  const unannotated = await etcdCsv();
+  delete unannotated.metadata.annotations?.['olm.targetNamespaces'];
+  t.same(first(snapshot([unannotated])), { csv: unannotated, writes: [] }, 'not annotated yet');
   const csv = await etcdCsv();
-  delete csv.metadata.annotations?.['olm.targetNamespaces'];
-  const d = first(snapshot([csv]));
-  t.match(d?.writes, [
-    { op: 'update', object: { metadata: { annotations: { 'olm.targetNamespaces': 'ns1' } } } },
-  ]);
+  const unsynced = { ...og, status: {} };
+  t.same(
+    first(snapshot([csv], { operatorGroups: [unsynced] })),
+    { csv, writes: [] },
+    'group status not written yet',
+  );
+  const stale = { ...og, status: { namespaces: ['ns1', 'ns2'] } };
+  t.same(first(snapshot([csv], { operatorGroups: [stale] }))?.writes, [], 'annotation out of date');
+  t.match(first(snapshot([csv], { operatorGroups: [{ ...og, status: { namespaces: [] } }] })), {
+    status: {
+      phase: 'Failed',
+      reason: 'NoTargetNamespaces',
+      message: 'no targetNamespaces are matched operatorgroups namespace selection',
+    },
+  });
 });
 
 t.test('csv - None goes Pending/RequirementsUnknown', async (t) => {
@@ -370,26 +380,6 @@ t.test('deployments - Subscription config: proxy env is a unit, lists merge by n
     applySubscriptionConfig(spec, { affinity: {} }).template?.spec?.affinity,
     undefined,
     '{} clears all',
-  );
-  t.end();
-});
-
-t.test('operator group - targets: explicit list, all namespaces, selector', (t) => {
-  const ns = (name: string, labels: Record<string, string>): KubeObject => ({
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name, labels },
-  });
-  t.same(operatorGroupTargets(og, []), ['ns1']);
-  t.same(operatorGroupTargets({ ...og, spec: {} }, []), ['']);
-  const selected = { ...og, spec: { selector: { matchLabels: { team: 'a' } } } };
-  t.same(
-    operatorGroupTargets(selected, [
-      ns('x', { team: 'a' }),
-      ns('y', { team: 'b' }),
-      ns('w', { team: 'a' }),
-    ]),
-    ['w', 'x'],
   );
   t.end();
 });
