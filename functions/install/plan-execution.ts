@@ -22,6 +22,7 @@ import type { JsonObject, JsonValue } from '../../devcluster/json.js';
 // The devcluster's schema room is kube-apiserver's CRD validation in TypeScript: the same rules
 // upstream OLM runs on existing CRs before a CRD update.
 import { formatCause, validateAgainstSchema } from '../../devcluster/schema/index.js';
+import { csvCleanupFinalizer } from './csv-lifecycle.js';
 import { canonicalJson, fnv64aHex } from './hash.js';
 import type { StepManifestError } from './plan-steps.js';
 import { apiVersionOf, manifestOf, objectKindOf, stepKinds } from './plan-steps.js';
@@ -389,6 +390,11 @@ export function decidePlan(s: PlanSnapshot): { writes: PlanWrites; requeueAfterM
         step.status = 'Present'; // an existing CSV is never overwritten
         continue;
       }
+      // Created with the cleanup finalizer the CSV lifecycle would add as its first write: the
+      // same object, one pass through the mirror sooner.
+      const finalizers = object.metadata.finalizers ?? [];
+      if (!finalizers.includes(csvCleanupFinalizer))
+        object.metadata.finalizers = [...finalizers, csvCleanupFinalizer];
       writes.push({
         step: i,
         write: { op: 'create', object },
