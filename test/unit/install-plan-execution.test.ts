@@ -77,6 +77,11 @@ t.test(
       ['create', 'CustomResourceDefinition', 'WaitingForApi'],
       ['create', 'CustomResourceDefinition', 'WaitingForApi'],
     ]);
+    t.match(
+      d.writes.steps[0]?.write,
+      { object: { metadata: { finalizers: ['operators.coreos.com/csv-cleanup'] } } },
+      'the CSV is created with its cleanup finalizer',
+    );
     const crd = d.writes.steps[1]?.write;
     const [key, value] = installedAlongsideAnnotation('ns1', 'etcdoperator.v0.9.4');
     t.match(crd, {
