@@ -1,7 +1,7 @@
 // CustomResourceDefinitions: the status kube's CRD controllers write (names accepted,
 // established, stored versions) and the resource types a CRD serves.
 import { text } from './values.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import {
   defaultColumns,
   type PrinterColumn,

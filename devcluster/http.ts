@@ -31,7 +31,7 @@ import {
   versionInfo,
 } from './discovery.js';
 import { ApiError, badRequest, internalError } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import {
   openApiV2Document,
   openApiV2Protobuf,

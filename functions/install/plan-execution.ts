@@ -18,10 +18,10 @@ import type {
 } from '../../shared/api/installplan.js';
 import type { KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
-import type { JsonObject, JsonValue } from '../../devcluster/json.js';
-// The devcluster's schema room is kube-apiserver's CRD validation in TypeScript: the same rules
-// upstream OLM runs on existing CRs before a CRD update.
-import { formatCause, validateAgainstSchema } from '../../devcluster/schema/index.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+// kube-apiserver's CRD schema validation in TypeScript (shared with the devcluster): the same
+// rules upstream OLM runs on existing CRs before a CRD update.
+import { formatCause, validateAgainstSchema } from '../../shared/kube/schema/index.js';
 import { canonicalJson, fnv64aHex } from './hash.js';
 import type { StepManifestError } from './plan-steps.js';
 import { apiVersionOf, manifestOf, objectKindOf, stepKinds } from './plan-steps.js';
