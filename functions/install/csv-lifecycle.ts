@@ -844,18 +844,16 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
     const events: KubeObject[] = [];
     for (let hop = 0; ; hop++) {
       const d = decideCsv(current, s, (og) => targets.get(og) ?? []);
-      const event =
-        d.onFailure === undefined
-          ? csvPhaseEvent(csv, current.status, d.status ?? current.status, s.now)
-          : undefined;
-      if (event !== undefined) events.push(event);
+      const event = csvPhaseEvent(csv, current.status, d.status ?? current.status, s.now);
       const statusOnly = d.writes.length === 0 && d.status !== undefined && d.upgrade !== true;
       if (!statusOnly || hop >= 4 || d.status?.phase === current.status?.phase) {
+        if (event !== undefined && d.onFailure === undefined) events.push(event);
         const withEvents = events.length === 0 ? {} : { events };
         if (current === csv) return { ...d, ...withEvents };
         // Written against the CSV as loaded; failures build on the chained status.
         return { ...d, csv, status: d.status ?? current.status, chained: current, ...withEvents };
       }
+      if (event !== undefined) events.push(event);
       if (d.status !== undefined) current = { ...current, status: d.status };
     }
   });
