@@ -145,7 +145,7 @@ export class KubeClient {
         ? new Agent({ keepAlive: true, maxSockets: 64, ...tlsOf(base) })
         : new PlainAgent({ keepAlive: true, maxSockets: 64 }));
     this.bucket = shared?.bucket ?? new TokenBucket(options.qps, options.burst);
-    this.discovery = shared?.discovery ?? new Map();
+    this.discovery = shared?.discovery ?? new Map<string, Promise<Map<string, ResourceInfo>>>();
   }
 
   /** A client of the current context's cluster of `kubeConfig`. */

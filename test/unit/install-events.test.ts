@@ -18,13 +18,14 @@ import { resourceTypesOfCrd } from '../../devcluster/crds.js';
 
 const now = new Date('2026-01-01T00:00:00.250Z');
 
-t.test('warnings - a Kubernetes Warning header gives code, agent and unquoted text', async (t) => {
+t.test('warnings - a Kubernetes Warning header gives code, agent and unquoted text', (t) => {
   t.same(parseWarningHeader('299 - "example.com/v1 Widget is deprecated"'), [
     { code: 299, agent: '-', text: 'example.com/v1 Widget is deprecated' },
   ]);
+  t.end();
 });
 
-t.test('warnings - several warnings, escapes and a warn-date in one header value', async (t) => {
+t.test('warnings - several warnings, escapes and a warn-date in one header value', (t) => {
   t.same(
     parseWarningHeader(
       '299 - "unknown field \\"spec.foo\\"", 299 - "a, b" "Sat, 01 Jan 2000 00:00:00 GMT",110 proxy "stale"',
@@ -35,19 +36,18 @@ t.test('warnings - several warnings, escapes and a warn-date in one header value
       { code: 110, agent: 'proxy', text: 'stale' },
     ],
   );
+  t.end();
 });
 
-t.test(
-  'warnings - a malformed header yields what was read before the fault, never throws',
-  async (t) => {
-    t.same(parseWarningHeader(''), []);
-    t.same(parseWarningHeader('garbage'), []);
-    t.same(parseWarningHeader('299 - unquoted'), []);
-    t.same(parseWarningHeader('299 - "ok", 299 - "unterminated'), [
-      { code: 299, agent: '-', text: 'ok' },
-    ]);
-  },
-);
+t.test('warnings - a malformed header yields what was read before the fault, never throws', (t) => {
+  t.same(parseWarningHeader(''), []);
+  t.same(parseWarningHeader('garbage'), []);
+  t.same(parseWarningHeader('299 - unquoted'), []);
+  t.same(parseWarningHeader('299 - "ok", 299 - "unterminated'), [
+    { code: 299, agent: '-', text: 'ok' },
+  ]);
+  t.end();
+});
 
 const csvRef = {
   apiVersion: 'operators.coreos.com/v1alpha1',
@@ -57,7 +57,7 @@ const csvRef = {
   uid: 'u1',
 };
 
-t.test('events - the name is deterministic and differs per reason, message and type', async (t) => {
+t.test('events - the name is deterministic and differs per reason, message and type', (t) => {
   const a = { type: 'Normal' as const, reason: 'InstallSucceeded', message: 'done' };
   t.equal(eventName(csvRef, a), eventName(csvRef, { ...a }), 'same Event, same name');
   t.match(eventName(csvRef, a), /^etcdoperator\.v0\.9\.4\.[0-9a-f]{16}$/);
@@ -66,9 +66,10 @@ t.test('events - the name is deterministic and differs per reason, message and t
   t.not(eventName(csvRef, a), eventName({ ...csvRef, uid: 'u2' }, a), 'another incarnation');
   const long = eventName({ ...csvRef, name: 'x'.repeat(253) }, a);
   t.ok(long.length <= 253, 'a long object name still gives a valid Event name');
+  t.end();
 });
 
-t.test('events - a core/v1 Event as client-go records it, in whole seconds', async (t) => {
+t.test('events - a core/v1 Event as client-go records it, in whole seconds', (t) => {
   const event = coreEvent(
     { ...csvRef, fieldPath: 'status.plan[1]' },
     { type: 'Warning', reason: 'R', message: 'm' },
@@ -93,6 +94,7 @@ t.test('events - a core/v1 Event as client-go records it, in whole seconds', asy
     now,
   );
   t.equal(cluster.metadata.namespace, 'default', 'cluster-scoped objects: Events in default');
+  t.end();
 });
 
 const csv: CsvObject = {
@@ -101,25 +103,23 @@ const csv: CsvObject = {
   metadata: { name: 'etcdoperator.v0.9.4', namespace: 'ns1', uid: 'u1', resourceVersion: '7' },
 };
 
-t.test(
-  'csv events - a phase write is a Normal Event with the status reason and message',
-  async (t) => {
-    const event = csvPhaseEvent(
-      csv,
-      undefined,
-      { phase: 'Pending', reason: 'RequirementsUnknown', message: 'requirements not yet checked' },
-      now,
-    );
-    t.match(event, {
-      type: 'Normal',
-      reason: 'RequirementsUnknown',
-      message: 'requirements not yet checked',
-      involvedObject: { kind: 'ClusterServiceVersion', name: 'etcdoperator.v0.9.4', uid: 'u1' },
-    });
-  },
-);
+t.test('csv events - a phase write is a Normal Event with the status reason and message', (t) => {
+  const event = csvPhaseEvent(
+    csv,
+    undefined,
+    { phase: 'Pending', reason: 'RequirementsUnknown', message: 'requirements not yet checked' },
+    now,
+  );
+  t.match(event, {
+    type: 'Normal',
+    reason: 'RequirementsUnknown',
+    message: 'requirements not yet checked',
+    involvedObject: { kind: 'ClusterServiceVersion', name: 'etcdoperator.v0.9.4', uid: 'u1' },
+  });
+  t.end();
+});
 
-t.test('csv events - Failed phases are Warning Events', async (t) => {
+t.test('csv events - Failed phases are Warning Events', (t) => {
   t.match(
     csvPhaseEvent(
       csv,
@@ -129,15 +129,17 @@ t.test('csv events - Failed phases are Warning Events', async (t) => {
     ),
     { type: 'Warning', reason: 'InstallCheckFailed', message: 'install timeout' },
   );
+  t.end();
 });
 
-t.test('csv events - no Event when phase, reason and message stay', async (t) => {
+t.test('csv events - no Event when phase, reason and message stay', (t) => {
   const status = { phase: 'Succeeded', reason: 'InstallSucceeded', message: 'm' };
   t.equal(csvPhaseEvent(csv, status, { ...status, lastUpdateTime: 'later' }, now), undefined);
   t.ok(csvPhaseEvent(csv, status, { ...status, message: 'other' }, now), 'a new message is');
+  t.end();
 });
 
-t.test('csv events - DetectedClusterChange is written without an Event, as upstream', async (t) => {
+t.test('csv events - DetectedClusterChange is written without an Event, as upstream', (t) => {
   t.equal(
     csvPhaseEvent(
       csv,
@@ -151,6 +153,7 @@ t.test('csv events - DetectedClusterChange is written without an Event, as upstr
     ),
     undefined,
   );
+  t.end();
 });
 
 const og: KubeObject = {
@@ -197,7 +200,7 @@ const member: CsvObject = {
   },
 };
 
-t.test('csv events - each chained move of one pass has its Event, in order', async (t) => {
+t.test('csv events - each chained move of one pass has its Event, in order', (t) => {
   const { writes } = decideNamespace(snapshot([member]));
   const c = writes.csvs[0];
   t.equal(c?.status?.phase, 'Pending');
@@ -209,18 +212,20 @@ t.test('csv events - each chained move of one pass has its Event, in order', asy
       ['Normal', 'RequirementsNotMet'],
     ],
   );
+  t.end();
 });
 
-t.test('csv events - a pass that changes nothing records no Event', async (t) => {
+t.test('csv events - a pass that changes nothing records no Event', (t) => {
   const { writes } = decideNamespace(snapshot([member]));
   const settled = { ...member, status: writes.csvs[0]?.status };
   const again = decideNamespace(snapshot([settled as CsvObject]));
   t.equal(again.writes.csvs[0]?.events, undefined);
+  t.end();
 });
 
 t.test(
   'csv events - the install strategy move leaves its Event to apply (it alone knows the outcome)',
-  async (t) => {
+  (t) => {
     const ready: CsvObject = {
       ...member,
       spec: {
@@ -250,10 +255,11 @@ t.test(
     t.equal(writes.csvs[0]?.onFailure, 'installStrategy');
     t.equal(writes.csvs[0]?.status?.phase, 'Installing');
     t.equal(writes.csvs[0]?.events, undefined);
+    t.end();
   },
 );
 
-t.test('csv events - a move chained past a strategy without objects keeps its Event', async (t) => {
+t.test('csv events - a move chained past a strategy without objects keeps its Event', (t) => {
   const ready: CsvObject = {
     ...member,
     spec: { ...member.spec, customresourcedefinitions: {} },
@@ -268,9 +274,10 @@ t.test('csv events - a move chained past a strategy without objects keeps its Ev
       ['InstallSucceeded', 'install strategy completed with no errors'],
     ],
   );
+  t.end();
 });
 
-t.test('rbac retry - NoRetry CSVs go Pending/DetectedClusterChange; others stay', async (t) => {
+t.test('rbac retry - NoRetry CSVs go Pending/DetectedClusterChange; others stay', (t) => {
   const failed = (name: string, reason: string): CsvObject => ({
     ...csv,
     metadata: { ...csv.metadata, name },
@@ -297,6 +304,7 @@ t.test('rbac retry - NoRetry CSVs go Pending/DetectedClusterChange; others stay'
     message: 'Cluster resources changed state',
     conditions: [{ phase: 'Pending', reason: 'DetectedClusterChange' }],
   });
+  t.end();
 });
 
 const plan: InstallPlanObject = {
@@ -327,7 +335,7 @@ const plan: InstallPlanObject = {
 
 t.test(
   'plan warnings - AppliedWithWarnings on the plan, fieldPath of the step, upstream wording',
-  async (t) => {
+  (t) => {
     const event = appliedWithWarningsEvent(plan, 0, ['w1', 'w2'], now);
     t.match(event, {
       type: 'Warning',
@@ -343,6 +351,7 @@ t.test(
       appliedWithWarningsEvent(orphan, 0, ['w1'], now)['message'],
       '1 warning(s) generated during operator installation (ServiceMonitor "etcd"): w1',
     );
+    t.end();
   },
 );
 
@@ -368,7 +377,7 @@ function crd(versions: Record<string, unknown>[]): Parameters<typeof resourceTyp
   } as never;
 }
 
-t.test('devcluster - a deprecated CRD version warns as kube-apiserver does', async (t) => {
+t.test('devcluster - a deprecated CRD version warns as kube-apiserver does', (t) => {
   const warning = (versions: Record<string, unknown>[], version: string) =>
     resourceTypesOfCrd(crd(versions)).find((r) => r.version === version)?.deprecationWarning;
   t.equal(
@@ -396,4 +405,5 @@ t.test('devcluster - a deprecated CRD version warns as kube-apiserver does', asy
     'use v2',
   );
   t.equal(warning([{ name: 'v1', served: true, storage: true }], 'v1'), undefined);
+  t.end();
 });
