@@ -107,13 +107,16 @@ async function recordEvents(
   events: readonly KubeObject[],
   work: WorkContext,
 ): Promise<void> {
-  for (const event of events) {
-    try {
-      await executeWrites(client, [{ op: 'event', object: event }], installFieldManager);
-    } catch (error) {
-      work.log.warn({ event: event.metadata.name, err: error }, 'recording an Event failed');
-    }
-  }
+  // A pass's Events are distinct objects: written side by side.
+  await Promise.all(
+    events.map(async (event) => {
+      try {
+        await executeWrites(client, [{ op: 'event', object: event }], installFieldManager);
+      } catch (error) {
+        work.log.warn({ event: event.metadata.name, err: error }, 'recording an Event failed');
+      }
+    }),
+  );
 }
 
 const olm = (kind: string, version = 'v1alpha1') => ({

@@ -2,11 +2,13 @@
 // install Forbidden to create its Deployment): olm-operator's syncObject moves every such CSV of
 // a namespace to Pending/DetectedClusterChange "Cluster resources changed state" when RBAC
 // changes there, and the namespace's OperatorGroup sync does when its service account changes.
-// That is edge-triggered (something changed), so it is its own definition, keyed per namespace:
-// - Role, RoleBinding: their namespace;
-// - ClusterRole, ClusterRoleBinding: upstream requeues every namespace; here, the namespaces whose
-//   OperatorGroup names a service account (spec.serviceAccountName) — only installs acting as a
-//   service account can be Forbidden — found in the mirror, so no CSV is read per change;
+// That is edge-triggered (something changed), so it is its own definition, keyed per namespace.
+// Only installs acting as a service account (OperatorGroup spec.serviceAccountName) can be
+// Forbidden, so RBAC changes look only at such namespaces, found in the mirror: no CSV is read
+// for the many RBAC writes of ordinary installs.
+// - Role, RoleBinding: their namespace, if its OperatorGroup names a service account;
+// - ClusterRole, ClusterRoleBinding: every namespace whose OperatorGroup names one (upstream:
+//   every namespace);
 // - OperatorGroup: its namespace (status.serviceAccountRef is written by the rbac function).
 import type { KubeClient } from '../../shared/kube/client.js';
 import { isConflict } from '../../shared/kube/errors.js';
@@ -60,6 +62,20 @@ const namespaced = (kind: string): Trigger => ({
   workKeys: (c) => (c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]]),
 });
 
+interface OperatorGroupLike {
+  metadata: { namespace?: string };
+  spec?: { serviceAccountName?: string };
+}
+
+/** Namespaces (sorted) of the OperatorGroups that name a service account. */
+export function scopedNamespacesOf(groups: readonly OperatorGroupLike[]): string[] {
+  const namespaces = new Set<string>();
+  for (const og of groups) {
+    if (og.spec?.serviceAccountName && og.metadata.namespace) namespaces.add(og.metadata.namespace);
+  }
+  return [...namespaces].sort();
+}
+
 /** The retry definition over `clients` (by cluster id), reading OperatorGroups from `mirror`. */
 export function rbacRetryFunction(options: {
   clients: ReadonlyMap<string, KubeClient>;
@@ -72,23 +88,21 @@ export function rbacRetryFunction(options: {
     if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
     return client;
   };
+  // Cluster-scoped RBAC concerns every scoped namespace; namespaced RBAC its own, if scoped.
   const scopedNamespaces = async (change: ObjectChange): Promise<WorkKey[]> => {
-    const groups = await listMirrored<{
-      metadata: { namespace?: string };
-      spec?: { serviceAccountName?: string };
-    }>(options.mirror, { cluster: change.ref.cluster, kind: 'OperatorGroup' });
-    const namespaces = new Set<string>();
-    for (const og of groups) {
-      if (og.spec?.serviceAccountName && og.metadata.namespace)
-        namespaces.add(og.metadata.namespace);
-    }
-    return [...namespaces].sort().map((ns) => [ns]);
+    const clusterScoped = change.ref.namespace === '' || change.ref.namespace === '-';
+    const groups = await listMirrored<OperatorGroupLike>(options.mirror, {
+      cluster: change.ref.cluster,
+      kind: 'OperatorGroup',
+      ...(clusterScoped ? {} : { namespace: change.ref.namespace }),
+    });
+    return scopedNamespacesOf(groups).map((ns) => [ns]);
   };
   return {
     name: 'install-rbac-retry',
     triggers: [
-      namespaced('Role'),
-      namespaced('RoleBinding'),
+      { kind: 'Role', workKeys: scopedNamespaces },
+      { kind: 'RoleBinding', workKeys: scopedNamespaces },
       namespaced('OperatorGroup'),
       { kind: 'ClusterRole', workKeys: scopedNamespaces },
       { kind: 'ClusterRoleBinding', workKeys: scopedNamespaces },

@@ -13,7 +13,7 @@ import {
   appliedWithWarningsEvent,
   type InstallPlanObject,
 } from '../../functions/install/plan-execution.js';
-import { decideRbacRetry } from '../../functions/install/rbac-retry.js';
+import { decideRbacRetry, scopedNamespacesOf } from '../../functions/install/rbac-retry.js';
 import { resourceTypesOfCrd } from '../../devcluster/crds.js';
 
 const now = new Date('2026-01-01T00:00:00.250Z');
@@ -306,6 +306,23 @@ t.test('rbac retry - NoRetry CSVs go Pending/DetectedClusterChange; others stay'
   });
   t.end();
 });
+
+t.test(
+  'rbac retry - RBAC changes concern namespaces whose OperatorGroup names a service account',
+  (t) => {
+    t.same(
+      scopedNamespacesOf([
+        { metadata: { namespace: 'b' }, spec: { serviceAccountName: 'installer' } },
+        { metadata: { namespace: 'plain' }, spec: {} },
+        { metadata: { namespace: 'a' }, spec: { serviceAccountName: 'x' } },
+        { metadata: { namespace: 'empty' }, spec: { serviceAccountName: '' } },
+        { metadata: { namespace: 'a' }, spec: { serviceAccountName: 'y' } },
+      ]),
+      ['a', 'b'],
+    );
+    t.end();
+  },
+);
 
 const plan: InstallPlanObject = {
   apiVersion: 'operators.coreos.com/v1alpha1',
