@@ -164,13 +164,17 @@ const og: KubeObject = {
   status: { namespaces: ['ns1'] },
 };
 
+// The OperatorGroup's targets are in its status; the namespace list goes only to versions of
+// the snapshot that still read it (spread, so either shape type-checks).
+const namespaceList = { namespaces: [] as KubeObject[] };
+
 function snapshot(csvs: CsvObject[]): CsvNamespaceSnapshot {
   return {
+    ...namespaceList,
     namespace: 'ns1',
     now,
     csvs,
     operatorGroups: [og],
-    namespaces: [],
     crds: new Map(),
     serviceAccounts: [],
     deployments: [],
