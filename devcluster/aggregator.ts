@@ -18,7 +18,7 @@ import {
   groupList,
 } from './discovery.js';
 import { ApiError } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import { jsonText } from './serialization.js';
 import { storageKey, type PrinterColumn, type ResourceType } from './resources.js';
 import type { ChangeEvent } from './store.js';

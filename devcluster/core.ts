@@ -15,7 +15,7 @@ import {
   type ResourceRef,
   type StatusCause,
 } from './errors.js';
-import { copyJson, isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { copyJson, isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import { unknownBuiltinFields, unknownMetadataFields } from './known-fields.js';
 import { nameFromGenerateName, nameRuleOf, validateName } from './names.js';
 import {
@@ -36,7 +36,7 @@ import {
   prune,
   validateAgainstSchema,
   validateCustomResourceDefinition,
-} from './schema/index.js';
+} from '../shared/kube/schema/index.js';
 import type { ObjectStore } from './store.js';
 import type { UserInfo } from './auth/index.js';
 import { strategyOf, type StrategyContext } from './strategies.js';

@@ -1,8 +1,9 @@
 // CustomResourceDefinitions: the status kube's CRD controllers write (names accepted,
 // established, stored versions) and the resource types a CRD serves.
 import { text } from './values.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import {
+  compareKubeVersions,
   defaultColumns,
   type PrinterColumn,
   type ResourceType,
@@ -118,6 +119,23 @@ function printerColumns(version: JsonObject): PrinterColumn[] {
   });
 }
 
+/**
+ * kube-apiserver's warning for a deprecated CRD version without deprecationWarning:
+ * "<group>/<version> <Kind> is deprecated", plus "; use <group>/<version> <Kind>" naming the
+ * most preferred served, non-deprecated version that is preferred over this one, if any.
+ */
+function defaultDeprecationWarning(type: ResourceType, versions: readonly JsonObject[]): string {
+  const message = `${type.group}/${type.version} ${type.kind} is deprecated`;
+  const better = versions
+    .filter((v) => v['served'] !== false && v['deprecated'] !== true)
+    .map((v) => text(v['name'] ?? ''))
+    .filter((name) => compareKubeVersions(name, type.version) < 0)
+    .sort(compareKubeVersions);
+  return better[0] === undefined
+    ? message
+    : `${message}; use ${type.group}/${better[0]} ${type.kind}`;
+}
+
 /** The resource types served for each served version of a CRD. */
 export function resourceTypesOfCrd(crd: JsonObject): ResourceType[] {
   const spec = obj(crd['spec']);
@@ -152,6 +170,12 @@ export function resourceTypesOfCrd(crd: JsonObject): ResourceType[] {
         storageVersion: storage,
       };
       if (isJsonObject(schema)) type.schema = schema;
+      if (version['deprecated'] === true) {
+        type.deprecationWarning =
+          typeof version['deprecationWarning'] === 'string'
+            ? version['deprecationWarning']
+            : defaultDeprecationWarning(type, versions);
+      }
       if (scale) {
         const mapping: ScaleMapping = {
           specReplicasPath: text(scale['specReplicasPath'] ?? '.spec.replicas'),

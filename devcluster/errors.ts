@@ -1,5 +1,5 @@
 // Errors the API server answers with, each rendered as a Kubernetes Status object.
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../shared/kube/json.js';
 
 /** Status reasons the devcluster emits (metav1.StatusReason) with their HTTP codes. */
 export const StatusReasons = {

@@ -31,7 +31,7 @@ import {
   versionInfo,
 } from './discovery.js';
 import { ApiError, badRequest, internalError } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import {
   openApiV2Document,
   openApiV2Protobuf,
@@ -145,6 +145,11 @@ export function requestTarget(target: string): { pathname: string; query: URLSea
 
 const plainPath = /^\/(?!\/)[\w\-.~/]*$/;
 
+/** One `Warning` header value as kube-apiserver writes it: `299 - "<text>"`. */
+function warningHeaderValue(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
 function sendJson(
   res: ServerResponse,
   code: number,
@@ -158,7 +163,14 @@ function sendJson(
     'Content-Length': String(Buffer.byteLength(payload)),
     'Cache-Control': 'no-cache, private',
   };
-  if (warnings.length > 0) headers['Warning'] = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  if (warnings.length > 0) {
+    // After any warning set earlier for the whole request (a deprecated version's), as kube orders them.
+    const earlier = res.getHeader('Warning');
+    headers['Warning'] = [
+      ...(earlier === undefined ? [] : Array.isArray(earlier) ? earlier : [String(earlier)]),
+      ...warnings.map(warningHeaderValue),
+    ];
+  }
   res.writeHead(code, headers);
   res.end(payload);
 }
@@ -590,6 +602,9 @@ export function createRequestListener(
       path: '',
     });
     if (!type) throw new ApiError('NotFound', 'the server could not find the requested resource');
+    // Every request for a deprecated CRD version carries its warning, whatever the verb.
+    if (type.deprecationWarning !== undefined)
+      res.setHeader('Warning', [warningHeaderValue(type.deprecationWarning)]);
     if (
       type.namespaced &&
       path.namespace === undefined &&

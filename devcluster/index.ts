@@ -32,7 +32,7 @@ import { WorkloadControllers } from './controllers/workloads.js';
 import { Faults, type FaultHooks } from './faults.js';
 import { createRequestListener } from './http.js';
 import { FileJournal, recoverStore } from './journal.js';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../shared/kube/json.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { builtinResourceTypes, ResourceRegistry, storageKey } from './resources.js';
 import { ObjectStore } from './store.js';

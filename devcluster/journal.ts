@@ -14,7 +14,7 @@ import {
 import { fdatasync, write } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../shared/kube/json.js';
 import type { ChangeEvent, Journal, ObjectStore } from './store.js';
 
 const writeAsync = promisify(write);

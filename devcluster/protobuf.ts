@@ -3,7 +3,7 @@
 // `create token`). The envelope is "k8s\0" + runtime.Unknown{typeMeta, raw}; `raw` is decoded
 // with the field numbers of the kind's generated.proto. Responses stay JSON.
 import { ApiError } from './errors.js';
-import type { JsonObject, JsonValue } from './json.js';
+import type { JsonObject, JsonValue } from '../shared/kube/json.js';
 
 /** How one protobuf field maps to JSON. */
 type FieldType =

@@ -9,7 +9,7 @@ import {
   type UserInfo,
 } from './auth/index.js';
 import { ApiError } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import { storageKey, type ResourceType } from './resources.js';
 import type { ObjectStore } from './store.js';
 

@@ -1,5 +1,5 @@
 // The kinds the devcluster serves: built-in kinds and those defined by CustomResourceDefinitions.
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../shared/kube/json.js';
 
 /** How a /scale subresource maps onto the object (CRD spec.subresources.scale). */
 export interface ScaleMapping {
@@ -49,6 +49,8 @@ export interface ResourceType {
   crdName?: string;
   /** The version objects are stored at (CRDs; equals `version` for built-ins). */
   storageVersion: string;
+  /** A CRD version marked deprecated: the warning every request for it gets (HTTP 299). */
+  deprecationWarning?: string;
 }
 
 /** Key of a resource's storage, shared by all its versions: "deployments.apps", "pods". */

@@ -11,7 +11,7 @@ import {
   type UserInfo,
 } from './auth/index.js';
 import { badRequest } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 
 function obj(value: JsonValue | undefined): JsonObject {
   return isJsonObject(value) ? value : {};

@@ -1,5 +1,5 @@
 // JSON text of stored objects, computed once: a write's response and its watch events share it.
-import type { JsonValue } from './json.js';
+import type { JsonValue } from '../shared/kube/json.js';
 import { memoized } from './memo.js';
 
 const textSlot = Symbol('jsonText');

@@ -1,6 +1,6 @@
 // Object storage of the devcluster: objects by resource/namespace/name, one cluster-wide
 // resourceVersion, and a bounded event log for watches that resume from a resourceVersion.
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../shared/kube/json.js';
 
 /** What happened to an object. */
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';

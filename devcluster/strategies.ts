@@ -2,7 +2,7 @@
 // the light validation OLM relies on (as kube's registry strategies do, much reduced).
 import { text } from './values.js';
 import type { StatusCause } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import {
   labelSelectorFromObject,
   matchesLabelSelector,

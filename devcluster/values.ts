@@ -1,5 +1,5 @@
 // Reading plain JSON values as text without "[object Object]" surprises.
-import type { JsonValue } from './json.js';
+import type { JsonValue } from '../shared/kube/json.js';
 
 /** A JSON value as text: strings as they are, numbers and booleans printed, null/absent as "", objects as JSON. */
 export function text(value: JsonValue | undefined): string {

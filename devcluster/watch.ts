@@ -1,6 +1,6 @@
 // Watches: replays the event log from a resourceVersion, then streams live changes, each
 // event serialised once per apiVersion and shared by every watcher that receives it.
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../shared/kube/json.js';
 import { jsonText } from './serialization.js';
 import { apiVersionOf, storageKey, type ResourceType } from './resources.js';
 import type { ChangeEvent, ChangeType, ObjectStore } from './store.js';

@@ -1,6 +1,6 @@
 // The ClusterRole aggregation controller's computation (clusterroleaggregation.syncClusterRole).
-import type { JsonObject, JsonValue } from '../json.js';
-import { isJsonObject } from '../json.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import type { PolicyRule } from './policy-rule.js';
 import { policyRuleFromJson, policyRulesEqual, policyRuleToJson } from './policy-rule.js';
 

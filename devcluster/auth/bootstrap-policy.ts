@@ -1,7 +1,7 @@
 // The default RBAC objects kube-apiserver creates in a fresh cluster (bootstrappolicy), limited
 // to what olmq and kubectl users meet: the user-facing roles, discovery and the auth-delegation
 // roles, with their default bindings.
-import type { JsonObject } from '../json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import { aggregatedRules } from './aggregation.js';
 
 const rbacGroup = 'rbac.authorization.k8s.io';

@@ -1,5 +1,5 @@
 // The wording of kube-apiserver's 403 answers (responsewriters.Forbidden + errors.NewForbidden).
-import type { JsonObject } from '../json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import { goQuote } from './go-quote.js';
 import type { Decision, RequestAttributes } from './index.js';
 

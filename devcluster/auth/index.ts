@@ -7,7 +7,7 @@
 // decision)`. The RBAC objects are read through an `RbacSource` at every call, so changes apply
 // at once; ClusterRoles with an aggregationRule get their rules from `aggregatedRules` (the
 // aggregation controller's job, to run on every ClusterRole change).
-import type { JsonObject } from '../json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 
 /** An authenticated identity (user.Info). */
 export interface UserInfo {

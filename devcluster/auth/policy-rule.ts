@@ -1,6 +1,6 @@
 // PolicyRule matching exactly as kube's RBAC authorizer does it (rbac.RuleAllows).
-import type { JsonObject, JsonValue } from '../json.js';
-import { isJsonObject } from '../json.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import type { RequestAttributes } from './index.js';
 
 /** A PolicyRule with every list present (absent lists read as empty, as in Go). */

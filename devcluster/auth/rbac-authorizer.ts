@@ -1,7 +1,7 @@
 // kube-apiserver's RBAC authorizer: walk the bindings that apply to a user, stop at the first
 // rule that allows the request; remember resolution errors to explain a denial.
-import type { JsonObject } from '../json.js';
-import { isJsonObject } from '../json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import { goQuote } from './go-quote.js';
 import { privilegedGroup, serviceAccountUsername } from './identity.js';
 import type { Decision, RbacSource, RequestAttributes, UserInfo } from './index.js';

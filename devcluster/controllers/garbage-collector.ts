@@ -3,7 +3,7 @@
 import { text } from '../values.js';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
-import { isJsonObject, type JsonObject } from '../json.js';
+import { isJsonObject, type JsonObject } from '../../shared/kube/json.js';
 import type { ApiCore } from '../core.js';
 import type { ChangeEvent } from '../store.js';
 import { WorkQueue } from './queue.js';

@@ -6,7 +6,7 @@ import { aggregatedRules } from '../auth/index.js';
 import { jsonEqual, systemWrite, type ApiCore } from '../core.js';
 import { crdCleanupFinalizer, storageVersionOf } from '../crds.js';
 import { ApiError } from '../errors.js';
-import { isJsonObject, type JsonObject } from '../json.js';
+import { isJsonObject, type JsonObject } from '../../shared/kube/json.js';
 import { storageKey } from '../resources.js';
 import type { ChangeEvent } from '../store.js';
 import { splitStorageKey } from './garbage-collector.js';

@@ -5,7 +5,7 @@ import { text } from '../values.js';
 import type { Logger } from 'pino';
 import { jsonEqual, systemWrite, type ApiCore } from '../core.js';
 import { ApiError } from '../errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
 import { randomSuffix } from '../names.js';
 import type { ChangeEvent } from '../store.js';
 import { WorkQueue } from './queue.js';

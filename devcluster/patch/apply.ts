@@ -1,8 +1,8 @@
 // Server-side apply and the managedFields bookkeeping of every write, following
 // kube-apiserver's field manager: ownership per manager in FieldsV1, conflicts on fields
 // another manager set to a different value, and removal of fields an applier dropped.
-import type { JsonObject, JsonValue } from '../json.js';
-import { isJsonObject } from '../json.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import { ApplyConflictError, PatchError } from './errors.js';
 import type { ApplyConflict } from './errors.js';
 import { FieldSet, describePath } from './fieldset.js';

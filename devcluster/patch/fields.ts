@@ -1,8 +1,8 @@
 // The object walks server-side apply is built on, all driven by MergeRules: the set of
 // fields a value sets, the difference between two versions, the merge of an applied
 // configuration into a live object, and the removal of fields from an object.
-import type { JsonObject, JsonValue } from '../json.js';
-import { isJsonObject } from '../json.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import { PatchError } from './errors.js';
 import { FieldSet, describePath } from './fieldset.js';
 import type { PathElement } from './fieldset.js';

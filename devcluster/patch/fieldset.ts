@@ -1,7 +1,7 @@
 // Sets of field paths as server-side apply tracks them, stored in the shape of FieldsV1:
 // a tree whose edges are serialized path elements ("f:name", "k:{...}", "v:<json>", "i:<n>").
-import type { JsonObject, JsonValue } from '../json.js';
-import { isJsonObject } from '../json.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import { compareJson, compareStrings } from './values.js';
 
 /** One serialized path element, e.g. `f:spec`, `k:{"name":"nginx"}`, `v:"a"`, `i:0`. */

@@ -1,6 +1,6 @@
 // Public surface of the patch room: the four PATCH content types the API server accepts and
 // the field ownership (managedFields) bookkeeping of server-side apply.
-import type { JsonPrimitive } from '../json.js';
+import type { JsonPrimitive } from '../../shared/kube/json.js';
 
 /** How one list merges, shared by strategic merge patch and server-side apply. */
 export type ListRule =

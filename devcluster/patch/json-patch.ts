@@ -1,6 +1,6 @@
 // RFC 6902 JSON patch and RFC 7386 JSON merge patch, with kube-apiserver's error answers.
-import type { JsonObject, JsonValue } from '../json.js';
-import { isJsonObject } from '../json.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import { PatchError } from './errors.js';
 import { cloneJson, jsonEqual } from './values.js';
 

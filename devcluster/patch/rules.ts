@@ -1,8 +1,8 @@
 // Merge rules: how each list (and atomic map) of a kind merges, for the built-in kinds the
 // devcluster serves (from the Kubernetes API types' patchMergeKey / listType / structType
 // tags) and for custom resources (from x-kubernetes-list-type / map-type in their schema).
-import type { JsonObject, JsonPrimitive } from '../json.js';
-import { isJsonObject } from '../json.js';
+import type { JsonObject, JsonPrimitive } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import type { ListRule, MergeRules } from './index.js';
 
 /** Rule path of a map field: "spec" + "replicas" → "spec.replicas". */

@@ -2,8 +2,8 @@
 // it: maps merge, lists merge by their patchMergeKey or as primitive sets or are replaced,
 // null deletes, and the $patch / $retainKeys / $setElementOrder / $deleteFromPrimitiveList
 // directives kubectl writes into its three-way patches.
-import type { JsonObject, JsonValue } from '../json.js';
-import { isJsonObject } from '../json.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import { PatchError } from './errors.js';
 import type { ListRule, MergeRules } from './index.js';
 import { fieldRulePath, itemRulePath, patchListRule } from './rules.js';

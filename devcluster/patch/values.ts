@@ -1,6 +1,6 @@
 // Plain JSON value operations shared by the patch formats and server-side apply.
-import type { JsonValue } from '../json.js';
-import { copyJson, isJsonObject } from '../json.js';
+import type { JsonValue } from '../../shared/kube/json.js';
+import { copyJson, isJsonObject } from '../../shared/kube/json.js';
 
 /** Deep copy of a JSON value. */
 export function cloneJson<T extends JsonValue>(value: T): T {

@@ -33,7 +33,8 @@ import {
 } from './csv-lifecycle.js';
 import type { InstallMetrics } from './metrics.js';
 import { installFieldManager } from './plan-function.js';
-import { operatorGroupScope, serviceAccountUser, type ScopedClients } from './scope.js';
+import { operatorGroupScope, type ScopedClients } from './scope.js';
+import { csvPhaseEvent } from './csv-events.js';
 
 const certifiedPhases = new Set(['InstallReady', 'Installing', 'Succeeded', 'Failed']);
 
@@ -99,27 +100,22 @@ async function loadCertified(
   return { certificates, existing, webhookConfigurations: lists.flatMap((l) => l.items) };
 }
 
-/** Whether service account `namespace/name` may create Deployments there (SubjectAccessReview). */
-async function mayCreateDeployments(
+// Events are best effort, as upstream's recorder: a failure is logged, the pass goes on.
+async function recordEvents(
   client: KubeClient,
-  namespace: string,
-  name: string,
-): Promise<boolean> {
-  const review = (await client.create({
-    apiVersion: 'authorization.k8s.io/v1',
-    kind: 'SubjectAccessReview',
-    metadata: {},
-    spec: {
-      user: serviceAccountUser(namespace, name),
-      groups: [
-        'system:serviceaccounts',
-        `system:serviceaccounts:${namespace}`,
-        'system:authenticated',
-      ],
-      resourceAttributes: { namespace, verb: 'create', group: 'apps', resource: 'deployments' },
-    },
-  })) as KubeObject & { status?: { allowed?: boolean } };
-  return review.status?.allowed === true;
+  events: readonly KubeObject[],
+  work: WorkContext,
+): Promise<void> {
+  // A pass's Events are distinct objects: written side by side.
+  await Promise.all(
+    events.map(async (event) => {
+      try {
+        await executeWrites(client, [{ op: 'event', object: event }], installFieldManager);
+      } catch (error) {
+        work.log.warn({ event: event.metadata.name, err: error }, 'recording an Event failed');
+      }
+    }),
+  );
 }
 
 const olm = (kind: string, version = 'v1alpha1') => ({
@@ -197,15 +193,10 @@ export function csvFunction(options: {
         clusterRbac = lists.flatMap((l) => l.items);
       }
       const scope = await operatorGroupScope(client, namespace);
-      let scoped: CsvNamespaceSnapshot['scope'];
-      if (scope !== undefined && 'serviceAccount' in scope) {
-        const stuck = csvs.items.some((c) => c.status?.reason === 'InstallComponentFailedNoRetry');
-        scoped = {
-          serviceAccount: scope.serviceAccount,
-          canInstall:
-            stuck && (await mayCreateDeployments(client, namespace, scope.serviceAccount)),
-        };
-      }
+      const scoped =
+        scope !== undefined && 'serviceAccount' in scope
+          ? { serviceAccount: scope.serviceAccount }
+          : undefined;
       const certified = await loadCertified(client, namespace, csvs.items, now());
       return {
         namespace,
@@ -228,6 +219,7 @@ export function csvFunction(options: {
       const scope = writes.scope;
       for (const c of writes.csvs) {
         let status = c.status;
+        const events = [...(c.events ?? [])];
         // The install strategy's objects are written as the scoped service account, if any.
         const writer =
           c.onFailure === 'installStrategy' && scope !== undefined
@@ -261,7 +253,13 @@ export function csvFunction(options: {
             throw error;
           }
           if (c.upgrade === true) options.metrics?.csvUpgradeCount.inc();
+          if (c.onFailure !== undefined) {
+            const from = c.chained ?? c.csv;
+            const event = csvPhaseEvent(c.csv, from.status, status, now());
+            if (event !== undefined) events.push(event);
+          }
         }
+        await recordEvents(client, events, work);
         const deleted = c.writes.some(
           (w) => w.op === 'delete' && w.ref.kind === 'ClusterServiceVersion',
         );

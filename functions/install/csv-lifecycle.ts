@@ -7,6 +7,7 @@ import type { CsvPhase, CsvReason } from '../../shared/api/codes.js';
 import type { KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import { crdServed } from './plan-execution.js';
+import { csvPhaseEvent } from './csv-events.js';
 import {
   deploymentFor,
   deploymentHealth,
@@ -66,8 +67,8 @@ export interface CsvNamespaceSnapshot {
   existing: ReadonlyMap<string, KubeObject>;
   /** Admission webhook configurations owned by CSVs of this namespace. */
   webhookConfigurations: KubeObject[];
-  /** Scoped installs: the OperatorGroup's service account, and whether it may now create Deployments. */
-  scope?: { serviceAccount: string; canInstall: boolean };
+  /** Scoped installs: the OperatorGroup's service account. */
+  scope?: { serviceAccount: string };
 }
 
 /** What happens to one CSV in this pass. */
@@ -83,6 +84,11 @@ export interface CsvWrites {
   upgrade?: boolean;
   /** The CSV with the status this pass's earlier moves gave it (when moves were chained). */
   chained?: CsvObject;
+  /**
+   * The Events of this pass's phase writes (csv-events.ts), recorded after the status. A move
+   * with onFailure gets its Event in apply, which alone knows which status was written.
+   */
+  events?: KubeObject[];
 }
 
 /** The writes of one namespace pass. */
@@ -520,16 +526,8 @@ export function decideCsv(csv: CsvObject, s: CsvNamespaceSnapshot): CsvWrites {
       ],
     };
   }
-  if (csv.status?.reason === 'InstallComponentFailedNoRetry') {
-    // Upstream retries these on RBAC changes in the namespace; olmq asks whether the scoped
-    // service account may install now.
-    if (s.scope?.canInstall !== true) return none;
-    return move({
-      phase: 'Pending',
-      reason: 'DetectedClusterChange',
-      message: 'Cluster resources changed state',
-    });
-  }
+  // Moved back to Pending by RBAC changes only (rbac-retry.ts), as upstream.
+  if (csv.status?.reason === 'InstallComponentFailedNoRetry') return none;
 
   // OperatorGroup membership.
   if (s.operatorGroups.length === 0) {
@@ -809,23 +807,27 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
 } {
   // Moves that only change status are chained within one pass (each still recorded in the
   // phase history): a pass per hop would cost a round trip through the mirror each.
-  const csvs = s.csvs.map((csv) => {
+  const csvs = s.csvs.map((csv): CsvWrites => {
     let current = csv;
+    const events: KubeObject[] = [];
     for (let hop = 0; ; hop++) {
       const d = decideCsv(current, s);
+      const event = csvPhaseEvent(csv, current.status, d.status ?? current.status, s.now);
       const statusOnly = d.writes.length === 0 && d.status !== undefined && d.upgrade !== true;
       if (!statusOnly || hop >= 4 || d.status?.phase === current.status?.phase) {
-        if (current === csv) return d;
+        if (event !== undefined && d.onFailure === undefined) events.push(event);
+        const withEvents = events.length === 0 ? {} : { events };
+        if (current === csv) return { ...d, ...withEvents };
         // Written against the CSV as loaded; failures build on the chained status.
-        return { ...d, csv, status: d.status ?? current.status, chained: current };
+        return { ...d, csv, status: d.status ?? current.status, chained: current, ...withEvents };
       }
+      if (event !== undefined) events.push(event);
       if (d.status !== undefined) current = { ...current, status: d.status };
     }
   });
   // Look again while something waits on what no trigger reports (deployment rollout, CRDs).
   const waiting = s.csvs.some((c) => {
     const phase = c.status?.phase ?? '';
-    if (c.status?.reason === 'InstallComponentFailedNoRetry' && s.scope !== undefined) return true;
     return (
       phase === 'Pending' ||
       phase === 'Installing' ||

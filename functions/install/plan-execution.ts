@@ -18,10 +18,11 @@ import type {
 } from '../../shared/api/installplan.js';
 import type { KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
-import type { JsonObject, JsonValue } from '../../devcluster/json.js';
-// The devcluster's schema room is kube-apiserver's CRD validation in TypeScript: the same rules
-// upstream OLM runs on existing CRs before a CRD update.
-import { formatCause, validateAgainstSchema } from '../../devcluster/schema/index.js';
+import { coreEvent } from '../../shared/kube/events.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+// kube-apiserver's CRD schema validation in TypeScript (shared with the devcluster): the same
+// rules upstream OLM runs on existing CRs before a CRD update.
+import { formatCause, validateAgainstSchema } from '../../shared/kube/schema/index.js';
 import { csvCleanupFinalizer } from './csv-lifecycle.js';
 import { canonicalJson, fnv64aHex } from './hash.js';
 import type { StepManifestError } from './plan-steps.js';
@@ -171,6 +172,41 @@ export function customResourceProblem(
     }
   }
   return undefined;
+}
+
+/**
+ * Upstream's Warning Event `AppliedWithWarnings` for the API warnings (HTTP 299) that writing
+ * step `index` of `plan` drew: on the InstallPlan, fieldPath status.plan[index].
+ */
+export function appliedWithWarningsEvent(
+  plan: InstallPlanObject,
+  index: number,
+  warnings: readonly string[],
+  at: Date,
+): KubeObject {
+  const step = plan.status?.plan?.[index];
+  const what = `${step?.resource.kind ?? ''} ${JSON.stringify(step?.resource.name ?? '')}`;
+  const during =
+    step?.resolving === undefined || step.resolving === ''
+      ? 'operator installation'
+      : `installation of operator ${JSON.stringify(step.resolving)}`;
+  return coreEvent(
+    {
+      apiVersion: plan.apiVersion || 'operators.coreos.com/v1alpha1',
+      kind: 'InstallPlan',
+      namespace: plan.metadata.namespace,
+      name: plan.metadata.name ?? '',
+      uid: plan.metadata.uid,
+      resourceVersion: plan.metadata.resourceVersion,
+      fieldPath: `status.plan[${index}]`,
+    },
+    {
+      type: 'Warning',
+      reason: 'AppliedWithWarnings',
+      message: `${warnings.length} warning(s) generated during ${during} (${what}): ${warnings.join(', ')}`,
+    },
+    at,
+  );
 }
 
 /** Upstream's message when a step's kind is not served by the cluster. */

@@ -4,6 +4,7 @@
 // records the outcome in the plan status.
 import type { Counter } from 'prom-client';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import type { ApiWarning } from '../../shared/kube/warnings.js';
 import { isConflict, isNotFound, KubeApiError } from '../../shared/kube/errors.js';
 import { executeWrites, OwnershipConflictError } from '../../shared/kube/executor.js';
 import {
@@ -12,6 +13,7 @@ import {
   type WorkContext,
 } from '../../shared/runtime/function-host.js';
 import {
+  appliedWithWarningsEvent,
   decidePlan,
   resourceNotFoundMessage,
   settlePlan,
@@ -72,6 +74,26 @@ export function installPlanFunction(options: {
     const client = options.clients.get(cluster);
     if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
     return client;
+  };
+  // Upstream: one Event and one installplan_warnings_total count per step that drew warnings.
+  const recordWarnings = async (
+    plan: InstallPlanObject,
+    step: number,
+    warnings: readonly string[],
+    work: WorkContext,
+  ): Promise<void> => {
+    options.warnings?.inc();
+    const event = appliedWithWarningsEvent(plan, step, warnings, now());
+    work.log.info({ step, warnings }, 'install plan step applied with warnings');
+    try {
+      await executeWrites(
+        clientOf(work.cluster),
+        [{ op: 'event', object: event }],
+        installFieldManager,
+      );
+    } catch (e) {
+      work.log.warn({ step, err: e }, 'recording the AppliedWithWarnings Event failed');
+    }
   };
   return {
     name: 'install-plan',
@@ -160,11 +182,20 @@ export function installPlanFunction(options: {
               writes.plan.metadata.namespace ?? '',
               writes.status.attenuatedServiceAccountRef.name ?? '',
             );
+      // API warnings (HTTP 299) are attributed to the step whose writes drew them.
+      let warnings: string[] = [];
+      const collect = (warning: ApiWarning): void => {
+        if (warning.code === 299) warnings.push(warning.text);
+      };
+      const writer = client.withWarningHandler(collect);
+      const scopedWriter =
+        scopedClient === client ? writer : scopedClient.withWarningHandler(collect);
       let succeeded = 0;
       let error: PlanError | undefined;
       for (const w of writes.steps) {
+        warnings = [];
         try {
-          await executeWrites(w.scoped ? scopedClient : client, [w.write], installFieldManager);
+          await executeWrites(w.scoped ? scopedWriter : writer, [w.write], installFieldManager);
           succeeded++;
         } catch (e) {
           if (e instanceof StaleDecisionError || isConflict(e)) throw e; // re-read and decide again
@@ -174,6 +205,8 @@ export function installPlanFunction(options: {
           });
           work.log.info({ step: w.step, err: e }, 'install plan step failed');
           break;
+        } finally {
+          if (warnings.length > 0) await recordWarnings(writes.plan, w.step, warnings, work);
         }
       }
       const status = settlePlan(

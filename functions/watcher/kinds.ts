@@ -103,10 +103,11 @@ export const mirroredKinds: readonly MirroredKind[] = [
   // Registry pods of image-backed CatalogSources (serving and update pods both carry the label).
   plain('v1', 'Pod', 'olm.catalogSource'),
   plain('v1', 'ServiceAccount', managed),
-  plain('rbac.authorization.k8s.io/v1', 'Role', managed),
-  plain('rbac.authorization.k8s.io/v1', 'RoleBinding', managed),
-  plain('rbac.authorization.k8s.io/v1', 'ClusterRole', managed),
-  plain('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', managed),
+  // All RBAC, not only OLM's: a grant made by an admin retries CSVs that failed Forbidden.
+  plain('rbac.authorization.k8s.io/v1', 'Role'),
+  plain('rbac.authorization.k8s.io/v1', 'RoleBinding'),
+  plain('rbac.authorization.k8s.io/v1', 'ClusterRole'),
+  plain('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'),
   {
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -6,6 +6,7 @@ import { request as plainRequest, Agent as PlainAgent } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Counter } from 'prom-client';
 import { KubeApiError, isNotFound, kubeApiError } from './errors.js';
+import { parseWarningHeader, type WarningHandler } from './warnings.js';
 
 /** The fields of any Kubernetes object olmq relies on. */
 export interface KubeObject {
@@ -61,6 +62,8 @@ export interface KubeClientOptions {
   requests?: Counter<'cluster' | 'verb' | 'code'>;
   /** Act as this user (Impersonate-User), e.g. system:serviceaccount:ns:sa for scoped installs. */
   impersonate?: string;
+  /** Receives the warnings (HTTP `Warning` headers) of every answer; see withWarningHandler. */
+  onWarning?: WarningHandler;
 }
 
 /** Default KubeClientOptions. */
@@ -113,26 +116,36 @@ class TokenBucket {
   }
 }
 
+// What views of one client (withWarningHandler) share: connections, rate limit, discovery.
+interface Connection {
+  agent: Agent | PlainAgent;
+  bucket: TokenBucket;
+  discovery: Map<string, Promise<Map<string, ResourceInfo>>>;
+}
+
 /** The API of one cluster. */
 export class KubeClient {
   private readonly server: URL;
   private readonly agent: Agent | PlainAgent;
   private readonly bucket: TokenBucket;
-  private readonly discovery = new Map<string, Promise<Map<string, ResourceInfo>>>();
+  private readonly discovery: Map<string, Promise<Map<string, ResourceInfo>>>;
 
   private constructor(
     readonly cluster: string,
     private readonly base: RequestOptions,
     private readonly options: KubeClientOptions,
+    shared?: Connection,
   ) {
     this.server = new URL(
       `${base.protocol ?? 'https:'}//${base.hostname ?? 'localhost'}:${base.port ?? 443}`,
     );
     this.agent =
-      this.server.protocol === 'https:'
+      shared?.agent ??
+      (this.server.protocol === 'https:'
         ? new Agent({ keepAlive: true, maxSockets: 64, ...tlsOf(base) })
-        : new PlainAgent({ keepAlive: true, maxSockets: 64 });
-    this.bucket = new TokenBucket(options.qps, options.burst);
+        : new PlainAgent({ keepAlive: true, maxSockets: 64 }));
+    this.bucket = shared?.bucket ?? new TokenBucket(options.qps, options.burst);
+    this.discovery = shared?.discovery ?? new Map<string, Promise<Map<string, ResourceInfo>>>();
   }
 
   /** A client of the current context's cluster of `kubeConfig`. */
@@ -178,6 +191,20 @@ export class KubeClient {
   /** The same cluster, acting as `user` (Impersonate-User). */
   impersonating(user: string): KubeClient {
     return new KubeClient(this.cluster, this.base, { ...this.options, impersonate: user });
+  }
+
+  /**
+   * The same client (connections, rate limit and discovery shared) handing every warning of its
+   * answers to `handler` — e.g. to attribute warnings to the InstallPlan step that caused them.
+   * Cheap: make one per unit of work. close() on the view closes the shared connections.
+   */
+  withWarningHandler(handler: WarningHandler): KubeClient {
+    return new KubeClient(
+      this.cluster,
+      this.base,
+      { ...this.options, onWarning: handler },
+      { agent: this.agent, bucket: this.bucket, discovery: this.discovery },
+    );
   }
 
   /** Closes idle connections. */
@@ -376,6 +403,12 @@ export class KubeClient {
           headers,
         },
         (res) => {
+          const onWarning = this.options.onWarning;
+          if (onWarning !== undefined && res.headers.warning !== undefined) {
+            for (const value of res.headersDistinct['warning'] ?? []) {
+              for (const warning of parseWarningHeader(value)) onWarning(warning);
+            }
+          }
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () =>

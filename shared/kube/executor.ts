@@ -6,9 +6,11 @@
 // - apply is server-side apply with the function's field manager.
 // - delete of an object already gone is success; preconditions guard against deleting a
 //   newer incarnation.
+// - event records a core/v1 Event with a deterministic name (events.ts): a repeat counts up.
 import { StaleDecisionError } from '../runtime/function-host.js';
 import type { KubeClient, KubeObject, ObjectRef, PatchType } from './client.js';
 import { isAlreadyExists, isConflict } from './errors.js';
+import { recordEvent } from './events.js';
 
 /** One intended write. */
 export type Write =
@@ -23,6 +25,8 @@ export type Write =
       patch: unknown;
       subresource?: string;
     }
+  /** A core/v1 Event from coreEvent(): created, or its count bumped when recorded before. */
+  | { op: 'event'; object: KubeObject }
   | {
       op: 'delete';
       ref: ObjectRef;
@@ -132,6 +136,9 @@ async function executeOne(client: KubeClient, write: Write, fieldManager: string
         fieldManager,
         ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
       });
+      return;
+    case 'event':
+      await recordEvent(client, write.object, fieldManager);
       return;
     case 'delete':
       await client.delete(write.ref, {

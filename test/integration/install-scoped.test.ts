@@ -145,3 +145,82 @@ t.test(
     );
   },
 );
+
+t.test(
+  'install - a NoRetry scoped CSV recovers when a ClusterRoleBinding grants the missing permission',
+  async (t) => {
+    const { client } = await installFunctionFor(t);
+    await namespaceWithOperatorGroup(client, 'scoped3', {
+      targetNamespaces: ['scoped3'],
+      serviceAccountName: 'installer',
+    });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'installer', namespace: 'scoped3' },
+    });
+    await client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'most', namespace: 'scoped3' },
+      rules: [
+        {
+          apiGroups: ['', 'rbac.authorization.k8s.io', 'operators.coreos.com'],
+          resources: ['*'],
+          verbs: ['*'],
+        },
+      ],
+    });
+    await client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'most', namespace: 'scoped3' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'most' },
+      subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: 'scoped3' }],
+    });
+    const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');
+    await createInstallPlan(client, {
+      name: 'install-s3',
+      namespace: 'scoped3',
+      bundles: [bundle],
+    });
+    await waitForCsvPhase(
+      client,
+      'scoped3',
+      'etcdoperator.v0.9.4',
+      'Failed',
+      'InstallComponentFailedNoRetry',
+    );
+    // Cluster-wide grants are cluster-scoped RBAC events: they retry the namespace too.
+    await client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'scoped3-deployments' },
+      rules: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['*'] }],
+    });
+    await client.create({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'scoped3-deployments' },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'scoped3-deployments',
+      },
+      subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: 'scoped3' }],
+    });
+    const csv = await waitForCsvPhase(
+      client,
+      'scoped3',
+      'etcdoperator.v0.9.4',
+      'Succeeded',
+      undefined,
+      30_000,
+    );
+    const history = (csv['status'] as { conditions: { reason?: string }[] }).conditions;
+    t.ok(
+      history.some((c) => c.reason === 'DetectedClusterChange'),
+      'retried through DetectedClusterChange',
+    );
+  },
+);

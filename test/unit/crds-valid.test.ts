@@ -4,8 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { formatCause, validateCustomResourceDefinition } from '../../devcluster/schema/index.js';
-import type { JsonObject } from '../../devcluster/json.js';
+import { formatCause, validateCustomResourceDefinition } from '../../shared/kube/schema/index.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import { repoRoot } from '../harness/repo.js';
 
 const dir = join(repoRoot, 'crds');

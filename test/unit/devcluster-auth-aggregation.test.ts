@@ -1,6 +1,6 @@
 // ClusterRole aggregation, as the aggregation controller computes it.
 import t from 'tap';
-import type { JsonObject } from '../../devcluster/json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import { aggregatedRules } from '../../devcluster/auth/index.js';
 import { clusterRole } from './devcluster-auth-fixtures.js';
 

@@ -1,6 +1,6 @@
 // Authentication (certificates, tokens) and impersonation, as kube-apiserver applies them.
 import t from 'tap';
-import type { JsonObject } from '../../devcluster/json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import type {
   AuthenticationContext,
   AuthenticationInput,

@@ -1,6 +1,6 @@
 // The default RBAC objects, judged by what they let users do.
 import t from 'tap';
-import type { JsonObject } from '../../devcluster/json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import type { UserInfo } from '../../devcluster/auth/index.js';
 import { authorize, bootstrapRbac } from '../../devcluster/auth/index.js';
 import { pathRequest, rbacOf, resourceRequest, roleBinding } from './devcluster-auth-fixtures.js';

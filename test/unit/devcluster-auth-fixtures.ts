@@ -1,5 +1,5 @@
 // Builders of RBAC objects and request attributes for the auth room's tests.
-import type { JsonObject } from '../../devcluster/json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import type { RbacSource, RequestAttributes, UserInfo } from '../../devcluster/auth/index.js';
 
 /** An RbacSource over a fixed list of RBAC objects (kind decides where each goes). */

@@ -1,6 +1,6 @@
 // Rule matching, one PolicyRule at a time, through the public authorizer.
 import t from 'tap';
-import type { JsonObject } from '../../devcluster/json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import type { RequestAttributes } from '../../devcluster/auth/index.js';
 import { authorize } from '../../devcluster/auth/index.js';
 import {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { ApiCore, systemWrite } from '../../devcluster/core.js';
 import { ApiError } from '../../devcluster/errors.js';
-import type { JsonObject } from '../../devcluster/json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import { builtinResourceTypes, ResourceRegistry } from '../../devcluster/resources.js';
 import { ObjectStore } from '../../devcluster/store.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { copyJson, type JsonObject } from '../../devcluster/json.js';
+import { copyJson, type JsonObject } from '../../shared/kube/json.js';
 import { builtinMergeRules, recordUpdate } from '../../devcluster/patch/index.js';
 
 t.test('json copy - nested objects and arrays are new and equal', (t) => {

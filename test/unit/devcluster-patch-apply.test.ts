@@ -1,6 +1,6 @@
 import t from 'tap';
 import { patchErrorOf } from '../harness/patch.js';
-import type { JsonObject, JsonValue } from '../../devcluster/json.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
 import {
   ApplyConflictError,
   builtinMergeRules,

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { patchErrorOf } from '../harness/patch.js';
-import type { JsonValue } from '../../devcluster/json.js';
+import type { JsonValue } from '../../shared/kube/json.js';
 import { PatchError, applyJsonPatch } from '../../devcluster/patch/index.js';
 
 const REJECTED = 'the server rejected our request due to an error in our request';

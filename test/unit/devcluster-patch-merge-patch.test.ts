@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { JsonValue } from '../../devcluster/json.js';
+import type { JsonValue } from '../../shared/kube/json.js';
 import { applyMergePatch } from '../../devcluster/patch/index.js';
 
 // RFC 7386 appendix A, every row.

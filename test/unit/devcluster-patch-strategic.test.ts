@@ -1,6 +1,6 @@
 import t from 'tap';
 import { patchErrorOf } from '../harness/patch.js';
-import type { JsonObject } from '../../devcluster/json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 import type { PatchError } from '../../devcluster/patch/index.js';
 import { applyStrategicMergePatch, builtinMergeRules } from '../../devcluster/patch/index.js';
 

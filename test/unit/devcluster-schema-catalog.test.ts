@@ -1,15 +1,15 @@
 // Real data: the CRDs and alm-examples of the six complete packages in catalogs/small.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import t from 'tap';
-import type { JsonObject } from '../../devcluster/json.js';
-import { isJsonObject } from '../../devcluster/json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 import {
   applyDefaults,
   formatCause,
   prune,
   validateAgainstSchema,
   validateCustomResourceDefinition,
-} from '../../devcluster/schema/index.js';
+} from '../../shared/kube/schema/index.js';
 
 const catalogRoot = '/work/shared/catalogs/small';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { JsonObject } from '../../devcluster/json.js';
-import { formatCause, validateCustomResourceDefinition } from '../../devcluster/schema/index.js';
+import type { JsonObject } from '../../shared/kube/json.js';
+import { formatCause, validateCustomResourceDefinition } from '../../shared/kube/schema/index.js';
 
 const schema: JsonObject = {
   type: 'object',

@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { JsonObject } from '../../devcluster/json.js';
-import { formatCause, structuralIssues } from '../../devcluster/schema/index.js';
+import type { JsonObject } from '../../shared/kube/json.js';
+import { formatCause, structuralIssues } from '../../shared/kube/schema/index.js';
 
 const P = 'spec.validation.openAPIV3Schema';
 const issues = (schema: JsonObject): string[] => structuralIssues(schema, P).map(formatCause);

@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { JsonObject } from '../../devcluster/json.js';
-import { formatCause, validateAgainstSchema } from '../../devcluster/schema/index.js';
+import type { JsonObject } from '../../shared/kube/json.js';
+import { formatCause, validateAgainstSchema } from '../../shared/kube/schema/index.js';
 
 const schema = (spec: JsonObject): JsonObject => ({
   type: 'object',
@@ -403,7 +403,7 @@ void t.test('validation - date-time needs a time with seconds and a zone, on a r
 });
 
 void t.test('validation - a schema is compiled once and reused by identity', async (t) => {
-  const { compileSchema } = await import('../../devcluster/schema/compiled.js');
+  const { compileSchema } = await import('../../shared/kube/schema/compiled.js');
   const s = schema({ a: { type: 'string', pattern: '^x' } });
   t.equal(compileSchema(s), compileSchema(s));
   t.not(compileSchema(s), compileSchema(structuredClone(s)), 'a different object compiles anew');

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { isJsonObject } from '../../devcluster/json.js';
+import { isJsonObject } from '../../shared/kube/json.js';
 
 t.test('json - plain objects are json objects, arrays are not', (t) => {
   t.ok(isJsonObject({ a: 1 }));
