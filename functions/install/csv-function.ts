@@ -4,6 +4,7 @@
 // then statuses.
 import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import {
+  defaultCertificateLifetimeMs,
   issueServingCertificate,
   reusableCertificate,
   serviceHosts,
@@ -32,6 +33,7 @@ import {
   type CsvObject,
 } from './csv-lifecycle.js';
 import type { InstallMetrics } from './metrics.js';
+import { operatorConditionApiVersion } from './operator-conditions.js';
 import { needsNamespaces } from './operator-group-namespaces.js';
 import { installFieldManager } from './plan-function.js';
 import { operatorGroupScope, serviceAccountUser, type ScopedClients } from './scope.js';
@@ -44,6 +46,7 @@ async function loadCertified(
   namespace: string,
   csvs: readonly CsvObject[],
   at: Date,
+  lifetimeMs: number,
 ): Promise<Pick<CsvNamespaceSnapshot, 'certificates' | 'existing' | 'webhookConfigurations'>> {
   const certificates = new Map<string, Map<string, ServingCertificate>>();
   const existing = new Map<string, KubeObject>();
@@ -80,7 +83,8 @@ async function loadCertified(
       const hosts = serviceHosts(service, namespace);
       perDeployment.set(
         deployment,
-        reusableCertificate(secret, hosts, at) ?? (await issueServingCertificate(hosts, at)),
+        (await reusableCertificate(secret, hosts, at)) ??
+          (await issueServingCertificate(hosts, at, lifetimeMs)),
       );
     }
     for (const api of ownedApiServicesOf(csv)) {
@@ -98,6 +102,38 @@ async function loadCertified(
     ),
   );
   return { certificates, existing, webhookConfigurations: lists.flatMap((l) => l.items) };
+}
+
+/** OperatorConditions of the CSVs that Pending CSVs replace (the upgrade gate reads them). */
+async function loadReplacedConditions(
+  client: KubeClient,
+  namespace: string,
+  csvs: readonly CsvObject[],
+): Promise<Map<string, KubeObject>> {
+  const present = new Set(csvs.map((c) => c.metadata.name ?? ''));
+  const replaced = csvs.flatMap((c) => {
+    const replaces = c.spec?.['replaces'];
+    const phase = c.status?.phase ?? '';
+    return (phase === '' || phase === 'Pending') &&
+      typeof replaces === 'string' &&
+      replaces !== c.metadata.name &&
+      present.has(replaces)
+      ? [replaces]
+      : [];
+  });
+  const conditions = new Map<string, KubeObject>();
+  await Promise.all(
+    [...new Set(replaced)].map(async (name) => {
+      const condition = await client.get({
+        apiVersion: operatorConditionApiVersion,
+        kind: 'OperatorCondition',
+        namespace,
+        name,
+      });
+      if (condition !== undefined) conditions.set(name, condition);
+    }),
+  );
+  return conditions;
 }
 
 /** Whether service account `namespace/name` may create Deployments there (SubjectAccessReview). */
@@ -140,8 +176,11 @@ export function csvFunction(options: {
   scoped: ScopedClients;
   metrics?: InstallMetrics;
   now?: () => Date;
+  /** Lifetime of issued serving certificates (default: upstream's 730 days). */
+  certificateLifetimeMs?: number;
 }): FunctionDefinition<CsvNamespaceSnapshot, CsvNamespaceWrites> {
   const now = options.now ?? (() => new Date());
+  const lifetimeMs = options.certificateLifetimeMs ?? defaultCertificateLifetimeMs;
   const clientOf = (cluster: string): KubeClient => {
     const client = options.clients.get(cluster);
     if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
@@ -156,6 +195,7 @@ export function csvFunction(options: {
       'ServiceAccount',
       'InstallPlan',
       'Subscription',
+      'OperatorCondition',
     ].map(namespaceTrigger),
     async load(work: WorkContext): Promise<CsvNamespaceSnapshot> {
       const [namespace = ''] = work.key;
@@ -210,9 +250,13 @@ export function csvFunction(options: {
             stuck && (await mayCreateDeployments(client, namespace, scope.serviceAccount)),
         };
       }
-      const certified = await loadCertified(client, namespace, csvs.items, now());
+      const [certified, operatorConditions] = await Promise.all([
+        loadCertified(client, namespace, csvs.items, now(), lifetimeMs),
+        loadReplacedConditions(client, namespace, csvs.items),
+      ]);
       return {
         namespace,
+        operatorConditions,
         now: now(),
         ...certified,
         ...(scoped === undefined ? {} : { scope: scoped }),

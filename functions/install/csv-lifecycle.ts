@@ -14,7 +14,13 @@ import {
   type SubscriptionConfig,
 } from './deployments.js';
 import { operatorGroupTargets } from './operator-group-namespaces.js';
-import type { ServingCertificate } from './certificates.js';
+import {
+  certificateStatus,
+  rotationDue,
+  rotationWakeMs,
+  type ServingCertificate,
+} from './certificates.js';
+import { upgradeBlocked } from './operator-conditions.js';
 import {
   certifiedDeployments,
   certifiedWrites,
@@ -71,6 +77,8 @@ export interface CsvNamespaceSnapshot {
   webhookConfigurations: KubeObject[];
   /** Scoped installs: the OperatorGroup's service account, and whether it may now create Deployments. */
   scope?: { serviceAccount: string; canInstall: boolean };
+  /** OperatorConditions of CSVs that Pending CSVs replace, by name (the upgrade gate). */
+  operatorConditions?: ReadonlyMap<string, KubeObject>;
 }
 
 /** What happens to one CSV in this pass. */
@@ -606,6 +614,14 @@ export function decideCsv(
         message: 'requirements not yet checked',
       });
     case 'Pending': {
+      const blocked = upgradeBlocked(csv, s.csvs, s.operatorConditions);
+      if (blocked !== undefined) {
+        return move({
+          phase: 'Pending',
+          reason: 'OperatorConditionNotUpgradeable',
+          message: `operator is not upgradeable: ${blocked}`,
+        });
+      }
       if ('invalid' in strategy) {
         return move({
           phase: 'Failed',
@@ -682,6 +698,8 @@ export function decideCsv(
         reason: 'InstallSucceeded',
         message: 'waiting for install components to report healthy',
       });
+      const certs = certificateStatus(s.certificates.get(name), s.now);
+      if (certs !== undefined) moved.status = { ...(moved.status ?? csv.status), ...certs };
       return { ...moved, writes, onFailure: 'installStrategy' };
     }
     case 'Installing':
@@ -712,6 +730,14 @@ export function decideCsv(
       ) {
         return none;
       }
+      const rotate = rotationDue(s.certificates.get(name));
+      if (phase === 'Succeeded' && rotate) {
+        return move({
+          phase: 'Pending',
+          reason: 'NeedsCertRotation',
+          message: 'CSV owns resources that require a cert refresh',
+        });
+      }
       if (phase !== 'Installing') {
         const { met } = requirementStatus(csv, strategy, s.crds, s.serviceAccounts);
         if (!met) {
@@ -727,6 +753,13 @@ export function decideCsv(
                 message: 'requirements not met',
               });
         }
+      }
+      if (phase === 'Failed' && rotate) {
+        return move({
+          phase: 'Pending',
+          reason: 'NeedsCertRotation',
+          message: 'owned APIServices need cert refresh',
+        });
       }
       const problems = intendedDeployments(csv, strategy, s).flatMap((d) => {
         const h = deploymentHealth(
@@ -865,6 +898,14 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
       phase === 'Replacing'
     );
   });
+  // Installed serving certificates are looked at again when they are due for rotation.
+  const wakes = s.csvs.flatMap((c) => {
+    const phase = c.status?.phase;
+    if (phase !== 'Succeeded' && phase !== 'Failed') return [];
+    const ms = rotationWakeMs(s.certificates.get(c.metadata.name ?? ''), s.now);
+    return ms === undefined ? [] : [ms];
+  });
+  const requeueAfterMs = Math.min(...(waiting ? [csvRequeueMs] : []), ...wakes);
   return {
     writes: {
       namespace: s.namespace,
@@ -872,6 +913,6 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
       operatorGroups,
       ...(s.scope === undefined ? {} : { scope: { serviceAccount: s.scope.serviceAccount } }),
     },
-    ...(waiting ? { requeueAfterMs: csvRequeueMs } : {}),
+    ...(Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : {}),
   };
 }

@@ -1,27 +1,37 @@
-// The install function: InstallPlan execution (upstream's catalog operator ExecutePlan) and
-// the ClusterServiceVersion lifecycle (upstream's olm-operator), as two definitions: one
-// keyed per InstallPlan, one per namespace of CSVs.
+// The install function: InstallPlan execution (upstream's catalog operator ExecutePlan), the
+// ClusterServiceVersion lifecycle (upstream's olm-operator) and OperatorConditions (upstream's
+// operator-condition generator and controller), as three definitions: one keyed per
+// InstallPlan, one per namespace of CSVs, one per CSV name.
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import { csvFunction } from './csv-function.js';
 import { createInstallMetrics } from './metrics.js';
+import { operatorConditionFunction } from './operator-condition-function.js';
+import { parseInstallOptions } from './options.js';
 import { installPlanFunction } from './plan-function.js';
 import { ScopedClients } from './scope.js';
 
-export const createFunction: CreateFunction = (context) => {
-  const metrics = createInstallMetrics(context.registry);
-  const scoped = new ScopedClients();
-  return Promise.resolve({
-    definitions: [
-      installPlanFunction({
-        clients: context.clients,
-        scoped,
-        warnings: metrics.installPlanWarnings,
-      }),
-      csvFunction({ clients: context.clients, scoped, metrics }),
-    ],
-    close() {
-      scoped.close();
-      return Promise.resolve();
-    },
-  });
-};
+/** The install function with `options` (see options.ts; validated here, before anything starts). */
+export function installFunction(options: unknown = {}): CreateFunction {
+  const { certificateLifetimeMs } = parseInstallOptions(options);
+  return (context) => {
+    const metrics = createInstallMetrics(context.registry);
+    const scoped = new ScopedClients();
+    return Promise.resolve({
+      definitions: [
+        installPlanFunction({
+          clients: context.clients,
+          scoped,
+          warnings: metrics.installPlanWarnings,
+        }),
+        csvFunction({ clients: context.clients, scoped, metrics, certificateLifetimeMs }),
+        operatorConditionFunction({ clients: context.clients }),
+      ],
+      close() {
+        scoped.close();
+        return Promise.resolve();
+      },
+    });
+  };
+}
+
+export const createFunction: CreateFunction = installFunction();

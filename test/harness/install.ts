@@ -3,7 +3,7 @@
 // test.
 import { Registry } from 'prom-client';
 import type { Test } from 'tap';
-import { createFunction } from '../../functions/install/index.js';
+import { installFunction } from '../../functions/install/index.js';
 import { startWatcher } from '../../functions/watcher/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { FunctionHost } from '../../shared/runtime/function-host.js';
@@ -21,8 +21,8 @@ export interface InstallFixture {
   lines: Record<string, unknown>[];
 }
 
-/** Starts cluster, backbone, watcher and the install function. */
-export async function installFunctionFor(t: Test): Promise<InstallFixture> {
+/** Starts cluster, backbone, watcher and the install function (with `options`, see install/options.ts). */
+export async function installFunctionFor(t: Test, options: unknown = {}): Promise<InstallFixture> {
   const { fixture, client } = await clusterFor(t);
   const backbone = await backboneFor(t, { leaseTtlMs: 2_000 });
   const { log, lines } = capturingLogger('info');
@@ -39,7 +39,7 @@ export async function installFunctionFor(t: Test): Promise<InstallFixture> {
   t.teardown(() => watcher.stop());
   const registry = new Registry();
   const abort = new AbortController();
-  const started = await createFunction({
+  const started = await installFunction(options)({
     backbone,
     clients: new Map([['c1', client]]),
     log,
