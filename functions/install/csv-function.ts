@@ -33,7 +33,11 @@ import {
   type CsvObject,
 } from './csv-lifecycle.js';
 import type { InstallMetrics } from './metrics.js';
-import { operatorConditionApiVersion } from './operator-conditions.js';
+import {
+  mentionsUpgradeable,
+  operatorConditionApiVersion,
+  type OperatorConditionObject,
+} from './operator-conditions.js';
 import { needsNamespaces } from './operator-group-namespaces.js';
 import { installFieldManager } from './plan-function.js';
 import { operatorGroupScope, serviceAccountUser, type ScopedClients } from './scope.js';
@@ -104,38 +108,6 @@ async function loadCertified(
   return { certificates, existing, webhookConfigurations: lists.flatMap((l) => l.items) };
 }
 
-/** OperatorConditions of the CSVs that Pending CSVs replace (the upgrade gate reads them). */
-async function loadReplacedConditions(
-  client: KubeClient,
-  namespace: string,
-  csvs: readonly CsvObject[],
-): Promise<Map<string, KubeObject>> {
-  const present = new Set(csvs.map((c) => c.metadata.name ?? ''));
-  const replaced = csvs.flatMap((c) => {
-    const replaces = c.spec?.['replaces'];
-    const phase = c.status?.phase ?? '';
-    return (phase === '' || phase === 'Pending') &&
-      typeof replaces === 'string' &&
-      replaces !== c.metadata.name &&
-      present.has(replaces)
-      ? [replaces]
-      : [];
-  });
-  const conditions = new Map<string, KubeObject>();
-  await Promise.all(
-    [...new Set(replaced)].map(async (name) => {
-      const condition = await client.get({
-        apiVersion: operatorConditionApiVersion,
-        kind: 'OperatorCondition',
-        namespace,
-        name,
-      });
-      if (condition !== undefined) conditions.set(name, condition);
-    }),
-  );
-  return conditions;
-}
-
 /** Whether service account `namespace/name` may create Deployments there (SubjectAccessReview). */
 async function mayCreateDeployments(
   client: KubeClient,
@@ -170,6 +142,19 @@ const namespaceTrigger = (kind: string): Trigger => ({
   workKeys: (c) => (c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]]),
 });
 
+// OperatorConditions move CSVs when they may gate an upgrade (an Upgradeable entry) or are
+// gone (the generator makes them again). Dropping an entry is seen by the Pending requeue.
+const conditionNamespace = namespaceTrigger('OperatorCondition');
+const operatorConditionTrigger: Trigger = {
+  kind: 'OperatorCondition',
+  workKeys: (c) => {
+    const condition = c.object as OperatorConditionObject | undefined;
+    return condition === undefined || mentionsUpgradeable(condition)
+      ? conditionNamespace.workKeys(c)
+      : [];
+  },
+};
+
 /** The CSV function over `clients` (by cluster id). */
 export function csvFunction(options: {
   clients: ReadonlyMap<string, KubeClient>;
@@ -189,26 +174,38 @@ export function csvFunction(options: {
   return {
     name: 'install-csv',
     triggers: [
-      'ClusterServiceVersion',
-      'OperatorGroup',
-      'Deployment',
-      'ServiceAccount',
-      'InstallPlan',
-      'Subscription',
-      'OperatorCondition',
-    ].map(namespaceTrigger),
+      ...[
+        'ClusterServiceVersion',
+        'OperatorGroup',
+        'Deployment',
+        'ServiceAccount',
+        'InstallPlan',
+        'Subscription',
+      ].map(namespaceTrigger),
+      operatorConditionTrigger,
+    ],
     async load(work: WorkContext): Promise<CsvNamespaceSnapshot> {
       const [namespace = ''] = work.key;
       const client = clientOf(work.cluster);
-      const [csvs, operatorGroups, deployments, serviceAccounts, subscriptions] = await Promise.all(
-        [
-          client.list<CsvObject>({ ...olm('ClusterServiceVersion'), namespace }),
-          client.list({ ...olm('OperatorGroup', 'v1'), namespace }),
-          client.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }),
-          client.list({ apiVersion: 'v1', kind: 'ServiceAccount', namespace }),
-          client.list({ ...olm('Subscription'), namespace }),
-        ],
-      );
+      const [
+        csvs,
+        operatorGroups,
+        deployments,
+        serviceAccounts,
+        subscriptions,
+        operatorConditions,
+      ] = await Promise.all([
+        client.list<CsvObject>({ ...olm('ClusterServiceVersion'), namespace }),
+        client.list({ ...olm('OperatorGroup', 'v1'), namespace }),
+        client.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }),
+        client.list({ apiVersion: 'v1', kind: 'ServiceAccount', namespace }),
+        client.list({ ...olm('Subscription'), namespace }),
+        client.list({
+          apiVersion: operatorConditionApiVersion,
+          kind: 'OperatorCondition',
+          namespace,
+        }),
+      ]);
       const namespaces = operatorGroups.items.some(needsNamespaces)
         ? (await client.list({ apiVersion: 'v1', kind: 'Namespace' })).items
         : [];
@@ -250,13 +247,12 @@ export function csvFunction(options: {
             stuck && (await mayCreateDeployments(client, namespace, scope.serviceAccount)),
         };
       }
-      const [certified, operatorConditions] = await Promise.all([
-        loadCertified(client, namespace, csvs.items, now(), lifetimeMs),
-        loadReplacedConditions(client, namespace, csvs.items),
-      ]);
+      const certified = await loadCertified(client, namespace, csvs.items, now(), lifetimeMs);
       return {
         namespace,
-        operatorConditions,
+        operatorConditions: new Map(
+          operatorConditions.items.map((c) => [c.metadata.name ?? '', c] as const),
+        ),
         now: now(),
         ...certified,
         ...(scoped === undefined ? {} : { scope: scoped }),
@@ -276,6 +272,15 @@ export function csvFunction(options: {
       const final: CsvObject[] = [];
       for (const og of writes.operatorGroups) {
         await executeWrites(client, [{ op: 'updateStatus', object: og }], installFieldManager);
+      }
+      // OperatorConditions never hold up the CSVs: a failed write is retried on the next pass.
+      for (const w of writes.operatorConditions ?? []) {
+        try {
+          await executeWrites(client, [w], installFieldManager);
+        } catch (error) {
+          if (error instanceof StaleDecisionError) throw error;
+          work.log.warn({ err: error }, 'could not write an OperatorCondition');
+        }
       }
       const scope = writes.scope;
       for (const c of writes.csvs) {

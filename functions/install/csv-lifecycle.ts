@@ -20,7 +20,7 @@ import {
   rotationWakeMs,
   type ServingCertificate,
 } from './certificates.js';
-import { upgradeBlocked } from './operator-conditions.js';
+import { generatorWrites, upgradeBlocked } from './operator-conditions.js';
 import {
   certifiedDeployments,
   certifiedWrites,
@@ -77,7 +77,7 @@ export interface CsvNamespaceSnapshot {
   webhookConfigurations: KubeObject[];
   /** Scoped installs: the OperatorGroup's service account, and whether it may now create Deployments. */
   scope?: { serviceAccount: string; canInstall: boolean };
-  /** OperatorConditions of CSVs that Pending CSVs replace, by name (the upgrade gate). */
+  /** The namespace's OperatorConditions by name (the generator and the upgrade gate). */
   operatorConditions?: ReadonlyMap<string, KubeObject>;
 }
 
@@ -104,6 +104,8 @@ export interface CsvNamespaceWrites {
   csvs: CsvWrites[];
   /** OperatorGroup status writes (status.namespaces). */
   operatorGroups: KubeObject[];
+  /** The OperatorCondition generator's writes (one condition per CSV). */
+  operatorConditions?: Write[];
 }
 
 interface Transition {
@@ -912,6 +914,9 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
       csvs,
       operatorGroups,
       ...(s.scope === undefined ? {} : { scope: { serviceAccount: s.scope.serviceAccount } }),
+      ...(s.operatorConditions === undefined
+        ? {}
+        : { operatorConditions: generatorWrites(s.csvs, s.operatorConditions) }),
     },
     ...(Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : {}),
   };

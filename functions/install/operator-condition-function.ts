@@ -1,7 +1,7 @@
-// The OperatorCondition half of the install function (upstream's operator-condition generator
-// and controller): one work item per CSV name in a namespace. load reads the CSV, its
-// OperatorCondition, the condition's Role and RoleBinding and the deployments it lists from
-// the API; decide is operator-conditions.ts; apply writes them in order.
+// The OperatorCondition controller of the install function (upstream's operator-condition
+// controller; the generator runs in the CSV namespace pass): one work item per OperatorCondition.
+// load reads the condition, its Role and RoleBinding and the deployments it lists from the API;
+// decide is operator-conditions.ts decideOperatorCondition; apply writes in order.
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import type {
@@ -13,6 +13,7 @@ import type {
 import {
   decideOperatorCondition,
   operatorConditionApiVersion,
+  roleAsWanted,
   withConditionEnv,
   type OperatorConditionObject,
   type OperatorConditionSnapshot,
@@ -25,19 +26,15 @@ const objectOf = (change: ObjectChange): KubeObject | undefined =>
 const namespaced = (change: ObjectChange): boolean =>
   change.ref.namespace !== '' && change.ref.namespace !== '-';
 
-// The CSV and the OperatorCondition name the work directly.
-const byName = (kind: string): Trigger => ({
-  kind,
-  workKeys: (c) => {
-    if (!namespaced(c)) return [];
-    if (objectOf(c)?.metadata.labels?.['olm.copiedFrom'] !== undefined) return [];
-    return [[c.ref.namespace, c.ref.name]];
-  },
-});
+const conditionTrigger: Trigger = {
+  kind: 'OperatorCondition',
+  workKeys: (c) => (namespaced(c) ? [[c.ref.namespace, c.ref.name]] : []),
+};
 
 // Roles and RoleBindings an OperatorCondition controls (deleted ones by their own name, which
-// is the condition's).
-const byController = (kind: string): Trigger => ({
+// is the condition's). A Role as the condition wants it (rules and owner follow from its name)
+// needs no pass: that is every Role event OLM's own writes cause.
+const byController = (kind: 'Role' | 'RoleBinding'): Trigger => ({
   kind,
   workKeys: (c) => {
     if (!namespaced(c)) return [];
@@ -46,7 +43,9 @@ const byController = (kind: string): Trigger => ({
     const owner = (object.metadata.ownerReferences ?? []).find(
       (r) => r.controller === true && r.kind === 'OperatorCondition',
     );
-    return owner === undefined ? [] : [[c.ref.namespace, owner.name]];
+    if (owner === undefined) return [];
+    if (kind === 'Role' && owner.name === c.ref.name && roleAsWanted(object)) return [];
+    return [[c.ref.namespace, owner.name]];
   },
 });
 
@@ -78,8 +77,7 @@ export function operatorConditionFunction(options: {
   return {
     name: 'install-operator-condition',
     triggers: [
-      byName('ClusterServiceVersion'),
-      byName('OperatorCondition'),
+      conditionTrigger,
       byController('Role'),
       byController('RoleBinding'),
       deploymentTrigger,
@@ -88,13 +86,7 @@ export function operatorConditionFunction(options: {
       const [namespace = '', name = ''] = work.key;
       const client = clientOf(work.cluster);
       const rbac = 'rbac.authorization.k8s.io/v1';
-      const [csv, condition, role, roleBinding] = await Promise.all([
-        client.get({
-          apiVersion: 'operators.coreos.com/v1alpha1',
-          kind: 'ClusterServiceVersion',
-          namespace,
-          name,
-        }),
+      const [condition, role, roleBinding] = await Promise.all([
         client.get<OperatorConditionObject>({
           apiVersion: operatorConditionApiVersion,
           kind: 'OperatorCondition',
@@ -113,7 +105,6 @@ export function operatorConditionFunction(options: {
         namespace,
         name,
         now: now(),
-        ...(csv === undefined ? {} : { csv }),
         ...(condition === undefined ? {} : { condition }),
         ...(role === undefined ? {} : { role }),
         ...(roleBinding === undefined ? {} : { roleBinding }),

@@ -1,7 +1,7 @@
 // OperatorConditions (spec §1, §2.2, §13), pure. Upstream runs three pieces, reproduced here:
-// - the generator: one OperatorCondition (operators.coreos.com/v2) per non-copied CSV, same
-//   name and namespace, controlled by the CSV, listing the strategy's deployments and service
-//   accounts;
+// - the generator (run in the CSV namespace pass): one OperatorCondition
+//   (operators.coreos.com/v2) per non-copied CSV, same name and namespace, controlled by the
+//   CSV, listing the strategy's deployments and service accounts;
 // - the OperatorCondition controller: a same-named Role (get/update/patch on that one
 //   OperatorCondition) and RoleBinding for those service accounts, OPERATOR_CONDITION_NAME in
 //   the listed deployments the CSV owns, and spec.conditions mirrored into status.conditions
@@ -71,6 +71,15 @@ export function conditionDeployments(csv: KubeObject): string[] {
   return (Array.isArray(deployments) ? deployments : []).map((d) => d.name).filter(named);
 }
 
+/** Whether the condition says anything about Upgradeable (override, spec or status). */
+export function mentionsUpgradeable(condition: OperatorConditionObject): boolean {
+  return [
+    ...(condition.spec?.overrides ?? []),
+    ...(condition.spec?.conditions ?? []),
+    ...(condition.status?.conditions ?? []),
+  ].some((c) => c.type === upgradeableCondition);
+}
+
 /**
  * Upstream's isOperatorUpgradeable for the CSV owning `condition`: undefined when an upgrade may
  * proceed, else why not. An Upgradeable override wins; otherwise the status condition counts,
@@ -94,12 +103,11 @@ export function notUpgradeable(condition: OperatorConditionObject | undefined): 
   return undefined;
 }
 
-/** What one OperatorCondition pass reads: the CSV and condition of one name, and what hangs off it. */
+/** What one OperatorCondition pass reads: the condition of one name, and what hangs off it. */
 export interface OperatorConditionSnapshot {
   namespace: string;
   name: string;
   now: Date;
-  csv?: KubeObject;
   condition?: OperatorConditionObject;
   role?: KubeObject;
   roleBinding?: KubeObject;
@@ -125,8 +133,7 @@ const ownedBy = (object: KubeObject, owner: KubeObject): boolean =>
 
 const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 
-const live = (csv: KubeObject | undefined): csv is KubeObject =>
-  csv !== undefined &&
+const live = (csv: KubeObject): boolean =>
   csv.metadata.deletionTimestamp === undefined &&
   csv.metadata.labels?.['olm.copiedFrom'] === undefined;
 
@@ -173,9 +180,9 @@ function generatorWrite(
 const rbacApi = 'rbac.authorization.k8s.io/v1';
 const managedLabels = { 'olm.managed': 'true' };
 
-function roleWrites(condition: OperatorConditionObject, existing: KubeObject | undefined): Write[] {
-  const name = condition.metadata.name ?? '';
-  const rules = [
+/** The rules of the Role letting an operator read and update its OperatorCondition `name`. */
+function conditionRules(name: string): Record<string, string[]>[] {
+  return [
     {
       apiGroups: ['operators.coreos.com'],
       resources: ['operatorconditions'],
@@ -183,6 +190,16 @@ function roleWrites(condition: OperatorConditionObject, existing: KubeObject | u
       verbs: ['get', 'update', 'patch'],
     },
   ];
+}
+
+/** Whether a Role has the rules its OperatorCondition (of the same name) gives it. */
+export function roleAsWanted(role: KubeObject): boolean {
+  return sameJson(role['rules'] ?? [], conditionRules(role.metadata.name ?? ''));
+}
+
+function roleWrites(condition: OperatorConditionObject, existing: KubeObject | undefined): Write[] {
+  const name = condition.metadata.name ?? '';
+  const rules = conditionRules(name);
   const owners = [controllerRef(condition)];
   if (existing === undefined) {
     return [
@@ -346,14 +363,24 @@ export function mirroredStatus(
   return changed ? { ...condition.status, conditions } : undefined;
 }
 
-/** Pure: the writes that bring one CSV's OperatorCondition and what hangs off it up to date. */
+/**
+ * The generator's writes for a namespace: a condition for each live (not copied, not deleted)
+ * CSV that lacks one, and the CSV's owner reference, deployments and service accounts put back
+ * on one that differs. `conditions` are the namespace's OperatorConditions by name.
+ */
+export function generatorWrites(
+  csvs: readonly KubeObject[],
+  conditions: ReadonlyMap<string, KubeObject>,
+): Write[] {
+  return csvs.flatMap((csv) => {
+    if (!live(csv)) return [];
+    const write = generatorWrite(csv, conditions.get(csv.metadata.name ?? ''));
+    return write === undefined ? [] : [write];
+  });
+}
+
+/** Pure: the writes that bring one OperatorCondition's Role, RoleBinding, deployments and status up to date. */
 export function decideOperatorCondition(s: OperatorConditionSnapshot): Write[] {
-  if (live(s.csv)) {
-    const write = generatorWrite(s.csv, s.condition);
-    // A created or respecified condition is looked at again once the mirror reports it (its
-    // uid owns the Role and RoleBinding; its new generation is what status must observe).
-    if (write !== undefined) return [write];
-  }
   const condition = s.condition;
   if (condition === undefined || condition.metadata.deletionTimestamp !== undefined) return [];
   const writes: Write[] = [

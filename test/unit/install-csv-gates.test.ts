@@ -117,6 +117,20 @@ t.test('csv - a new CSV waits while the one it replaces is not Upgradeable', asy
     'the gate is the first Pending check',
   );
   t.equal(d.requeueAfterMs, csvRequeueMs, 'looked at again while Pending');
+  t.match(
+    d.writes.operatorConditions,
+    [
+      { op: 'create', object: { metadata: { name: 'etcdoperator.v0.9.4' } } },
+      {
+        op: 'update',
+        object: {
+          metadata: { name: 'etcdoperator.v0.9.2' },
+          spec: { deployments: ['etcd-operator'], overrides: [] },
+        },
+      },
+    ],
+    'the generator runs in the namespace pass',
+  );
 
   const blocked: CsvObject = { ...next, status: moved?.status ?? {} };
   const still = decideNamespace(snapshot([blocked, old], { operatorConditions: conditions }));

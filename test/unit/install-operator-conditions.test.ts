@@ -4,6 +4,8 @@ import {
   conditionDeployments,
   conditionServiceAccounts,
   decideOperatorCondition,
+  generatorWrites,
+  roleAsWanted,
   mirroredStatus,
   notUpgradeable,
   type OperatorConditionObject,
@@ -124,7 +126,7 @@ const snapshot = (extra: Partial<OperatorConditionSnapshot>): OperatorConditionS
 
 t.test('operator condition - a CSV without one gets it, controlled by the CSV', async (t) => {
   const csv = await etcdCsv();
-  const writes = decideOperatorCondition(snapshot({ csv }));
+  const writes = generatorWrites([csv], new Map());
   t.match(writes, [
     {
       op: 'create',
@@ -140,14 +142,19 @@ t.test('operator condition - a CSV without one gets it, controlled by the CSV', 
       },
     },
   ]);
-  t.equal(writes.length, 1, 'Role and RoleBinding wait for the condition (they need its uid)');
+  t.equal(writes.length, 1);
   const copied = { ...csv, metadata: { ...csv.metadata, labels: { 'olm.copiedFrom': 'ns0' } } };
-  t.same(decideOperatorCondition(snapshot({ csv: copied })), [], 'copied CSVs get none');
+  t.same(generatorWrites([copied], new Map()), [], 'copied CSVs get none');
   const deleting = {
     ...csv,
     metadata: { ...csv.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' },
   };
-  t.same(decideOperatorCondition(snapshot({ csv: deleting })), [], 'deleted CSVs get none');
+  t.same(generatorWrites([deleting], new Map()), [], 'deleted CSVs get none');
+  t.same(
+    generatorWrites([csv], new Map([['etcdoperator.v0.9.4', condition()]])),
+    [],
+    'one as wanted: nothing to do',
+  );
 });
 
 t.test('operator condition - a changed strategy respecifies it, keeping overrides', async (t) => {
@@ -159,7 +166,7 @@ t.test('operator condition - a changed strategy respecifies it, keeping override
       overrides: [upgradeable('True')],
     },
   });
-  const writes = decideOperatorCondition(snapshot({ csv, condition: existing }));
+  const writes = generatorWrites([csv], new Map([['etcdoperator.v0.9.4', existing]]));
   t.match(writes, [
     {
       op: 'update',
@@ -172,9 +179,8 @@ t.test('operator condition - a changed strategy respecifies it, keeping override
   t.equal(writes.length, 1);
 });
 
-t.test('operator condition - Role and RoleBinding for its service accounts', async (t) => {
-  const csv = await etcdCsv();
-  const writes = decideOperatorCondition(snapshot({ csv, condition: condition() }));
+t.test('operator condition - Role and RoleBinding for its service accounts', (t) => {
+  const writes = decideOperatorCondition(snapshot({ condition: condition() }));
   const owner = { kind: 'OperatorCondition', uid: 'cond-uid', controller: true };
   t.match(writes, [
     {
@@ -208,7 +214,7 @@ t.test('operator condition - Role and RoleBinding for its service accounts', asy
   const binding = writes[1]?.op === 'create' ? writes[1].object : undefined;
   if (role === undefined || binding === undefined) throw new Error('expected creates');
   t.same(
-    decideOperatorCondition(snapshot({ csv, condition: condition(), role, roleBinding: binding })),
+    decideOperatorCondition(snapshot({ condition: condition(), role, roleBinding: binding })),
     [],
     'nothing to do once they are in place',
   );
@@ -216,7 +222,7 @@ t.test('operator condition - Role and RoleBinding for its service accounts', asy
   const widened = { ...role, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] };
   t.match(
     decideOperatorCondition(
-      snapshot({ csv, condition: condition(), role: widened, roleBinding: binding }),
+      snapshot({ condition: condition(), role: widened, roleBinding: binding }),
     ),
     [{ op: 'update', object: { kind: 'Role', rules: [{ verbs: ['get', 'update', 'patch'] }] } }],
     'edited rules are put back',
@@ -227,7 +233,7 @@ t.test('operator condition - Role and RoleBinding for its service accounts', asy
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
   };
   t.match(
-    decideOperatorCondition(snapshot({ csv, condition: condition(), role, roleBinding: rebound })),
+    decideOperatorCondition(snapshot({ condition: condition(), role, roleBinding: rebound })),
     [
       {
         op: 'delete',
@@ -238,6 +244,9 @@ t.test('operator condition - Role and RoleBinding for its service accounts', asy
     ],
     'a binding to another role is replaced (roleRef is immutable)',
   );
+  t.ok(roleAsWanted(role), 'the Role as made needs no pass (trigger filter)');
+  t.notOk(roleAsWanted(widened));
+  t.end();
 });
 
 t.test('operator condition - OPERATOR_CONDITION_NAME is put back into its CSV deployments', (t) => {
