@@ -143,6 +143,17 @@ t.test(
       ).template.spec.containers[0]?.env;
       return env?.some((e) => e.name === 'OPERATOR_CONDITION_NAME' && e.value === name);
     });
+
+    // A deleted OperatorCondition is generated again, and its Role follows it.
+    await client.delete(conditionRef('oc', name));
+    const regenerated = await waitFor('the OperatorCondition to be generated again', async () => {
+      const c = await client.get(conditionRef('oc', name));
+      return c !== undefined && c.metadata.uid !== condition.metadata.uid ? c : undefined;
+    });
+    await waitFor('the Role to belong to the new condition', async () => {
+      const r = await client.get({ apiVersion: rbac, kind: 'Role', namespace: 'oc', name });
+      return r?.metadata.ownerReferences?.some((o) => o.uid === regenerated.metadata.uid);
+    });
   },
 );
 
@@ -221,8 +232,8 @@ interface PodTemplate {
 t.test(
   'operator condition - serving certificates rotate when due: NeedsCertRotation, new Secret, CA bundle and pods',
   async (t) => {
-    // Certificates valid a day and 6 s: due for rotation 6 s after they are issued.
-    const { client } = await installFunctionFor(t, { certificateLifetimeMs: 86_400_000 + 6_000 });
+    // Certificates valid a day and 10 s: due for rotation 10 s after they are issued.
+    const { client } = await installFunctionFor(t, { certificateLifetimeMs: 86_400_000 + 10_000 });
     await namespaceWithOperatorGroup(client, 'rot', {}); // AllNamespaces
     const bundle = await smallBundle(
       'node-maintenance-operator',
@@ -247,8 +258,8 @@ t.test(
     const rotateAt = Date.parse(first.certsRotateAt ?? '');
     const lastUpdated = Date.parse(first.certsLastUpdated ?? '');
     t.ok(
-      Math.abs(rotateAt - lastUpdated - 6_000) <= 1_000,
-      'certsRotateAt = NotAfter - 24h, 6 s after issue',
+      Math.abs(rotateAt - lastUpdated - 10_000) <= 1_000,
+      'certsRotateAt = NotAfter - 24h, 10 s after issue',
     );
 
     // Rotated and back to Succeeded, with every CA copy in agreement.
