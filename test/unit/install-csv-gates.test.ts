@@ -172,7 +172,7 @@ t.test('csv - a new CSV waits while the one it replaces is not Upgradeable', asy
 
 function certificate(notAfter: Date, issued: boolean): ServingCertificate {
   return {
-    caPem: 'ca',
+    caPem: issued ? 'new-ca' : 'old-ca',
     certPem: 'cert',
     keyPem: 'key',
     caHash: issued ? 'new-hash' : 'old-hash',
@@ -246,6 +246,35 @@ t.test('csv - a Succeeded CSV whose certificates are due rotates them', async (t
   );
   t.match(deployment, {
     object: { spec: { template: { metadata: { annotations: { olmcahash: 'new-hash' } } } } },
+  });
+});
+
+t.test('csv - a rotation puts the new CA into owned APIServices', async (t) => {
+  const csv = await nmo(at('Succeeded', 'InstallSucceeded'));
+  const spec = csv.spec ?? {};
+  spec['apiservicedefinitions'] = {
+    owned: [
+      {
+        name: 'maintenances',
+        group: 'example.medik8s.io',
+        version: 'v1',
+        kind: 'Maintenance',
+        deploymentName,
+      },
+    ],
+  };
+  const cert = certificate(new Date(now.getTime() + 730 * 86_400_000), true);
+  const d = decideNamespace(
+    snapshot([csv], { ...requirementsMet, certificates: withCertificates(cert) }),
+  );
+  const apiService = d.writes.csvs[0]?.writes.find(
+    (w) => w.op !== 'delete' && w.op !== 'patch' && w.object.kind === 'APIService',
+  );
+  t.match(apiService, {
+    object: {
+      metadata: { name: 'v1.example.medik8s.io' },
+      spec: { caBundle: Buffer.from('new-ca').toString('base64') },
+    },
   });
 });
 
