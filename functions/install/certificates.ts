@@ -1,8 +1,8 @@
 // Serving certificates for webhooks and owned APIServices (spec §3.2): a fresh CA per install
-// (organisation "Red Hat, Inc.", 730 days, as upstream) signs a certificate for the
+// (organisation "Red Hat, Inc.", 730 days by default, as upstream) signs a certificate for the
 // deployment's Service; the Secret `<deployment>-service-cert` keeps them and is reused while
-// valid (rotation 24 h before expiry). Generating keys is I/O-like (random), so it happens in
-// load; decisions only read the material.
+// fresh (rotation 24 h before either expires, as upstream's DefaultCertMinFresh). Generating
+// keys is I/O-like (random), so it happens in load; decisions only read the material.
 import { createHash, webcrypto } from 'node:crypto';
 // Must precede @peculiar/x509: its dependency tsyringe checks for the Reflect metadata API on load.
 import 'reflect-metadata';
@@ -16,13 +16,27 @@ export interface ServingCertificate {
   keyPem: string;
   /** sha256 hex of the CA PEM: the olmcahash annotation. */
   caHash: string;
+  /** When the certificate (and its CA) expire, to the second as encoded. */
   notAfter: Date;
+  /** Made in this load: the Secret was missing, stale or not ours to reuse (a rotation). */
+  issued?: boolean;
 }
 
 const day = 24 * 3_600_000;
-const validity = 730 * day;
-/** Certificates are replaced this long before they expire. */
+/** Upstream's certificate lifetime (DefaultCertValidFor): 730 days. */
+export const defaultCertificateLifetimeMs = 730 * day;
+/** Certificates are replaced this long before they expire (upstream's DefaultCertMinFresh). */
 export const rotationMarginMs = day;
+
+/** When a certificate expiring at `notAfter` is due for rotation (upstream's CalculateCertRotatesAt). */
+export function rotatesAt(notAfter: Date): Date {
+  return new Date(notAfter.getTime() - rotationMarginMs);
+}
+
+/** `at` as a Kubernetes timestamp (RFC 3339, whole seconds, as metav1.Time). */
+export function kubeTimestamp(at: Date): string {
+  return new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
 const keyAlgorithm: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
 const signingAlgorithm: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
 
@@ -50,12 +64,14 @@ async function keyPem(key: webcrypto.CryptoKey): Promise<string> {
   return x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', key), 'PRIVATE KEY');
 }
 
-/** Issues a fresh CA and a serving certificate for `hosts`. */
+/** Issues a fresh CA and a serving certificate for `hosts`, both valid for `lifetimeMs`. */
 export async function issueServingCertificate(
   hosts: readonly string[],
   now: Date,
+  lifetimeMs = defaultCertificateLifetimeMs,
 ): Promise<ServingCertificate> {
-  const notAfter = new Date(now.getTime() + validity);
+  // Whole seconds: what the certificate encodes, so rotation times computed from it agree.
+  const notAfter = new Date(Math.floor((now.getTime() + lifetimeMs) / 1000) * 1000);
   const caKeys = await webcrypto.subtle.generateKey(keyAlgorithm, true, ['sign', 'verify']);
   const ca = await x509.X509CertificateGenerator.createSelfSigned(
     {
@@ -107,6 +123,7 @@ export async function issueServingCertificate(
     keyPem: await keyPem(keys.privateKey),
     caHash: caHashOf(caPem),
     notAfter,
+    issued: true,
   };
 }
 
@@ -114,12 +131,17 @@ const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64
 const unb64 = (text: unknown): string =>
   typeof text === 'string' ? Buffer.from(text, 'base64').toString('utf8') : '';
 
-/** The material of an existing cert Secret when it is still good for `hosts` at `now`. */
-export function reusableCertificate(
+/**
+ * The material of an existing cert Secret when it is still good for `hosts` at `now`
+ * (upstream's shouldRotateCerts, negated): CA and certificate present, parseable, active and
+ * not within the rotation margin of expiry, the certificate signed by the CA and naming every
+ * host.
+ */
+export async function reusableCertificate(
   secret: KubeObject | undefined,
   hosts: readonly string[],
   now: Date,
-): ServingCertificate | undefined {
+): Promise<ServingCertificate | undefined> {
   if (secret === undefined) return undefined;
   const data = (secret['data'] ?? {}) as Record<string, string>;
   const certPem = unb64(data['tls.crt']);
@@ -130,12 +152,17 @@ export function reusableCertificate(
   if (certPem === '' || keyPemText === '' || caPem === '' || caHashOf(caPem) !== caHash)
     return undefined;
   try {
+    const ca = new x509.X509Certificate(caPem);
     const cert = new x509.X509Certificate(certPem);
-    if (now.getTime() > cert.notAfter.getTime() - rotationMarginMs) return undefined;
+    const fresh = (c: x509.X509Certificate): boolean =>
+      now.getTime() >= c.notBefore.getTime() && now.getTime() <= rotatesAt(c.notAfter).getTime();
+    if (!fresh(ca) || !fresh(cert)) return undefined;
+    if (!(await cert.verify({ publicKey: ca, signatureOnly: true }, webcrypto))) return undefined;
     const san = cert.getExtension(x509.SubjectAlternativeNameExtension);
     const names = new Set((san?.names.items ?? []).map((n) => n.value));
     if (!hosts.every((h) => names.has(h))) return undefined;
-    return { caPem, certPem, keyPem: keyPemText, caHash, notAfter: cert.notAfter };
+    const notAfter = new Date(Math.min(ca.notAfter.getTime(), cert.notAfter.getTime()));
+    return { caPem, certPem, keyPem: keyPemText, caHash, notAfter };
   } catch {
     return undefined;
   }
@@ -159,4 +186,40 @@ export function certificateSecret(
       olmCAKey: b64(cert.caPem),
     },
   };
+}
+
+/** Whether any of a CSV's certificates was issued in this load: missing or due, so a rotation. */
+export function rotationDue(certs: ReadonlyMap<string, ServingCertificate> | undefined): boolean {
+  return [...(certs?.values() ?? [])].some((c) => c.issued === true);
+}
+
+/**
+ * status.certsLastUpdated and status.certsRotateAt once `certs` are installed, when any was
+ * issued in this pass (upstream records them only when certificates rotated).
+ */
+export function certificateStatus(
+  certs: ReadonlyMap<string, ServingCertificate> | undefined,
+  now: Date,
+): { certsLastUpdated: string; certsRotateAt: string } | undefined {
+  const all = [...(certs?.values() ?? [])];
+  if (!all.some((c) => c.issued === true)) return undefined;
+  const expires = Math.min(...all.map((c) => c.notAfter.getTime()));
+  return {
+    certsLastUpdated: kubeTimestamp(now),
+    certsRotateAt: kubeTimestamp(rotatesAt(new Date(expires))),
+  };
+}
+
+/**
+ * How long until the earliest of `certs` (reused, so not yet due) is due for rotation, plus a
+ * second so that it is past due then; undefined without certificates.
+ */
+export function rotationWakeMs(
+  certs: ReadonlyMap<string, ServingCertificate> | undefined,
+  now: Date,
+): number | undefined {
+  const due = [...(certs?.values() ?? [])]
+    .filter((c) => c.issued !== true)
+    .map((c) => rotatesAt(c.notAfter).getTime() - now.getTime() + 1_000);
+  return due.length === 0 ? undefined : Math.max(1_000, Math.min(...due));
 }

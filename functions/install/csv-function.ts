@@ -4,6 +4,7 @@
 // then statuses.
 import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import {
+  defaultCertificateLifetimeMs,
   issueServingCertificate,
   reusableCertificate,
   serviceHosts,
@@ -32,6 +33,11 @@ import {
   type CsvObject,
 } from './csv-lifecycle.js';
 import type { InstallMetrics } from './metrics.js';
+import {
+  mentionsUpgradeable,
+  operatorConditionApiVersion,
+  type OperatorConditionObject,
+} from './operator-conditions.js';
 import { installFieldManager } from './plan-function.js';
 import { operatorGroupScope, type ScopedClients } from './scope.js';
 import { csvPhaseEvent } from './csv-events.js';
@@ -44,6 +50,7 @@ async function loadCertified(
   namespace: string,
   csvs: readonly CsvObject[],
   at: Date,
+  lifetimeMs: number,
 ): Promise<Pick<CsvNamespaceSnapshot, 'certificates' | 'existing' | 'webhookConfigurations'>> {
   const certificates = new Map<string, Map<string, ServingCertificate>>();
   const existing = new Map<string, KubeObject>();
@@ -80,7 +87,8 @@ async function loadCertified(
       const hosts = serviceHosts(service, namespace);
       perDeployment.set(
         deployment,
-        reusableCertificate(secret, hosts, at) ?? (await issueServingCertificate(hosts, at)),
+        (await reusableCertificate(secret, hosts, at)) ??
+          (await issueServingCertificate(hosts, at, lifetimeMs)),
       );
     }
     for (const api of ownedApiServicesOf(csv)) {
@@ -129,14 +137,30 @@ const namespaceTrigger = (kind: string): Trigger => ({
   workKeys: (c) => (c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]]),
 });
 
+// OperatorConditions move CSVs when they may gate an upgrade (an Upgradeable entry) or are
+// gone (the generator makes them again). Dropping an entry is seen by the Pending requeue.
+const conditionNamespace = namespaceTrigger('OperatorCondition');
+const operatorConditionTrigger: Trigger = {
+  kind: 'OperatorCondition',
+  workKeys: (c) => {
+    const condition = c.object as OperatorConditionObject | undefined;
+    return condition === undefined || mentionsUpgradeable(condition)
+      ? conditionNamespace.workKeys(c)
+      : [];
+  },
+};
+
 /** The CSV function over `clients` (by cluster id). */
 export function csvFunction(options: {
   clients: ReadonlyMap<string, KubeClient>;
   scoped: ScopedClients;
   metrics?: InstallMetrics;
   now?: () => Date;
+  /** Lifetime of issued serving certificates (default: upstream's 730 days). */
+  certificateLifetimeMs?: number;
 }): FunctionDefinition<CsvNamespaceSnapshot, CsvNamespaceWrites> {
   const now = options.now ?? (() => new Date());
+  const lifetimeMs = options.certificateLifetimeMs ?? defaultCertificateLifetimeMs;
   const clientOf = (cluster: string): KubeClient => {
     const client = options.clients.get(cluster);
     if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
@@ -145,25 +169,38 @@ export function csvFunction(options: {
   return {
     name: 'install-csv',
     triggers: [
-      'ClusterServiceVersion',
-      'OperatorGroup',
-      'Deployment',
-      'ServiceAccount',
-      'InstallPlan',
-      'Subscription',
-    ].map(namespaceTrigger),
+      ...[
+        'ClusterServiceVersion',
+        'OperatorGroup',
+        'Deployment',
+        'ServiceAccount',
+        'InstallPlan',
+        'Subscription',
+      ].map(namespaceTrigger),
+      operatorConditionTrigger,
+    ],
     async load(work: WorkContext): Promise<CsvNamespaceSnapshot> {
       const [namespace = ''] = work.key;
       const client = clientOf(work.cluster);
-      const [csvs, operatorGroups, deployments, serviceAccounts, subscriptions] = await Promise.all(
-        [
-          client.list<CsvObject>({ ...olm('ClusterServiceVersion'), namespace }),
-          client.list({ ...olm('OperatorGroup', 'v1'), namespace }),
-          client.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }),
-          client.list({ apiVersion: 'v1', kind: 'ServiceAccount', namespace }),
-          client.list({ ...olm('Subscription'), namespace }),
-        ],
-      );
+      const [
+        csvs,
+        operatorGroups,
+        deployments,
+        serviceAccounts,
+        subscriptions,
+        operatorConditions,
+      ] = await Promise.all([
+        client.list<CsvObject>({ ...olm('ClusterServiceVersion'), namespace }),
+        client.list({ ...olm('OperatorGroup', 'v1'), namespace }),
+        client.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }),
+        client.list({ apiVersion: 'v1', kind: 'ServiceAccount', namespace }),
+        client.list({ ...olm('Subscription'), namespace }),
+        client.list({
+          apiVersion: operatorConditionApiVersion,
+          kind: 'OperatorCondition',
+          namespace,
+        }),
+      ]);
       const crds = new Map<string, KubeObject>();
       await Promise.all(
         crdNamesOf(csvs.items).map(async (name) => {
@@ -197,9 +234,12 @@ export function csvFunction(options: {
         scope !== undefined && 'serviceAccount' in scope
           ? { serviceAccount: scope.serviceAccount }
           : undefined;
-      const certified = await loadCertified(client, namespace, csvs.items, now());
+      const certified = await loadCertified(client, namespace, csvs.items, now(), lifetimeMs);
       return {
         namespace,
+        operatorConditions: new Map(
+          operatorConditions.items.map((c) => [c.metadata.name ?? '', c] as const),
+        ),
         now: now(),
         ...certified,
         ...(scoped === undefined ? {} : { scope: scoped }),
@@ -216,6 +256,15 @@ export function csvFunction(options: {
     async apply(writes: CsvNamespaceWrites, work: WorkContext): Promise<void> {
       const client = clientOf(work.cluster);
       const final: CsvObject[] = [];
+      // OperatorConditions never hold up the CSVs: a failed write is retried on the next pass.
+      for (const w of writes.operatorConditions ?? []) {
+        try {
+          await executeWrites(client, [w], installFieldManager);
+        } catch (error) {
+          if (error instanceof StaleDecisionError) throw error;
+          work.log.warn({ err: error }, 'could not write an OperatorCondition');
+        }
+      }
       const scope = writes.scope;
       for (const c of writes.csvs) {
         let status = c.status;

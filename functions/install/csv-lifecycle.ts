@@ -14,7 +14,13 @@ import {
   type StrategyDeployment,
   type SubscriptionConfig,
 } from './deployments.js';
-import type { ServingCertificate } from './certificates.js';
+import {
+  certificateStatus,
+  rotationDue,
+  rotationWakeMs,
+  type ServingCertificate,
+} from './certificates.js';
+import { generatorWrites, upgradeBlocked } from './operator-conditions.js';
 import {
   certifiedDeployments,
   certifiedWrites,
@@ -69,6 +75,8 @@ export interface CsvNamespaceSnapshot {
   webhookConfigurations: KubeObject[];
   /** Scoped installs: the OperatorGroup's service account. */
   scope?: { serviceAccount: string };
+  /** The namespace's OperatorConditions by name (the generator and the upgrade gate). */
+  operatorConditions?: ReadonlyMap<string, KubeObject>;
 }
 
 /** What happens to one CSV in this pass. */
@@ -97,6 +105,8 @@ export interface CsvNamespaceWrites {
   /** Scoped installs write the strategy's objects as this service account. */
   scope?: { serviceAccount: string };
   csvs: CsvWrites[];
+  /** The OperatorCondition generator's writes (one condition per CSV). */
+  operatorConditions?: Write[];
 }
 
 interface Transition {
@@ -585,6 +595,14 @@ export function decideCsv(csv: CsvObject, s: CsvNamespaceSnapshot): CsvWrites {
         message: 'requirements not yet checked',
       });
     case 'Pending': {
+      const blocked = upgradeBlocked(csv, s.csvs, s.operatorConditions);
+      if (blocked !== undefined) {
+        return move({
+          phase: 'Pending',
+          reason: 'OperatorConditionNotUpgradeable',
+          message: `operator is not upgradeable: ${blocked}`,
+        });
+      }
       if ('invalid' in strategy) {
         return move({
           phase: 'Failed',
@@ -661,6 +679,8 @@ export function decideCsv(csv: CsvObject, s: CsvNamespaceSnapshot): CsvWrites {
         reason: 'InstallSucceeded',
         message: 'waiting for install components to report healthy',
       });
+      const certs = certificateStatus(s.certificates.get(name), s.now);
+      if (certs !== undefined) moved.status = { ...(moved.status ?? csv.status), ...certs };
       return { ...moved, writes, onFailure: 'installStrategy' };
     }
     case 'Installing':
@@ -691,6 +711,14 @@ export function decideCsv(csv: CsvObject, s: CsvNamespaceSnapshot): CsvWrites {
       ) {
         return none;
       }
+      const rotate = rotationDue(s.certificates.get(name));
+      if (phase === 'Succeeded' && rotate) {
+        return move({
+          phase: 'Pending',
+          reason: 'NeedsCertRotation',
+          message: 'CSV owns resources that require a cert refresh',
+        });
+      }
       if (phase !== 'Installing') {
         const { met } = requirementStatus(csv, strategy, s.crds, s.serviceAccounts);
         if (!met) {
@@ -706,6 +734,13 @@ export function decideCsv(csv: CsvObject, s: CsvNamespaceSnapshot): CsvWrites {
                 message: 'requirements not met',
               });
         }
+      }
+      if (phase === 'Failed' && rotate) {
+        return move({
+          phase: 'Pending',
+          reason: 'NeedsCertRotation',
+          message: 'owned APIServices need cert refresh',
+        });
       }
       const problems = intendedDeployments(csv, strategy, s).flatMap((d) => {
         const h = deploymentHealth(
@@ -835,12 +870,23 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
       phase === 'Replacing'
     );
   });
+  // Installed serving certificates are looked at again when they are due for rotation.
+  const wakes = s.csvs.flatMap((c) => {
+    const phase = c.status?.phase;
+    if (phase !== 'Succeeded' && phase !== 'Failed') return [];
+    const ms = rotationWakeMs(s.certificates.get(c.metadata.name ?? ''), s.now);
+    return ms === undefined ? [] : [ms];
+  });
+  const requeueAfterMs = Math.min(...(waiting ? [csvRequeueMs] : []), ...wakes);
   return {
     writes: {
       namespace: s.namespace,
       csvs,
       ...(s.scope === undefined ? {} : { scope: { serviceAccount: s.scope.serviceAccount } }),
+      ...(s.operatorConditions === undefined
+        ? {}
+        : { operatorConditions: generatorWrites(s.csvs, s.operatorConditions) }),
     },
-    ...(waiting ? { requeueAfterMs: csvRequeueMs } : {}),
+    ...(Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : {}),
   };
 }

@@ -1,29 +1,39 @@
-// The install function: InstallPlan execution (upstream's catalog operator ExecutePlan) and
-// the ClusterServiceVersion lifecycle (upstream's olm-operator), as definitions keyed per
-// InstallPlan and per namespace of CSVs, plus the retry of CSVs failed for good on RBAC changes.
+// The install function: InstallPlan execution (upstream's catalog operator ExecutePlan), the
+// ClusterServiceVersion lifecycle (upstream's olm-operator), OperatorConditions (upstream's
+// operator-condition generator and controller) and the retry of CSVs failed for good on RBAC
+// changes, as definitions keyed per InstallPlan, per namespace of CSVs and per CSV name.
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import { csvFunction } from './csv-function.js';
 import { createInstallMetrics } from './metrics.js';
+import { operatorConditionFunction } from './operator-condition-function.js';
+import { parseInstallOptions } from './options.js';
 import { installPlanFunction } from './plan-function.js';
 import { rbacRetryFunction } from './rbac-retry.js';
 import { ScopedClients } from './scope.js';
 
-export const createFunction: CreateFunction = (context) => {
-  const metrics = createInstallMetrics(context.registry);
-  const scoped = new ScopedClients();
-  return Promise.resolve({
-    definitions: [
-      installPlanFunction({
-        clients: context.clients,
-        scoped,
-        warnings: metrics.installPlanWarnings,
-      }),
-      csvFunction({ clients: context.clients, scoped, metrics }),
-      rbacRetryFunction({ clients: context.clients, mirror: context.backbone }),
-    ],
-    close() {
-      scoped.close();
-      return Promise.resolve();
-    },
-  });
-};
+/** The install function with `options` (see options.ts; validated here, before anything starts). */
+export function installFunction(options: unknown = {}): CreateFunction {
+  const { certificateLifetimeMs } = parseInstallOptions(options);
+  return (context) => {
+    const metrics = createInstallMetrics(context.registry);
+    const scoped = new ScopedClients();
+    return Promise.resolve({
+      definitions: [
+        installPlanFunction({
+          clients: context.clients,
+          scoped,
+          warnings: metrics.installPlanWarnings,
+        }),
+        csvFunction({ clients: context.clients, scoped, metrics, certificateLifetimeMs }),
+        operatorConditionFunction({ clients: context.clients }),
+        rbacRetryFunction({ clients: context.clients, mirror: context.backbone }),
+      ],
+      close() {
+        scoped.close();
+        return Promise.resolve();
+      },
+    });
+  };
+}
+
+export const createFunction: CreateFunction = installFunction();

@@ -4,7 +4,7 @@
 // torn down with the test.
 import { Registry } from 'prom-client';
 import type { Test } from 'tap';
-import { createFunction as createInstall } from '../../functions/install/index.js';
+import { installFunction } from '../../functions/install/index.js';
 import { createFunction as createRbac } from '../../functions/rbac/index.js';
 import { startWatcher } from '../../functions/watcher/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
@@ -23,8 +23,8 @@ export interface InstallFixture {
   lines: Record<string, unknown>[];
 }
 
-/** Starts cluster, backbone, watcher and the install and rbac functions. */
-export async function installFunctionFor(t: Test): Promise<InstallFixture> {
+/** Starts cluster, backbone, watcher, the install function (with `options`, see install/options.ts) and the rbac function. */
+export async function installFunctionFor(t: Test, options: unknown = {}): Promise<InstallFixture> {
   const { fixture, client } = await clusterFor(t);
   const backbone = await backboneFor(t, { leaseTtlMs: 2_000 });
   const { log, lines } = capturingLogger('info');
@@ -49,7 +49,7 @@ export async function installFunctionFor(t: Test): Promise<InstallFixture> {
     globalCatalogNamespace: 'olm',
     signal: abort.signal,
   };
-  const started = await Promise.all([createInstall(context), createRbac(context)]);
+  const started = await Promise.all([installFunction(options)(context), createRbac(context)]);
   const metrics = createFunctionMetrics(registry);
   const hosts = started.flatMap((f) => f.definitions).map(
     (d) =>
