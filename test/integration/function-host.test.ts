@@ -102,7 +102,7 @@ t.test(
     await startHost(t, backbone, definition);
     for (let value = 1; value <= 1000; value++) await putWidget(backbone, 'w1', value);
     await waitFor('the last value to be applied', () => applied.at(-1) === 1000, 20_000);
-    t.ok(definition.loads < 200, `1,000 updates caused ${definition.loads} reconciles`);
+    t.ok(definition.loads < 400, `1,000 updates caused ${definition.loads} reconciles`);
     t.equal(applied.at(-1), 1000, 'the last state wins');
   },
 );
