@@ -226,12 +226,10 @@ t.test(
     let created = 0;
     const table: FunctionTable = {
       echo: () => Promise.resolve(echoModule({ onClose: () => created++ })),
-      install: undefined,
     };
     await t.rejects(startFunctions(['echo', 'install'], table, runtimeFor(backbone, new Map())), {
-      name: 'FunctionNotAvailableError',
-      message:
-        'function install is not available in this build yet: it arrives with issue #7 (installation)',
+      name: 'UnknownFunctionError',
+      message: 'unknown function "install" (one of: echo)',
     });
     t.equal(created, 0, 'echo was not started');
   },
@@ -333,6 +331,15 @@ t.test('olmq run - a kubeconfig it cannot read exits 2 naming the file', async (
   );
   t.equal(code, 2);
   t.match(stderr(), 'olmq run echo: kubeconfig /nonexistent/kubeconfig does not exist');
+});
+
+t.test('olmq run - a function its table lacks exits 2 listing the ones it has', async (t) => {
+  const stderr = capturedStderr(t);
+  const code = await runFunction(runConfig(['--log-level', 'silent']), 'nope', {
+    table: { echo: () => Promise.resolve(echoModule()) },
+  });
+  t.equal(code, 2);
+  t.match(stderr(), 'olmq run nope: unknown function "nope" (one of: echo)');
 });
 
 t.test('olmq run - a function that fails to start exits 1 naming it', async (t) => {
