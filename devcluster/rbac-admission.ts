@@ -106,6 +106,19 @@ export function checkRbacEscalation(
   const metadata = object['metadata'] as JsonObject;
   const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
   const namespace = typeof metadata['namespace'] === 'string' ? metadata['namespace'] : '';
+  // Every rule granted must be one the user holds already.
+  const requireHeld = (granted: JsonValue | undefined): void => {
+    const rules = Array.isArray(granted) ? granted.filter(isJsonObject) : [];
+    const missing = rules.filter((rule) => !holdsRule(user, rule, namespace, rbac));
+    if (missing.length > 0) {
+      throw forbidden(
+        type,
+        name,
+        user,
+        `is attempting to grant RBAC permissions not currently held:\n${missing.map(ruleText).join('\n')}`,
+      );
+    }
+  };
   if (type.kind === 'Role' || type.kind === 'ClusterRole') {
     if (
       authorize(attributes(user, namespace, 'escalate', rbacGroup, type.resource, name), rbac)
@@ -120,16 +133,7 @@ export function checkRbacEscalation(
         'must have cluster-admin privileges to use the aggregationRule',
       );
     }
-    const rules = Array.isArray(object['rules']) ? object['rules'].filter(isJsonObject) : [];
-    const missing = rules.filter((rule) => !holdsRule(user, rule, namespace, rbac));
-    if (missing.length > 0) {
-      throw forbidden(
-        type,
-        name,
-        user,
-        `is attempting to grant RBAC permissions not currently held:\n${missing.map(ruleText).join('\n')}`,
-      );
-    }
+    requireHeld(object['rules']);
     return;
   }
   if (type.kind === 'RoleBinding' || type.kind === 'ClusterRoleBinding') {
@@ -146,15 +150,6 @@ export function checkRbacEscalation(
       refKind === 'ClusterRole' ? '' : namespace,
       refName,
     );
-    const rules = role && Array.isArray(role['rules']) ? role['rules'].filter(isJsonObject) : [];
-    const missing = rules.filter((rule) => !holdsRule(user, rule, namespace, rbac));
-    if (missing.length > 0) {
-      throw forbidden(
-        type,
-        name,
-        user,
-        `is attempting to grant RBAC permissions not currently held:\n${missing.map(ruleText).join('\n')}`,
-      );
-    }
+    requireHeld(role?.['rules']);
   }
 }
