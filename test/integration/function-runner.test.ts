@@ -7,7 +7,6 @@ import { commands } from '../../cli/commands.js';
 import { startFunctions, type FunctionTable } from '../../cli/functions.js';
 import { parseCommandLine } from '../../cli/options.js';
 import { runFunction } from '../../cli/run.js';
-import { startWatcher } from '../../functions/watcher/index.js';
 import { mirroredKinds } from '../../functions/watcher/kinds.js';
 import { assets, type Backbone } from '../../shared/bus/backbone.js';
 import { objectKey } from '../../shared/bus/subjects.js';
@@ -27,6 +26,7 @@ import { backboneFor, clusterFor } from '../harness/backbone.js';
 import { capturingLogger } from '../harness/log.js';
 import { natsServerFor } from '../harness/nats.js';
 import { waitFor } from '../harness/wait.js';
+import { watcherFor } from '../harness/watcher.js';
 
 const echoRef = (name: string) => ({
   apiVersion: 'v1',
@@ -40,18 +40,9 @@ async function watchConfigMaps(
   cluster: Awaited<ReturnType<typeof clusterFor>>,
   backbone: Backbone,
 ): Promise<void> {
-  const watcher = await startWatcher({
-    cluster: { id: 'c1', kubeConfig: cluster.fixture.kubeConfig },
-    backbone,
-    log: capturingLogger('warn').log,
-    registry: new Registry(),
-    identity: 'watcher-c1',
-    leaseNamespace: 'olmq-system',
-    leaseName: 'olmq-watcher',
-    leaseDurationSeconds: 15,
+  const watcher = await watcherFor(t, cluster.fixture, backbone, {
     kinds: mirroredKinds.filter((k) => k.kind === 'ConfigMap'),
   });
-  t.teardown(() => watcher.stop());
   await watcher.synced();
 }
 
