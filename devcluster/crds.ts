@@ -1,6 +1,6 @@
 // CustomResourceDefinitions: the status kube's CRD controllers write (names accepted,
 // established, stored versions) and the resource types a CRD serves.
-import { text } from './values.js';
+import { stringItems, text } from './values.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 import {
   defaultColumns,
@@ -11,10 +11,6 @@ import {
 
 /** Finalizer kube puts on CRDs so their objects are removed before the CRD goes. */
 export const crdCleanupFinalizer = 'customresourcecleanup.apiextensions.k8s.io';
-
-function strings(value: JsonValue | undefined): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
 
 function obj(value: JsonValue | undefined): JsonObject {
   return isJsonObject(value) ? value : {};
@@ -36,10 +32,10 @@ export function acceptedNames(crd: JsonObject): JsonObject {
         ? names['listKind']
         : `${kind}List`,
   };
-  if (strings(names['shortNames']).length > 0)
-    accepted['shortNames'] = strings(names['shortNames']);
-  if (strings(names['categories']).length > 0)
-    accepted['categories'] = strings(names['categories']);
+  if (stringItems(names['shortNames']).length > 0)
+    accepted['shortNames'] = stringItems(names['shortNames']);
+  if (stringItems(names['categories']).length > 0)
+    accepted['categories'] = stringItems(names['categories']);
   return accepted;
 }
 
@@ -83,7 +79,7 @@ export function establishedStatus(
   const conditions = Array.isArray(previous['conditions'])
     ? previous['conditions'].filter(isJsonObject)
     : [];
-  const stored = strings(previous['storedVersions']);
+  const stored = stringItems(previous['storedVersions']);
   const storage = storageVersionOf(crd);
   if (storage !== '' && !stored.includes(storage)) stored.push(storage);
   return {
@@ -140,8 +136,8 @@ export function resourceTypesOfCrd(crd: JsonObject): ResourceType[] {
         listKind: text(names['listKind']),
         singular: text(names['singular']),
         namespaced: spec['scope'] !== 'Cluster',
-        shortNames: strings(names['shortNames']),
-        categories: strings(names['categories']),
+        shortNames: stringItems(names['shortNames']),
+        categories: stringItems(names['categories']),
         verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
         statusSubresource: isJsonObject(subresources['status']),
         extraSubresources: [],

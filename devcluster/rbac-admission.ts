@@ -10,14 +10,11 @@ import {
 } from './auth/index.js';
 import { ApiError } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { stringItems } from './values.js';
 import { storageKey, type ResourceType } from './resources.js';
 import type { ObjectStore } from './store.js';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
-
-function strings(value: JsonValue | undefined): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
 
 function attributes(
   user: UserInfo,
@@ -44,16 +41,16 @@ function attributes(
 
 /** Whether `user` holds every permission of `rule` in `namespace` ("" = cluster-wide). */
 function holdsRule(user: UserInfo, rule: JsonObject, namespace: string, rbac: RbacSource): boolean {
-  const verbs = strings(rule['verbs']);
-  const urls = strings(rule['nonResourceURLs']);
+  const verbs = stringItems(rule['verbs']);
+  const urls = stringItems(rule['nonResourceURLs']);
   if (urls.length > 0) {
     return urls.every((path) =>
       verbs.every((verb) => authorize(nonResourceAttributes(user, verb, path), rbac).allowed),
     );
   }
-  const names = strings(rule['resourceNames']);
-  for (const group of strings(rule['apiGroups'])) {
-    for (const resource of strings(rule['resources'])) {
+  const names = stringItems(rule['resourceNames']);
+  for (const group of stringItems(rule['apiGroups'])) {
+    for (const resource of stringItems(rule['resources'])) {
       for (const verb of verbs) {
         for (const name of names.length > 0 ? names : ['']) {
           if (!authorize(attributes(user, namespace, verb, group, resource, name), rbac).allowed)
@@ -67,15 +64,15 @@ function holdsRule(user: UserInfo, rule: JsonObject, namespace: string, rbac: Rb
 
 function ruleText(rule: JsonObject): string {
   const list = (key: string): string =>
-    `[${strings(rule[key])
+    `[${stringItems(rule[key])
       .map((s) => JSON.stringify(s))
       .join(' ')}]`;
   const parts: string[] = [];
-  if (strings(rule['apiGroups']).length > 0) parts.push(`APIGroups:${list('apiGroups')}`);
-  if (strings(rule['resources']).length > 0) parts.push(`Resources:${list('resources')}`);
-  if (strings(rule['resourceNames']).length > 0)
+  if (stringItems(rule['apiGroups']).length > 0) parts.push(`APIGroups:${list('apiGroups')}`);
+  if (stringItems(rule['resources']).length > 0) parts.push(`Resources:${list('resources')}`);
+  if (stringItems(rule['resourceNames']).length > 0)
     parts.push(`ResourceNames:${list('resourceNames')}`);
-  if (strings(rule['nonResourceURLs']).length > 0)
+  if (stringItems(rule['nonResourceURLs']).length > 0)
     parts.push(`NonResourceURLs:${list('nonResourceURLs')}`);
   parts.push(`Verbs:${list('verbs')}`);
   return `{${parts.join(', ')}}`;

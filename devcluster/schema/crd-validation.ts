@@ -8,7 +8,8 @@ import type { FieldCause } from './index.js';
 import { childPath, indexPath, invalid, notSupported, required } from './cause.js';
 import { jsonEqual } from './compiled.js';
 import { validateConversion } from './crd-conversion.js';
-import { objectAt, stringAt, stringsAt } from './crd-fields.js';
+import { objectAt, stringAt } from './crd-fields.js';
+import { stringItems } from '../values.js';
 import { dns1035LabelErrors, dns1123SubdomainErrors } from './dns-names.js';
 import { schemaIssues } from './schema-issues.js';
 
@@ -118,7 +119,7 @@ function validateNames(names: JsonObject, path: string, out: FieldCause[]): void
       );
     }
   }
-  stringsAt(names.shortNames).forEach((shortName, i) => {
+  stringItems(names.shortNames).forEach((shortName, i) => {
     const errs = dns1035LabelErrors(shortName);
     if (errs.length > 0)
       out.push(invalid(indexPath(childPath(path, 'shortNames'), i), shortName, errs.join(',')));
@@ -128,7 +129,7 @@ function validateNames(names: JsonObject, path: string, out: FieldCause[]): void
       invalid(childPath(path, 'listKind'), listKind, 'kind and listKind may not be the same'),
     );
   }
-  stringsAt(names.categories).forEach((category, i) => {
+  stringItems(names.categories).forEach((category, i) => {
     const errs = dns1035LabelErrors(category);
     if (errs.length > 0)
       out.push(invalid(indexPath(childPath(path, 'categories'), i), category, errs.join(',')));
