@@ -1,6 +1,6 @@
 // CustomResourceDefinitions: the status kube's CRD controllers write (names accepted,
 // established, stored versions) and the resource types a CRD serves.
-import { stringItems, text } from './values.js';
+import { text } from './values.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 import {
   defaultColumns,
@@ -11,6 +11,10 @@ import {
 
 /** Finalizer kube puts on CRDs so their objects are removed before the CRD goes. */
 export const crdCleanupFinalizer = 'customresourcecleanup.apiextensions.k8s.io';
+
+function strings(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
 
 function obj(value: JsonValue | undefined): JsonObject {
   return isJsonObject(value) ? value : {};
@@ -32,10 +36,10 @@ export function acceptedNames(crd: JsonObject): JsonObject {
         ? names['listKind']
         : `${kind}List`,
   };
-  if (stringItems(names['shortNames']).length > 0)
-    accepted['shortNames'] = stringItems(names['shortNames']);
-  if (stringItems(names['categories']).length > 0)
-    accepted['categories'] = stringItems(names['categories']);
+  if (strings(names['shortNames']).length > 0)
+    accepted['shortNames'] = strings(names['shortNames']);
+  if (strings(names['categories']).length > 0)
+    accepted['categories'] = strings(names['categories']);
   return accepted;
 }
 
@@ -79,7 +83,7 @@ export function establishedStatus(
   const conditions = Array.isArray(previous['conditions'])
     ? previous['conditions'].filter(isJsonObject)
     : [];
-  const stored = stringItems(previous['storedVersions']);
+  const stored = strings(previous['storedVersions']);
   const storage = storageVersionOf(crd);
   if (storage !== '' && !stored.includes(storage)) stored.push(storage);
   return {
@@ -136,8 +140,8 @@ export function resourceTypesOfCrd(crd: JsonObject): ResourceType[] {
         listKind: text(names['listKind']),
         singular: text(names['singular']),
         namespaced: spec['scope'] !== 'Cluster',
-        shortNames: stringItems(names['shortNames']),
-        categories: stringItems(names['categories']),
+        shortNames: strings(names['shortNames']),
+        categories: strings(names['categories']),
         verbs: ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'],
         statusSubresource: isJsonObject(subresources['status']),
         extraSubresources: [],

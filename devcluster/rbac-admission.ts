@@ -10,9 +10,9 @@ import {
 } from './auth/index.js';
 import { ApiError } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
-import { stringItems } from './values.js';
 import { storageKey, type ResourceType } from './resources.js';
 import type { ObjectStore } from './store.js';
+import { stringItems } from './values.js';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 

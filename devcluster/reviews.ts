@@ -10,9 +10,9 @@ import {
   type RequestAttributes,
   type UserInfo,
 } from './auth/index.js';
+import { stringItems } from './values.js';
 import { badRequest } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
-import { stringItems } from './values.js';
 
 function obj(value: JsonValue | undefined): JsonObject {
   return isJsonObject(value) ? value : {};

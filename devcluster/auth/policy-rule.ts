@@ -1,7 +1,6 @@
 // PolicyRule matching exactly as kube's RBAC authorizer does it (rbac.RuleAllows).
-import type { JsonObject } from '../json.js';
+import type { JsonObject, JsonValue } from '../json.js';
 import { isJsonObject } from '../json.js';
-import { stringItems } from '../values.js';
 import type { RequestAttributes } from './index.js';
 
 /** A PolicyRule with every list present (absent lists read as empty, as in Go). */
@@ -13,14 +12,18 @@ export interface PolicyRule {
   nonResourceURLs: string[];
 }
 
+function stringList(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
 /** Reads one stored PolicyRule. */
 export function policyRuleFromJson(rule: JsonObject): PolicyRule {
   return {
-    verbs: stringItems(rule['verbs']),
-    apiGroups: stringItems(rule['apiGroups']),
-    resources: stringItems(rule['resources']),
-    resourceNames: stringItems(rule['resourceNames']),
-    nonResourceURLs: stringItems(rule['nonResourceURLs']),
+    verbs: stringList(rule['verbs']),
+    apiGroups: stringList(rule['apiGroups']),
+    resources: stringList(rule['resources']),
+    resourceNames: stringList(rule['resourceNames']),
+    nonResourceURLs: stringList(rule['nonResourceURLs']),
   };
 }
 

@@ -12,8 +12,7 @@ import {
   notSupported,
   required,
 } from './cause.js';
-import { objectAt, stringAt } from './crd-fields.js';
-import { stringItems } from '../values.js';
+import { objectAt, stringAt, stringsAt } from './crd-fields.js';
 import { dns1035LabelErrors } from './dns-names.js';
 
 const acceptedConversionReviewVersions = ['v1', 'v1beta1'];
@@ -85,7 +84,7 @@ export function validateConversion(
   const strategy = conversion.strategy === undefined ? 'None' : stringAt(conversion.strategy);
   const webhook = objectAt(conversion.webhook);
   const clientConfig = objectAt(webhook?.clientConfig);
-  const reviewVersions = stringItems(webhook?.conversionReviewVersions);
+  const reviewVersions = stringsAt(webhook?.conversionReviewVersions);
   if (strategy !== 'None' && strategy !== 'Webhook') {
     out.push(notSupported(childPath(path, 'strategy'), strategy, ['None', 'Webhook']));
     return;

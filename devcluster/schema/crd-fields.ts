@@ -11,3 +11,8 @@ export function objectAt(value: JsonValue | undefined): JsonObject | undefined {
 export function stringAt(value: JsonValue | undefined): string {
   return typeof value === 'string' ? value : '';
 }
+
+/** The string entries of a list. */
+export function stringsAt(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}

@@ -8,8 +8,7 @@ import type { FieldCause } from './index.js';
 import { childPath, indexPath, invalid, notSupported, required } from './cause.js';
 import { jsonEqual } from './compiled.js';
 import { validateConversion } from './crd-conversion.js';
-import { objectAt, stringAt } from './crd-fields.js';
-import { stringItems } from '../values.js';
+import { objectAt, stringAt, stringsAt } from './crd-fields.js';
 import { dns1035LabelErrors, dns1123SubdomainErrors } from './dns-names.js';
 import { schemaIssues } from './schema-issues.js';
 
@@ -119,7 +118,7 @@ function validateNames(names: JsonObject, path: string, out: FieldCause[]): void
       );
     }
   }
-  stringItems(names.shortNames).forEach((shortName, i) => {
+  stringsAt(names.shortNames).forEach((shortName, i) => {
     const errs = dns1035LabelErrors(shortName);
     if (errs.length > 0)
       out.push(invalid(indexPath(childPath(path, 'shortNames'), i), shortName, errs.join(',')));
@@ -129,7 +128,7 @@ function validateNames(names: JsonObject, path: string, out: FieldCause[]): void
       invalid(childPath(path, 'listKind'), listKind, 'kind and listKind may not be the same'),
     );
   }
-  stringItems(names.categories).forEach((category, i) => {
+  stringsAt(names.categories).forEach((category, i) => {
     const errs = dns1035LabelErrors(category);
     if (errs.length > 0)
       out.push(invalid(indexPath(childPath(path, 'categories'), i), category, errs.join(',')));
