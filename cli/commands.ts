@@ -11,16 +11,6 @@ export const functionNames = ['catalog', 'resolve', 'plan', 'install', 'rbac', '
 /** One of functionNames. */
 export type FunctionName = (typeof functionNames)[number];
 
-/** The issue that brings each function, named while its entry in functions/index.ts is empty. */
-export const functionIssues: Readonly<Record<FunctionName, string>> = {
-  catalog: 'issue #5 (catalogs)',
-  resolve: 'issue #6 (resolution and planning)',
-  plan: 'issue #6 (resolution and planning)',
-  install: 'issue #7 (installation)',
-  rbac: 'issue #8 (multitenancy)',
-  'copy-csv': 'issue #8 (multitenancy)',
-};
-
 /** Exit codes of every olmq command. */
 export const exitCodes = {
   ok: 0,
@@ -28,8 +18,6 @@ export const exitCodes = {
   failed: 1,
   /** Bad flags, environment variables or input files. */
   usage: 2,
-  /** The command exists but its issue has not landed in this build. */
-  notAvailable: 3,
 } as const;
 
 const logLevel = option.choice({
@@ -144,8 +132,6 @@ export interface Command<O extends Options = Options> {
   /** Positional arguments in the usage line, e.g. "<function>". */
   positionals?: { usage: string; doc: string; choices?: readonly string[]; required: boolean };
   options: O;
-  /** The issue that brings this command, while it has not landed. */
-  pending?: string;
 }
 
 function command<O extends Options>(spec: Command<O>): Command<O> {
@@ -263,7 +249,7 @@ export const commands = {
     summary: 'Run one OLM function as a horizontally scalable worker.',
     positionals: {
       usage: '<function>',
-      doc: `The function to run: ${functionNames.join(', ')} (exit code 3 while this build lacks it).`,
+      doc: `The function to run: ${functionNames.join(', ')}.`,
       choices: functionNames,
       required: true,
     },

@@ -12,10 +12,9 @@ import {
   type RunningFunction,
 } from '../shared/runtime/function-runner.js';
 import { createApiRequestCounter } from '../shared/runtime/metrics.js';
-import { functionIssues, functionNames, type FunctionName } from './commands.js';
 
-/** Function name → lazy loader of its module; undefined while its issue has not landed. */
-export type FunctionTable = Readonly<Record<string, (() => Promise<CreateFunction>) | undefined>>;
+/** Function name → lazy loader of its module. */
+export type FunctionTable = Readonly<Record<string, () => Promise<CreateFunction>>>;
 
 /** The functions of this build (functions/index.ts). */
 export const builtInFunctions: FunctionTable = functionModules;
@@ -23,35 +22,16 @@ export const builtInFunctions: FunctionTable = functionModules;
 /** How long in-flight reconciles may take to finish on shutdown (k8s gives 60 s). */
 export const drainGraceMs = 25_000;
 
-/** A function is named that this build does not have yet. Exit code 3. */
-export class FunctionNotAvailableError extends Error {
+/** A function is named that the function table does not have. A usage error: exit code 2. */
+export class UnknownFunctionError extends Error {
   constructor(
     readonly functionName: string,
-    readonly issue: string | undefined,
+    /** The names the table has. */
+    readonly known: readonly string[],
   ) {
-    super(
-      issue === undefined
-        ? `function ${functionName} is not in this build`
-        : `function ${functionName} is not available in this build yet: it arrives with ${issue}`,
-    );
-    this.name = 'FunctionNotAvailableError';
+    super(`unknown function "${functionName}" (one of: ${known.join(', ')})`);
+    this.name = 'UnknownFunctionError';
   }
-}
-
-/** The issue that brings `name`, if it is one of olmq's functions. */
-export function issueOf(name: string): string | undefined {
-  return (functionNames as readonly string[]).includes(name)
-    ? functionIssues[name as FunctionName]
-    : undefined;
-}
-
-/** Which of `table`'s functions this build has, in table order, and which it lacks. */
-export function availability(table: FunctionTable): { available: string[]; missing: string[] } {
-  const names = Object.keys(table);
-  return {
-    available: names.filter((n) => table[n] !== undefined),
-    missing: names.filter((n) => table[n] === undefined),
-  };
 }
 
 /** One API client per cluster, counting requests in `registry`. */
@@ -72,9 +52,9 @@ export async function clientsFor(
 }
 
 /**
- * Loads and starts each named function of `table`, in order. Throws FunctionNotAvailableError
- * for a name without a module (before starting any), and stops those already started when one
- * fails to start.
+ * Loads and starts each named function of `table`, in order. Throws UnknownFunctionError for a
+ * name the table lacks (before starting any), and stops those already started when one fails to
+ * start.
  */
 export async function startFunctions(
   names: readonly string[],
@@ -83,7 +63,7 @@ export async function startFunctions(
 ): Promise<RunningFunction[]> {
   const loaders = names.map((name) => {
     const load = table[name];
-    if (load === undefined) throw new FunctionNotAvailableError(name, issueOf(name));
+    if (load === undefined) throw new UnknownFunctionError(name, Object.keys(table));
     return { name, load };
   });
   const running: RunningFunction[] = [];

@@ -1,7 +1,34 @@
-// Process plumbing shared by the long-running commands: a NATS connection that reconnects
-// forever, and waiting for SIGTERM/SIGINT to shut down gracefully.
+// Process plumbing shared by the long-running commands: the clusters of the kubeconfig options,
+// a NATS connection that reconnects forever, and waiting for SIGTERM/SIGINT to shut down
+// gracefully.
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import { KubeconfigError, loadClusters, type ClusterAccess } from '../shared/kube/clusters.js';
+
+/** The cluster-access options of a command (--kubeconfig, --context, --cluster). */
+export interface ClusterOptions {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  cluster?: string | undefined;
+}
+
+/**
+ * The clusters `options` name. A kubeconfig that cannot be used is the user's to fix: its message
+ * goes to stderr after `command`, and the result is undefined (the command exits 2).
+ */
+export function clustersOf(command: string, options: ClusterOptions): ClusterAccess[] | undefined {
+  try {
+    return loadClusters({
+      path: options.kubeconfig,
+      context: options.context,
+      clusterId: options.cluster,
+    });
+  } catch (error) {
+    if (!(error instanceof KubeconfigError)) throw error;
+    process.stderr.write(`${command}: ${error.message}\n`);
+    return undefined;
+  }
+}
 
 /** Connects to NATS; the connection then reconnects forever, logging each state change. */
 export async function connectNats(url: string, name: string, log: Logger): Promise<NatsConnection> {

@@ -44,8 +44,6 @@ function commandHelp(c: Command): string {
   ];
   if (c.positionals) lines.push('', 'Arguments:', `  ${c.positionals.usage}  ${c.positionals.doc}`);
   lines.push('', 'Options:', ...describeOptions(c.options));
-  if (c.pending !== undefined)
-    lines.push('', `Not available in this build yet: it arrives with ${c.pending}.`);
   return lines.join('\n');
 }
 
@@ -113,12 +111,6 @@ async function main(argv: string[]): Promise<number> {
     return fail(
       `${name}: unknown ${spec.usage} "${positional}" (one of: ${spec.choices.join(', ')}).`,
       exitCodes.usage,
-    );
-  }
-  if (found.pending !== undefined) {
-    return fail(
-      `${name} is not available in this build yet: it arrives with ${found.pending}.`,
-      exitCodes.notAvailable,
     );
   }
   if (found === commands.version) {

@@ -14,12 +14,11 @@ import {
 } from '../functions/packageserver/serving.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { KubeClient } from '../shared/kube/client.js';
-import { loadClusters, KubeconfigError } from '../shared/kube/clusters.js';
 import { serveOperations } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { createRegistry } from '../shared/runtime/metrics.js';
 import { exitCodes, type CommandConfig } from './commands.js';
-import { connectNats, untilSignal } from './lifecycle.js';
+import { clustersOf, connectNats, untilSignal } from './lifecycle.js';
 
 function usageError(message: string): number {
   process.stderr.write(`olmq packageserver: ${message}\n`);
@@ -35,17 +34,8 @@ export async function runPackageServer(config: CommandConfig<'packageserver'>): 
     return usageError(
       '--register needs --host to be an address the API server can reach, not a wildcard',
     );
-  let clusters;
-  try {
-    clusters = loadClusters({
-      path: config.kubeconfig,
-      context: config.context,
-      clusterId: config.cluster,
-    });
-  } catch (error) {
-    if (!(error instanceof KubeconfigError)) throw error;
-    return usageError(error.message);
-  }
+  const clusters = clustersOf('olmq packageserver', config);
+  if (clusters === undefined) return exitCodes.usage;
   const [cluster, ...others] = clusters;
   if (cluster === undefined || others.length > 0) {
     return usageError(

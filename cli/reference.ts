@@ -13,7 +13,6 @@ function section(c: Command): string[] {
     '',
   ];
   if (c.positionals) lines.push(`\`${c.positionals.usage}\`: ${c.positionals.doc}`, '');
-  if (c.pending !== undefined) lines.push(`Not available yet: arrives with ${c.pending}.`, '');
   const options = Object.values(c.options);
   if (options.length > 0) {
     lines.push('| flag | environment variable | default | meaning |', '| --- | --- | --- | --- |');
@@ -45,7 +44,6 @@ export function configurationReference(): string {
     `| ${exitCodes.ok} | success |`,
     `| ${exitCodes.failed} | the command ran and failed (\`olmq resolve\`: unsatisfiable) |`,
     `| ${exitCodes.usage} | bad flags, environment variables or input files |`,
-    `| ${exitCodes.notAvailable} | the command is not available in this build yet |`,
     '',
     ...Object.values(commands).flatMap((c) => section(c)),
   ].join('\n');

@@ -2,7 +2,6 @@
 // clusters of its kubeconfig (one API client each), hosts the function's definitions, serves
 // /metrics /healthz /readyz, and on SIGTERM/SIGINT drains in-flight work before exiting.
 import { openBackbone } from '../shared/bus/backbone.js';
-import { KubeconfigError, loadClusters, type ClusterAccess } from '../shared/kube/clusters.js';
 import type { KubeClient } from '../shared/kube/client.js';
 import { FunctionStartError, type RunningFunction } from '../shared/runtime/function-runner.js';
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
@@ -12,12 +11,12 @@ import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
 import {
   builtInFunctions,
   clientsFor,
-  issueOf,
   startFunctions,
   stopFunctions,
+  UnknownFunctionError,
   type FunctionTable,
 } from './functions.js';
-import { connectNats, untilSignal } from './lifecycle.js';
+import { clustersOf, connectNats, untilSignal } from './lifecycle.js';
 
 /** Seams for tests: another function table, another stop trigger, the endpoint once ready. */
 export interface RunHooks {
@@ -38,24 +37,14 @@ export async function runFunction(
   const command = `olmq run ${name}`;
   const table = hooks.table ?? builtInFunctions;
   if (table[name] === undefined) {
-    const issue = issueOf(name);
+    // `olmq` itself checks the name against functionNames; this guards other tables (tests).
     process.stderr.write(
-      `${command} is not available in this build yet${issue === undefined ? '' : `: it arrives with ${issue}`}.\n`,
+      `${command}: ${new UnknownFunctionError(name, Object.keys(table)).message}\n`,
     );
-    return exitCodes.notAvailable;
-  }
-  let clusters: ClusterAccess[];
-  try {
-    clusters = loadClusters({
-      path: config.kubeconfig,
-      context: config.context,
-      clusterId: config.cluster,
-    });
-  } catch (error) {
-    if (!(error instanceof KubeconfigError)) throw error;
-    process.stderr.write(`${command}: ${error.message}\n`);
     return exitCodes.usage;
   }
+  const clusters = clustersOf(command, config);
+  if (clusters === undefined) return exitCodes.usage;
 
   const log = createLogger('run', config.logLevel);
   const registry = createRegistry();

@@ -23,13 +23,7 @@ import {
   createRegistry,
 } from '../shared/runtime/metrics.js';
 import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
-import {
-  availability,
-  builtInFunctions,
-  issueOf,
-  startFunctions,
-  stopFunctions,
-} from './functions.js';
+import { builtInFunctions, startFunctions, stopFunctions } from './functions.js';
 import { connectNats, untilSignal } from './lifecycle.js';
 
 /** Starts everything, prints how to use it, and runs until SIGTERM/SIGINT. */
@@ -108,8 +102,8 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
     await watcher.synced();
 
     // Every function of this build, sharing the process's connection, client and metrics.
-    const { available, missing } = availability(builtInFunctions);
-    const functions = await startFunctions(available, builtInFunctions, {
+    const names = Object.keys(builtInFunctions);
+    const functions = await startFunctions(names, builtInFunctions, {
       backbone,
       clients: new Map([[cluster.id, client]]),
       log,
@@ -148,15 +142,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
         `  cluster:  ${devcluster === undefined ? `${cluster.id} (from ${kubeconfigPath})` : `embedded devcluster at ${devcluster.url}`}`,
         `  NATS:     ${natsUrl}${nats === undefined ? '' : ' (local nats-server)'}`,
         `  metrics:  ${endpoint.url}/metrics`,
-        `  running:  ${['watcher', ...available].join(', ')}`,
-        ...(missing.length === 0
-          ? []
-          : [
-              '  not in this build yet:',
-              ...missing.map(
-                (n) => `    ${n.padEnd(9)} arrives with ${issueOf(n) ?? 'a later issue'}`,
-              ),
-            ]),
+        `  running:  ${['watcher', ...names].join(', ')}`,
         '',
         'Point kubectl at it:',
         `  export KUBECONFIG=${kubeconfigPath}`,

@@ -2,28 +2,17 @@
 import { hostname } from 'node:os';
 import { startWatcher } from '../functions/watcher/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
-import { loadClusters, KubeconfigError } from '../shared/kube/clusters.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { serveOperations } from '../shared/runtime/http.js';
 import { createRegistry } from '../shared/runtime/metrics.js';
 import { exitCodes, type CommandConfig } from './commands.js';
-import { connectNats, untilSignal } from './lifecycle.js';
+import { clustersOf, connectNats, untilSignal } from './lifecycle.js';
 
 /** Runs until SIGTERM/SIGINT; exit code 0 after a clean shutdown. */
 export async function runWatcher(config: CommandConfig<'watcher'>): Promise<number> {
   const log = createLogger('watcher', config.logLevel);
-  let clusters;
-  try {
-    clusters = loadClusters({
-      path: config.kubeconfig,
-      context: config.context,
-      clusterId: config.cluster,
-    });
-  } catch (error) {
-    if (!(error instanceof KubeconfigError)) throw error;
-    process.stderr.write(`olmq watcher: ${error.message}\n`);
-    return exitCodes.usage;
-  }
+  const clusters = clustersOf('olmq watcher', config);
+  if (clusters === undefined) return exitCodes.usage;
   const [cluster, ...others] = clusters;
   if (cluster === undefined || others.length > 0) {
     process.stderr.write(

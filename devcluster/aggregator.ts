@@ -9,7 +9,7 @@
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { RequestAttributes, UserInfo } from './auth/index.js';
+import { nonResourceAttributes, type RequestAttributes, type UserInfo } from './auth/index.js';
 import { systemWrite, type ApiCore } from './core.js';
 import {
   aggregatedContentType,
@@ -458,18 +458,7 @@ export class ApiAggregator {
   }
 
   #authorizeNonResource(request: AggregationRequest): void {
-    request.authorize({
-      user: request.user,
-      verb: 'get',
-      resourceRequest: false,
-      apiGroup: '',
-      apiVersion: '',
-      resource: '',
-      subresource: '',
-      namespace: '',
-      name: '',
-      path: request.pathname,
-    });
+    request.authorize(nonResourceAttributes(request.user, 'get', request.pathname));
   }
 
   // kube-apiserver authorizes aggregated requests like its own before proxying them.

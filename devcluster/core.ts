@@ -1,7 +1,7 @@
 // The API server's semantics, independent of HTTP: create, read, update, patch and delete with
 // kube's metadata rules, status subresources, CRD schemas, finalizers and namespace lifecycle.
 // The HTTP front end and the in-process controllers both call this.
-import { text } from './values.js';
+import { stringItems, text } from './values.js';
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -129,10 +129,6 @@ function meta(object: JsonObject): JsonObject {
   const fresh: JsonObject = {};
   object['metadata'] = fresh;
   return fresh;
-}
-
-function stringArray(value: JsonValue | undefined): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 /** Deep structural equality of JSON values (key order ignored). */
@@ -678,7 +674,7 @@ export class ApiCore {
     if (type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition') {
       object['status'] = establishedStatus(object, undefined, now);
       m['finalizers'] = [
-        ...stringArray(m['finalizers']).filter((f) => f !== crdCleanupFinalizer),
+        ...stringItems(m['finalizers']).filter((f) => f !== crdCleanupFinalizer),
         crdCleanupFinalizer,
       ];
     }
@@ -797,8 +793,8 @@ export class ApiCore {
       }
       // Finalizers may only be removed, not added, once deletion has started.
       if (oldMeta['deletionTimestamp'] !== undefined) {
-        const oldFinalizers = stringArray(oldMeta['finalizers']);
-        const added = stringArray(m['finalizers']).filter((f) => !oldFinalizers.includes(f));
+        const oldFinalizers = stringItems(oldMeta['finalizers']);
+        const added = stringItems(m['finalizers']).filter((f) => !oldFinalizers.includes(f));
         if (added.length > 0) {
           throw invalid(this.ref(type, name), [
             {
@@ -838,10 +834,10 @@ export class ApiCore {
   private readyToRemove(type: ResourceType, object: JsonObject): boolean {
     const m = object['metadata'] as JsonObject;
     if (m['deletionTimestamp'] === undefined) return false;
-    if (stringArray(m['finalizers']).length > 0) return false;
+    if (stringItems(m['finalizers']).length > 0) return false;
     if (type.group === '' && type.kind === 'Namespace') {
       const spec = isJsonObject(object['spec']) ? object['spec'] : {};
-      if (stringArray(spec['finalizers']).length > 0) return false;
+      if (stringItems(spec['finalizers']).length > 0) return false;
     }
     return true;
   }
@@ -985,7 +981,7 @@ export class ApiCore {
     }
     if (this.faults?.takeConflict(key, ns, name))
       throw conflict(this.ref(type, name), staleObjectMessage);
-    const finalizers = stringArray(oldMeta['finalizers']);
+    const finalizers = stringItems(oldMeta['finalizers']);
     const policy = options.propagationPolicy;
     const extra =
       policy === 'Foreground' ? 'foregroundDeletion' : policy === 'Orphan' ? 'orphan' : undefined;
@@ -1037,7 +1033,7 @@ export class ApiCore {
     const existing = this.find(type, namespace, name);
     if (!existing) return;
     const m = existing['metadata'] as JsonObject;
-    const finalizers = stringArray(m['finalizers']);
+    const finalizers = stringItems(m['finalizers']);
     if (!finalizers.includes(finalizer)) return;
     const object = clone(existing);
     meta(object)['finalizers'] = finalizers.filter((f) => f !== finalizer);

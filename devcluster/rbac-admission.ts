@@ -12,12 +12,9 @@ import { ApiError } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import { storageKey, type ResourceType } from './resources.js';
 import type { ObjectStore } from './store.js';
+import { stringItems } from './values.js';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
-
-function strings(value: JsonValue | undefined): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
 
 function attributes(
   user: UserInfo,
@@ -44,16 +41,16 @@ function attributes(
 
 /** Whether `user` holds every permission of `rule` in `namespace` ("" = cluster-wide). */
 function holdsRule(user: UserInfo, rule: JsonObject, namespace: string, rbac: RbacSource): boolean {
-  const verbs = strings(rule['verbs']);
-  const urls = strings(rule['nonResourceURLs']);
+  const verbs = stringItems(rule['verbs']);
+  const urls = stringItems(rule['nonResourceURLs']);
   if (urls.length > 0) {
     return urls.every((path) =>
       verbs.every((verb) => authorize(nonResourceAttributes(user, verb, path), rbac).allowed),
     );
   }
-  const names = strings(rule['resourceNames']);
-  for (const group of strings(rule['apiGroups'])) {
-    for (const resource of strings(rule['resources'])) {
+  const names = stringItems(rule['resourceNames']);
+  for (const group of stringItems(rule['apiGroups'])) {
+    for (const resource of stringItems(rule['resources'])) {
       for (const verb of verbs) {
         for (const name of names.length > 0 ? names : ['']) {
           if (!authorize(attributes(user, namespace, verb, group, resource, name), rbac).allowed)
@@ -67,15 +64,15 @@ function holdsRule(user: UserInfo, rule: JsonObject, namespace: string, rbac: Rb
 
 function ruleText(rule: JsonObject): string {
   const list = (key: string): string =>
-    `[${strings(rule[key])
+    `[${stringItems(rule[key])
       .map((s) => JSON.stringify(s))
       .join(' ')}]`;
   const parts: string[] = [];
-  if (strings(rule['apiGroups']).length > 0) parts.push(`APIGroups:${list('apiGroups')}`);
-  if (strings(rule['resources']).length > 0) parts.push(`Resources:${list('resources')}`);
-  if (strings(rule['resourceNames']).length > 0)
+  if (stringItems(rule['apiGroups']).length > 0) parts.push(`APIGroups:${list('apiGroups')}`);
+  if (stringItems(rule['resources']).length > 0) parts.push(`Resources:${list('resources')}`);
+  if (stringItems(rule['resourceNames']).length > 0)
     parts.push(`ResourceNames:${list('resourceNames')}`);
-  if (strings(rule['nonResourceURLs']).length > 0)
+  if (stringItems(rule['nonResourceURLs']).length > 0)
     parts.push(`NonResourceURLs:${list('nonResourceURLs')}`);
   parts.push(`Verbs:${list('verbs')}`);
   return `{${parts.join(', ')}}`;
@@ -106,6 +103,19 @@ export function checkRbacEscalation(
   const metadata = object['metadata'] as JsonObject;
   const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
   const namespace = typeof metadata['namespace'] === 'string' ? metadata['namespace'] : '';
+  // Every rule granted must be one the user holds already.
+  const requireHeld = (granted: JsonValue | undefined): void => {
+    const rules = Array.isArray(granted) ? granted.filter(isJsonObject) : [];
+    const missing = rules.filter((rule) => !holdsRule(user, rule, namespace, rbac));
+    if (missing.length > 0) {
+      throw forbidden(
+        type,
+        name,
+        user,
+        `is attempting to grant RBAC permissions not currently held:\n${missing.map(ruleText).join('\n')}`,
+      );
+    }
+  };
   if (type.kind === 'Role' || type.kind === 'ClusterRole') {
     if (
       authorize(attributes(user, namespace, 'escalate', rbacGroup, type.resource, name), rbac)
@@ -120,16 +130,7 @@ export function checkRbacEscalation(
         'must have cluster-admin privileges to use the aggregationRule',
       );
     }
-    const rules = Array.isArray(object['rules']) ? object['rules'].filter(isJsonObject) : [];
-    const missing = rules.filter((rule) => !holdsRule(user, rule, namespace, rbac));
-    if (missing.length > 0) {
-      throw forbidden(
-        type,
-        name,
-        user,
-        `is attempting to grant RBAC permissions not currently held:\n${missing.map(ruleText).join('\n')}`,
-      );
-    }
+    requireHeld(object['rules']);
     return;
   }
   if (type.kind === 'RoleBinding' || type.kind === 'ClusterRoleBinding') {
@@ -146,15 +147,6 @@ export function checkRbacEscalation(
       refKind === 'ClusterRole' ? '' : namespace,
       refName,
     );
-    const rules = role && Array.isArray(role['rules']) ? role['rules'].filter(isJsonObject) : [];
-    const missing = rules.filter((rule) => !holdsRule(user, rule, namespace, rbac));
-    if (missing.length > 0) {
-      throw forbidden(
-        type,
-        name,
-        user,
-        `is attempting to grant RBAC permissions not currently held:\n${missing.map(ruleText).join('\n')}`,
-      );
-    }
+    requireHeld(role?.['rules']);
   }
 }

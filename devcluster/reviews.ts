@@ -10,6 +10,7 @@ import {
   type RequestAttributes,
   type UserInfo,
 } from './auth/index.js';
+import { stringItems } from './values.js';
 import { badRequest } from './errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 
@@ -19,10 +20,6 @@ function obj(value: JsonValue | undefined): JsonObject {
 
 function str(value: JsonValue | undefined): string {
   return typeof value === 'string' ? value : '';
-}
-
-function strings(value: JsonValue | undefined): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 function accessStatus(
@@ -79,7 +76,7 @@ export function answerReview(
       break;
     case 'SubjectAccessReview':
     case 'LocalSubjectAccessReview': {
-      const user: UserInfo = { username: str(spec['user']), groups: strings(spec['groups']) };
+      const user: UserInfo = { username: str(spec['user']), groups: stringItems(spec['groups']) };
       if (typeof spec['uid'] === 'string') user.uid = spec['uid'];
       result['status'] = accessStatus(
         spec,
@@ -108,7 +105,7 @@ export function answerReview(
       if (outcome.ok) {
         const user: JsonObject = { username: outcome.user.username, groups: outcome.user.groups };
         if (outcome.user.uid !== undefined) user['uid'] = outcome.user.uid;
-        result['status'] = { authenticated: true, user, audiences: strings(spec['audiences']) };
+        result['status'] = { authenticated: true, user, audiences: stringItems(spec['audiences']) };
       } else {
         result['status'] = { authenticated: false, user: {}, error: outcome.message };
       }

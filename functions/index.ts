@@ -1,11 +1,9 @@
 // The functions `olmq run` and `olmq up` can host, loaded lazily so a replica of one function
-// never loads another's code. A name maps to undefined until its issue lands.
+// never loads another's code.
 import type { CreateFunction } from '../shared/runtime/function-module.js';
-import type { functionNames } from '../cli/commands.js';
+import type { FunctionName } from '../cli/commands.js';
 
-type FunctionName = (typeof functionNames)[number];
-
-export const functionModules: Record<FunctionName, (() => Promise<CreateFunction>) | undefined> = {
+export const functionModules: Record<FunctionName, () => Promise<CreateFunction>> = {
   catalog: () => import('./catalog/index.js').then((m) => m.createFunction),
   resolve: () => import('./resolve/index.js').then((m) => m.createFunction),
   plan: () => import('./plan/index.js').then((m) => m.createFunction),

@@ -99,17 +99,22 @@ export const apiResourceReferenceSchema = z.object({
 /** A resource reference. */
 export type APIResourceReference = z.infer<typeof apiResourceReferenceSchema>;
 
-/** An owned or required CRD (`name` is `<plural>.<group>`). */
-export const crdDescriptionSchema = z.object({
-  name: z.string(),
-  version: z.string(),
-  kind: z.string(),
+// What a CSV says about each API it owns or requires, CRD or APIService alike.
+const apiPresentationFields = {
   displayName: z.string().optional(),
   description: z.string().optional(),
   resources: z.array(apiResourceReferenceSchema).optional(),
   statusDescriptors: z.array(descriptorSchema).optional(),
   specDescriptors: z.array(descriptorSchema).optional(),
   actionDescriptors: z.array(descriptorSchema).optional(),
+};
+
+/** An owned or required CRD (`name` is `<plural>.<group>`). */
+export const crdDescriptionSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  kind: z.string(),
+  ...apiPresentationFields,
 });
 /** A CRD description. */
 export type CRDDescription = z.infer<typeof crdDescriptionSchema>;
@@ -122,12 +127,7 @@ export const apiServiceDescriptionSchema = z.object({
   kind: z.string(),
   deploymentName: z.string().optional(),
   containerPort: z.int32().optional(),
-  displayName: z.string().optional(),
-  description: z.string().optional(),
-  resources: z.array(apiResourceReferenceSchema).optional(),
-  statusDescriptors: z.array(descriptorSchema).optional(),
-  specDescriptors: z.array(descriptorSchema).optional(),
-  actionDescriptors: z.array(descriptorSchema).optional(),
+  ...apiPresentationFields,
 });
 /** An APIService description. */
 export type APIServiceDescription = z.infer<typeof apiServiceDescriptionSchema>;

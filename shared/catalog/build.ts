@@ -171,43 +171,66 @@ function addPackage(
   });
 }
 
+/** Where a bundle's or a channel's warnings point. */
+type MemberWhere = { package: string; origin: string } & ({ bundle: string } | { channel: string });
+
+/**
+ * The olm.bundle or olm.channel `object` with its package, when it is valid, its package is
+ * known and its name is new in that package; otherwise undefined, with the warning that says why.
+ */
+function admitMember<T extends { package: string; name: string }>(
+  object: CatalogObject,
+  kind: 'bundle' | 'channel',
+  schema: z.ZodType<T>,
+  packages: ReadonlyMap<string, DraftPackage>,
+  warnings: WarningSink,
+): { member: T; pkg: DraftPackage; where: MemberWhere } | undefined {
+  const parsed = schema.safeParse(object.value);
+  const origin = object.origin;
+  const named = (name: string): { bundle: string } | { channel: string } =>
+    kind === 'bundle' ? { bundle: name } : { channel: name };
+  if (!parsed.success) {
+    const name = nameOf(object.value);
+    const pkgName = packageOf(object.value);
+    warnings.add(W.ObjectInvalid, `olm.${kind} is invalid (${issueText(parsed.error)}); dropped`, {
+      ...(pkgName === undefined ? {} : { package: pkgName }),
+      ...(name === undefined ? {} : named(name)),
+      origin,
+    });
+    return undefined;
+  }
+  const member = parsed.data;
+  const where: MemberWhere = { package: member.package, ...named(member.name), origin };
+  const pkg = packages.get(member.package);
+  if (pkg === undefined) {
+    warnings.add(
+      W.PackageUnknown,
+      `${kind} "${member.name}" belongs to package "${member.package}", which has no olm.package object; dropped`,
+      where,
+    );
+    return undefined;
+  }
+  const existing = (kind === 'bundle' ? pkg.bundles : pkg.channels).get(member.name);
+  if (existing !== undefined) {
+    warnings.add(
+      kind === 'bundle' ? W.BundleDuplicate : W.ChannelDuplicate,
+      `${kind} "${member.name}" is declared again in package "${member.package}" (first at ${existing.origin}); this one is dropped`,
+      where,
+    );
+    return undefined;
+  }
+  return { member, pkg, where };
+}
+
 function addBundle(
   object: CatalogObject,
   packages: Map<string, DraftPackage>,
   warnings: WarningSink,
 ): void {
-  const parsed = BundleObjectSchema.safeParse(object.value);
+  const admitted = admitMember(object, 'bundle', BundleObjectSchema, packages, warnings);
+  if (admitted === undefined) return;
+  const { member: b, pkg, where } = admitted;
   const origin = object.origin;
-  if (!parsed.success) {
-    const name = nameOf(object.value);
-    const pkgName = packageOf(object.value);
-    warnings.add(W.ObjectInvalid, `olm.bundle is invalid (${issueText(parsed.error)}); dropped`, {
-      ...(pkgName === undefined ? {} : { package: pkgName }),
-      ...(name === undefined ? {} : { bundle: name }),
-      origin,
-    });
-    return;
-  }
-  const b = parsed.data;
-  const where = { package: b.package, bundle: b.name, origin };
-  const pkg = packages.get(b.package);
-  if (pkg === undefined) {
-    warnings.add(
-      W.PackageUnknown,
-      `bundle "${b.name}" belongs to package "${b.package}", which has no olm.package object; dropped`,
-      where,
-    );
-    return;
-  }
-  const existing = pkg.bundles.get(b.name);
-  if (existing !== undefined) {
-    warnings.add(
-      W.BundleDuplicate,
-      `bundle "${b.name}" is declared again in package "${b.package}" (first at ${existing.origin}); this one is dropped`,
-      where,
-    );
-    return;
-  }
 
   const properties: CatalogProperty[] = [];
   const objects: string[] = [];
@@ -339,38 +362,10 @@ function addChannel(
   packages: Map<string, DraftPackage>,
   warnings: WarningSink,
 ): void {
-  const parsed = ChannelObjectSchema.safeParse(object.value);
+  const admitted = admitMember(object, 'channel', ChannelObjectSchema, packages, warnings);
+  if (admitted === undefined) return;
+  const { member: c, pkg, where } = admitted;
   const origin = object.origin;
-  if (!parsed.success) {
-    const name = nameOf(object.value);
-    const pkgName = packageOf(object.value);
-    warnings.add(W.ObjectInvalid, `olm.channel is invalid (${issueText(parsed.error)}); dropped`, {
-      ...(pkgName === undefined ? {} : { package: pkgName }),
-      ...(name === undefined ? {} : { channel: name }),
-      origin,
-    });
-    return;
-  }
-  const c = parsed.data;
-  const where = { package: c.package, channel: c.name, origin };
-  const pkg = packages.get(c.package);
-  if (pkg === undefined) {
-    warnings.add(
-      W.PackageUnknown,
-      `channel "${c.name}" belongs to package "${c.package}", which has no olm.package object; dropped`,
-      where,
-    );
-    return;
-  }
-  const existing = pkg.channels.get(c.name);
-  if (existing !== undefined) {
-    warnings.add(
-      W.ChannelDuplicate,
-      `channel "${c.name}" is declared again in package "${c.package}" (first at ${existing.origin}); this one is dropped`,
-      where,
-    );
-    return;
-  }
   const entries: CatalogChannelEntry[] = [];
   const names = new Set<string>();
   for (const e of c.entries) {

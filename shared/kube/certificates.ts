@@ -1,6 +1,7 @@
 // Small X.509 toolkit for serving and client certificates olmq makes itself: a self-signed CA
 // and leaf certificates it issues. The package server uses it for its serving certificate when
-// none is mounted, the devcluster's aggregation layer for its front-proxy client certificate.
+// none is mounted, the devcluster for its CA, serving and admin certificates and its aggregation
+// layer's front-proxy client certificate.
 // ECDSA P-256 keys: quick to make, accepted by node:tls and by Go clients.
 import { isIP } from 'node:net';
 import { webcrypto } from 'node:crypto';
@@ -30,7 +31,7 @@ export interface LeafRequest {
   commonName: string;
   /** Subject organizations (groups for client certificates). */
   organizations?: readonly string[];
-  /** DNS names and IP addresses (serving certificates). */
+  /** DNS names and IP addresses, IPv6 ones bare or in brackets (serving certificates). */
   hosts?: readonly string[];
   /** serverAuth for serving certificates, clientAuth for client certificates. */
   usage: 'server' | 'client';
@@ -66,6 +67,14 @@ async function importKeys(ca: CertificateAuthority): Promise<{
 function subjectOf(commonName: string, organizations: readonly string[]): string {
   const escape = (value: string): string => value.replace(/([,+"\\<>;=])/g, '\\$1');
   return [`CN=${escape(commonName)}`, ...organizations.map((o) => `O=${escape(o)}`)].join(', ');
+}
+
+/** Subject alternative names for `hosts`: IP literals as IP entries, the rest as DNS names. */
+function subjectAlternativeNames(hosts: readonly string[]): x509.JsonGeneralName[] {
+  return hosts.map((host) => {
+    const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+    return isIP(bare) === 0 ? { type: 'dns', value: host } : { type: 'ip', value: bare };
+  });
 }
 
 /** A new self-signed CA named `commonName`, valid for ten years. */
@@ -115,17 +124,16 @@ export async function issueCertificate(
     new x509.ExtendedKeyUsageExtension([
       leaf.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth,
     ]),
+    // As Go's x509.CreateCertificate does: names the CA's key, for chain building.
+    await x509.AuthorityKeyIdentifierExtension.create(
+      issuer.certificate.publicKey,
+      false,
+      webcrypto,
+    ),
   ];
   const hosts = leaf.hosts ?? [];
-  if (hosts.length > 0) {
-    extensions.push(
-      new x509.SubjectAlternativeNameExtension(
-        hosts.map((host) =>
-          isIP(host) === 0 ? { type: 'dns', value: host } : { type: 'ip', value: host },
-        ),
-      ),
-    );
-  }
+  if (hosts.length > 0)
+    extensions.push(new x509.SubjectAlternativeNameExtension(subjectAlternativeNames(hosts)));
   const certificate = await x509.X509CertificateGenerator.create(
     {
       serialNumber: serialNumber(),

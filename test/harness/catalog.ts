@@ -10,7 +10,6 @@ import {
   type CatalogFunctionOptions,
   type RegistryCatalogFetcher,
 } from '../../functions/catalog/index.js';
-import { startWatcher } from '../../functions/watcher/index.js';
 import { mirroredKinds } from '../../functions/watcher/kinds.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import {
@@ -25,6 +24,7 @@ import { RegistryUnavailableError } from '../../shared/registry/client.js';
 import { backboneFor, clusterFor } from './backbone.js';
 import type { ClusterFixture } from './devcluster.js';
 import { capturingLogger } from './log.js';
+import { watcherFor } from './watcher.js';
 
 /** A running catalog function against a devcluster. */
 export interface CatalogFixture {
@@ -44,18 +44,9 @@ export async function catalogFunctionFor(
 ): Promise<CatalogFixture> {
   const { fixture, client } = await clusterFor(t);
   const backbone = await backboneFor(t, { leaseTtlMs: 2_000 });
-  const watcher = await startWatcher({
-    cluster: { id: 'c1', kubeConfig: fixture.kubeConfig },
-    backbone,
-    log: capturingLogger('warn').log,
-    registry: new Registry(),
-    identity: 'catalog-test',
-    leaseNamespace: 'olmq-system',
-    leaseName: 'olmq-watcher',
-    leaseDurationSeconds: 15,
+  const watcher = await watcherFor(t, fixture, backbone, {
     kinds: mirroredKinds.filter((k) => ['CatalogSource', 'ConfigMap', 'Pod'].includes(k.kind)),
   });
-  t.teardown(() => watcher.stop());
   await watcher.synced();
   const registry = new Registry();
   const { log, lines } = capturingLogger('info');

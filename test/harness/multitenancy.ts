@@ -6,7 +6,6 @@ import { Registry } from 'prom-client';
 import type { Test } from 'tap';
 import { copyCsvFunction } from '../../functions/copy-csv/index.js';
 import { rbacFunction } from '../../functions/rbac/index.js';
-import { startWatcher } from '../../functions/watcher/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import {
   buildCatalogIndex,
@@ -21,6 +20,7 @@ import type { ClusterFixture } from './devcluster.js';
 import { capturingLogger } from './log.js';
 import { sharedDir } from './repo.js';
 import { waitFor } from './wait.js';
+import { watcherFor } from './watcher.js';
 
 /** A running multitenancy fixture. */
 export interface Multitenancy {
@@ -45,17 +45,7 @@ export async function startMultitenancy(t: Test): Promise<Multitenancy> {
     }
   });
   const registry = new Registry();
-  const watcher = await startWatcher({
-    cluster: { id: 'c1', kubeConfig: fixture.kubeConfig },
-    backbone,
-    log,
-    registry,
-    identity: 'w1',
-    leaseNamespace: 'olmq-system',
-    leaseName: 'olmq-watcher',
-    leaseDurationSeconds: 15,
-  });
-  t.teardown(() => watcher.stop());
+  const watcher = await watcherFor(t, fixture, backbone, { log, registry, identity: 'w1' });
   await watcher.synced();
   const clients = new Map([['c1', client]]);
   const metrics = createFunctionMetrics(registry);

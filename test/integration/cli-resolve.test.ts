@@ -1,26 +1,14 @@
 // `olmq resolve` as a child process on the real catalogs: exit codes 0/1/2 and the -o json
 // contract other tools rely on.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
-import { olmqBin, sharedDir } from '../harness/repo.js';
+import { runOlmq as olmq } from '../harness/cli.js';
+import { sharedDir } from '../harness/repo.js';
 
-const exec = promisify(execFile);
 const small = join(sharedDir, 'catalogs', 'small');
-
-async function olmq(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [olmqBin, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 const dir = await mkdtemp(join(tmpdir(), 'olmq-resolve-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));

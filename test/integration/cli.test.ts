@@ -1,25 +1,13 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
 import { configurationReference } from '../../cli/reference.js';
-import { olmqBin, repoRoot } from '../harness/repo.js';
+import { runOlmq } from '../harness/cli.js';
+import { repoRoot } from '../harness/repo.js';
 
-const exec = promisify(execFile);
-
-/** Runs the built olmq CLI and returns its exit code and output. */
-async function olmq(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [olmqBin, ...args], {
-      env: { ...process.env, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** Runs the built olmq CLI with `env` added to this process's environment. */
+const olmq = (args: string[], env: Record<string, string> = {}) =>
+  runOlmq(args, { ...process.env, ...env });
 
 t.test('cli - --help lists every command and exits 0', async (t) => {
   const { code, stdout } = await olmq(['--help']);

@@ -12,6 +12,7 @@ import { mirroredKinds } from '../../functions/watcher/kinds.js';
 import type { Command } from '../../cli/commands.js';
 import { kubectl, startCluster, type ClusterFixture } from '../harness/devcluster.js';
 import { natsServerFor } from '../harness/nats.js';
+import { runOlmq } from '../harness/cli.js';
 import { olmqBin, repoRoot } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
@@ -87,12 +88,7 @@ function olmq(args: readonly string[]): Promise<{ code: number; stderr: string }
       ([k]) => !k.startsWith('OLMQ_') && k !== 'NATS_URL' && k !== 'KUBECONFIG',
     ),
   );
-  return new Promise((resolve) => {
-    execFile(process.execPath, [olmqBin, ...args], { env }, (error, _stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stderr });
-    });
-  });
+  return runOlmq(args, env);
 }
 
 /** The olmq command a container's argv (after `olmq`) selects, or undefined. */

@@ -7,7 +7,6 @@ import { commands } from '../../cli/commands.js';
 import { startFunctions, type FunctionTable } from '../../cli/functions.js';
 import { parseCommandLine } from '../../cli/options.js';
 import { runFunction } from '../../cli/run.js';
-import { startWatcher } from '../../functions/watcher/index.js';
 import { mirroredKinds } from '../../functions/watcher/kinds.js';
 import { assets, type Backbone } from '../../shared/bus/backbone.js';
 import { objectKey } from '../../shared/bus/subjects.js';
@@ -27,6 +26,7 @@ import { backboneFor, clusterFor } from '../harness/backbone.js';
 import { capturingLogger } from '../harness/log.js';
 import { natsServerFor } from '../harness/nats.js';
 import { waitFor } from '../harness/wait.js';
+import { watcherFor } from '../harness/watcher.js';
 
 const echoRef = (name: string) => ({
   apiVersion: 'v1',
@@ -40,18 +40,9 @@ async function watchConfigMaps(
   cluster: Awaited<ReturnType<typeof clusterFor>>,
   backbone: Backbone,
 ): Promise<void> {
-  const watcher = await startWatcher({
-    cluster: { id: 'c1', kubeConfig: cluster.fixture.kubeConfig },
-    backbone,
-    log: capturingLogger('warn').log,
-    registry: new Registry(),
-    identity: 'watcher-c1',
-    leaseNamespace: 'olmq-system',
-    leaseName: 'olmq-watcher',
-    leaseDurationSeconds: 15,
+  const watcher = await watcherFor(t, cluster.fixture, backbone, {
     kinds: mirroredKinds.filter((k) => k.kind === 'ConfigMap'),
   });
-  t.teardown(() => watcher.stop());
   await watcher.synced();
 }
 
@@ -226,12 +217,10 @@ t.test(
     let created = 0;
     const table: FunctionTable = {
       echo: () => Promise.resolve(echoModule({ onClose: () => created++ })),
-      install: undefined,
     };
     await t.rejects(startFunctions(['echo', 'install'], table, runtimeFor(backbone, new Map())), {
-      name: 'FunctionNotAvailableError',
-      message:
-        'function install is not available in this build yet: it arrives with issue #7 (installation)',
+      name: 'UnknownFunctionError',
+      message: 'unknown function "install" (one of: echo)',
     });
     t.equal(created, 0, 'echo was not started');
   },
@@ -333,6 +322,15 @@ t.test('olmq run - a kubeconfig it cannot read exits 2 naming the file', async (
   );
   t.equal(code, 2);
   t.match(stderr(), 'olmq run echo: kubeconfig /nonexistent/kubeconfig does not exist');
+});
+
+t.test('olmq run - a function its table lacks exits 2 listing the ones it has', async (t) => {
+  const stderr = capturedStderr(t);
+  const code = await runFunction(runConfig(['--log-level', 'silent']), 'nope', {
+    table: { echo: () => Promise.resolve(echoModule()) },
+  });
+  t.equal(code, 2);
+  t.match(stderr(), 'olmq run nope: unknown function "nope" (one of: echo)');
 });
 
 t.test('olmq run - a function that fails to start exits 1 naming it', async (t) => {

@@ -1,7 +1,6 @@
 // `olmq packageserver` as a process: registers itself with the devcluster (--register), serves
 // kubectl through aggregation, stops cleanly on SIGTERM; bad configuration exits 2.
-import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import { connect } from '@nats-io/transport-node';
 import t from 'tap';
 import { openBackbone } from '../../shared/bus/backbone.js';
@@ -9,22 +8,13 @@ import { clusterFor } from '../harness/backbone.js';
 import { kubectl, kubectlMissing } from '../harness/devcluster.js';
 import { natsServerFor } from '../harness/nats.js';
 import { publishCatalog, smallCatalogs } from '../harness/packageserver.js';
+import { runOlmq } from '../harness/cli.js';
 import { olmqBin } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 
-const exec = promisify(execFile);
-
 t.test('packageserver cli - a serving certificate without its key exits 2', async (t) => {
-  const outcome = await exec(process.execPath, [
-    olmqBin,
-    'packageserver',
-    '--tls-cert-file',
-    '/tmp/cert.pem',
-  ]).then(
-    () => ({ code: 0, stderr: '' }),
-    (error: { code: number; stderr: string }) => error,
-  );
+  const outcome = await runOlmq(['packageserver', '--tls-cert-file', '/tmp/cert.pem']);
   t.equal(outcome.code, 2);
   t.match(outcome.stderr, /--tls-cert-file and --tls-key-file go together/);
 });

@@ -1,26 +1,15 @@
 // `olmq registry serve` as a process: serving line, answers, warnings logged, SIGTERM, bad --fbc.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
 import { fetchRegistryCatalog, probeRegistry } from '../../shared/registry/client.js';
+import { runOlmq as olmq } from '../harness/cli.js';
 import { olmqBin, sharedDir } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
-const exec = promisify(execFile);
 const etcd = join(sharedDir, 'catalogs', 'small', 'etcd');
-
-async function olmq(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [olmqBin, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 function startServe(args: string[]) {
   const child = spawn(process.execPath, [olmqBin, 'registry', 'serve', ...args], {

@@ -5,7 +5,6 @@
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import t, { type Test } from 'tap';
-import { startWatcher } from '../../functions/watcher/index.js';
 import { functionModules } from '../../functions/index.js';
 import type { InstallPlan, Subscription } from '../../shared/api/index.js';
 import {
@@ -23,6 +22,7 @@ import { kubectl, type ClusterFixture } from '../harness/devcluster.js';
 import { capturingLogger } from '../harness/log.js';
 import { sharedDir } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
+import { watcherFor } from '../harness/watcher.js';
 
 const globalNamespace = 'olm';
 const v1alpha1 = 'operators.coreos.com/v1alpha1';
@@ -37,17 +37,7 @@ async function startRig(t: Test): Promise<Rig> {
   const { fixture, client } = await clusterFor(t);
   const backbone = await backboneFor(t, { leaseTtlMs: 5_000 });
   const log = capturingLogger('warn').log;
-  const watcher = await startWatcher({
-    cluster: { id: 'c1', kubeConfig: fixture.kubeConfig },
-    backbone,
-    log,
-    registry: new Registry(),
-    identity: 'w1',
-    leaseNamespace: 'olmq-system',
-    leaseName: 'olmq-watcher',
-    leaseDurationSeconds: 15,
-  });
-  t.teardown(() => watcher.stop());
+  await watcherFor(t, fixture, backbone, { log, identity: 'w1' });
   // The catalog: the real small/ catalog, stored as the catalog function stores it.
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: globalNamespace } });
   await client.create({

@@ -115,17 +115,4 @@ export function resourceRequest(
 }
 
 /** A non-resource request such as GET /healthz. */
-export function pathRequest(user: UserInfo, verb: string, path: string): RequestAttributes {
-  return {
-    user,
-    verb,
-    resourceRequest: false,
-    apiGroup: '',
-    apiVersion: '',
-    resource: '',
-    subresource: '',
-    namespace: '',
-    name: '',
-    path,
-  };
-}
+export { nonResourceAttributes as pathRequest } from '../../devcluster/auth/index.js';

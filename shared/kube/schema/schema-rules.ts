@@ -41,39 +41,21 @@ function validateListAndMapTypes(schema: JsonObject, path: string, out: FieldCau
     : [];
   const items = isJsonObject(schema.items) ? schema.items : undefined;
 
-  if (mapType !== undefined && type !== 'object') {
-    if (type === '')
-      out.push(
-        required(childPath(path, 'type'), 'must be object if x-kubernetes-map-type is specified'),
-      );
-    else
-      out.push(
-        invalid(
-          childPath(path, 'type'),
-          type,
-          'must be object if x-kubernetes-map-type is specified',
-        ),
-      );
-  }
+  // A list or map type needs the matching type: missing is "required", another is "invalid".
+  const needsType = (expected: string, keyword: string): void => {
+    if (type === expected) return;
+    const message = `must be ${expected} if ${keyword} is specified`;
+    const typePath = childPath(path, 'type');
+    out.push(type === '' ? required(typePath, message) : invalid(typePath, type, message));
+  };
+  if (mapType !== undefined) needsType('object', 'x-kubernetes-map-type');
   if (mapType !== undefined && mapType !== 'atomic' && mapType !== 'granular') {
     out.push(
       notSupported(childPath(path, 'x-kubernetes-map-type'), mapType, ['atomic', 'granular']),
     );
   }
-  if (listType !== undefined && type !== 'array') {
-    if (type === '')
-      out.push(
-        required(childPath(path, 'type'), 'must be array if x-kubernetes-list-type is specified'),
-      );
-    else
-      out.push(
-        invalid(
-          childPath(path, 'type'),
-          type,
-          'must be array if x-kubernetes-list-type is specified',
-        ),
-      );
-  } else if (listType === 'set' && items !== undefined) {
+  if (listType !== undefined && type !== 'array') needsType('array', 'x-kubernetes-list-type');
+  else if (listType === 'set' && items !== undefined) {
     const itemType = typeOf(items);
     const itemsPath = childPath(path, 'items');
     if (itemType === 'array') {
