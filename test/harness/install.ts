@@ -51,14 +51,16 @@ export async function installFunctionFor(t: Test, options: unknown = {}): Promis
   };
   const started = await Promise.all([installFunction(options)(context), createRbac(context)]);
   const metrics = createFunctionMetrics(registry);
-  const hosts = started.flatMap((f) => f.definitions).map(
-    (d) =>
-      new FunctionHost(backbone, d, log, metrics, {
-        baseBackoffMs: 20,
-        contentionDelayMs: 20,
-        random: () => 0.5,
-      }),
-  );
+  const hosts = started
+    .flatMap((f) => f.definitions)
+    .map(
+      (d) =>
+        new FunctionHost(backbone, d, log, metrics, {
+          baseBackoffMs: 20,
+          contentionDelayMs: 20,
+          random: () => 0.5,
+        }),
+    );
   for (const host of hosts) await host.start();
   t.teardown(async () => {
     abort.abort();
