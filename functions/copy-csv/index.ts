@@ -206,7 +206,23 @@ export function copyCsvFunction(
     } else if (source !== undefined && annotated) {
       targeted = targets.toArray().filter((ns) => ns !== '');
     }
-    const namespaces = [...new Set([...targeted, ...holding])]
+    // A namespace outside the targets matters only if what it holds is a copy of this source
+    // (one no longer targeted, to delete): same-named CSVs are often installs of their own.
+    const targetedSet = new Set(targeted);
+    const copiesElsewhere = await Promise.all(
+      holding
+        .filter((ns) => ns !== namespace && !targetedSet.has(ns))
+        .map(async (ns) => {
+          const held = await getMirrored<CsvObject>(backbone.objects, {
+            cluster,
+            kind: 'ClusterServiceVersion',
+            namespace: ns,
+            name,
+          });
+          return held?.metadata.labels?.[OlmLabel.CopiedFrom] === namespace ? [ns] : [];
+        }),
+    );
+    const namespaces = [...new Set([...targeted, ...copiesElsewhere.flat()])]
       .filter((ns) => ns !== namespace)
       .sort();
     return {

@@ -407,7 +407,11 @@ export function rbacFunction(
       {
         kind: 'ClusterRole',
         workKeys: (c) => {
-          const labels = (c.object as KubeObject | undefined)?.metadata.labels;
+          const role = c.object as RoleObject | undefined;
+          // An aggregated role changes whenever the aggregation controller refills its rules,
+          // which are not ours: at each install of an API, for every group aggregating it.
+          if (role?.aggregationRule !== undefined) return [];
+          const labels = role?.metadata.labels;
           return labels?.[OlmLabel.OwnerKind] === 'OperatorGroup'
             ? [['groups', labels[OlmLabel.OwnerNamespace] ?? '']]
             : [];
