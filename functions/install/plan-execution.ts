@@ -548,11 +548,15 @@ export function decidePlan(s: PlanSnapshot): { writes: PlanWrites; requeueAfterM
     } else {
       const updated = mergedUpdate(existing, object);
       if (kind.ownership === 'ownerLabels') {
-        // Upstream takes over existing cluster objects: olm.owner names the resolving CSV.
+        // Upstream takes over existing cluster objects: olm.owner names the resolving CSV. Its
+        // update is unconditional (the last plan writing wins): a ClusterRole named after the
+        // CSV and its rules is shared by every namespace installing that CSV, and plans racing
+        // on it must not fail each other with conflicts.
         updated.metadata.labels = {
           ...updated.metadata.labels,
           ...ownerLabels(csvName, namespace),
         };
+        delete updated.metadata.resourceVersion;
       }
       writes.push({
         step: i,
