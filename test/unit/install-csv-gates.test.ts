@@ -1,4 +1,5 @@
 import t from 'tap';
+import { csvNamespaceSnapshot } from '../harness/csv-snapshot.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import {
   csvCleanupFinalizer,
@@ -48,29 +49,19 @@ async function csvOf(
   };
 }
 
-function snapshot(csvs: CsvObject[], extra: Partial<CsvNamespaceSnapshot>): CsvNamespaceSnapshot {
-  return {
-    namespace: 'ns1',
+const snapshot = (csvs: CsvObject[], extra: Partial<CsvNamespaceSnapshot>) =>
+  csvNamespaceSnapshot(
     now,
     csvs,
-    operatorGroups: [
+    [
       og(
         csvs[0]?.metadata.annotations?.['olm.targetNamespaces'] === ''
           ? {}
           : { targetNamespaces: ['ns1'] },
       ),
     ],
-    crds: new Map(),
-    serviceAccounts: [],
-    deployments: [],
-    subscriptions: [],
-    clusterRbac: [],
-    certificates: new Map(),
-    existing: new Map(),
-    webhookConfigurations: [],
-    ...extra,
-  };
-}
+    extra,
+  );
 
 const at = (phase: string, reason: string): CsvObject['status'] => ({
   phase,

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { csvNamespaceSnapshot } from '../harness/csv-snapshot.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import {
   csvCleanupFinalizer,
@@ -45,26 +46,8 @@ async function etcdCsv(status?: CsvObject['status']): Promise<CsvObject> {
   };
 }
 
-function snapshot(
-  csvs: CsvObject[],
-  extra: Partial<CsvNamespaceSnapshot> = {},
-): CsvNamespaceSnapshot {
-  return {
-    namespace: 'ns1',
-    now,
-    csvs,
-    operatorGroups: [og],
-    crds: new Map(),
-    serviceAccounts: [],
-    deployments: [],
-    subscriptions: [],
-    clusterRbac: [],
-    certificates: new Map(),
-    existing: new Map(),
-    webhookConfigurations: [],
-    ...extra,
-  };
-}
+const snapshot = (csvs: CsvObject[], extra: Partial<CsvNamespaceSnapshot> = {}) =>
+  csvNamespaceSnapshot(now, csvs, [og], extra);
 
 // One move of the first CSV (decideNamespace chains status-only moves; tested below).
 const first = (s: CsvNamespaceSnapshot) =>

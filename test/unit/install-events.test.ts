@@ -1,4 +1,5 @@
 import t from 'tap';
+import { csvNamespaceSnapshot } from '../harness/csv-snapshot.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import { coreEvent, eventName } from '../../shared/kube/events.js';
 import { parseWarningHeader } from '../../shared/kube/warnings.js';
@@ -6,7 +7,6 @@ import { csvPhaseEvent } from '../../functions/install/csv-events.js';
 import {
   csvCleanupFinalizer,
   decideNamespace,
-  type CsvNamespaceSnapshot,
   type CsvObject,
 } from '../../functions/install/csv-lifecycle.js';
 import {
@@ -164,27 +164,7 @@ const og: KubeObject = {
   status: { namespaces: ['ns1'] },
 };
 
-// The OperatorGroup's targets are in its status; the namespace list goes only to versions of
-// the snapshot that still read it (spread, so either shape type-checks).
-const namespaceList = { namespaces: [] as KubeObject[] };
-
-function snapshot(csvs: CsvObject[]): CsvNamespaceSnapshot {
-  return {
-    ...namespaceList,
-    namespace: 'ns1',
-    now,
-    csvs,
-    operatorGroups: [og],
-    crds: new Map(),
-    serviceAccounts: [],
-    deployments: [],
-    subscriptions: [],
-    clusterRbac: [],
-    certificates: new Map(),
-    existing: new Map(),
-    webhookConfigurations: [],
-  };
-}
+const snapshot = (csvs: CsvObject[]) => csvNamespaceSnapshot(now, csvs, [og]);
 
 const member: CsvObject = {
   ...csv,
