@@ -96,6 +96,30 @@ export function planSteps(bundles: readonly PlannedBundle[], namespace: string):
 }
 
 /** Options of a test InstallPlan. */
+/** `bundle` with a validating webhook whose rule targets the OLM group (upstream refuses it). */
+export function withOlmGroupWebhook(bundle: TestBundle): TestBundle {
+  const hooked = structuredClone(bundle);
+  (hooked.csv['spec'] as Record<string, unknown>)['webhookdefinitions'] = [
+    {
+      generateName: 'vcsv.example.com',
+      type: 'ValidatingAdmissionWebhook',
+      deploymentName: 'etcd-operator',
+      containerPort: 443,
+      admissionReviewVersions: ['v1'],
+      sideEffects: 'None',
+      rules: [
+        {
+          apiGroups: ['operators.coreos.com'],
+          apiVersions: ['*'],
+          operations: ['CREATE'],
+          resources: ['*'],
+        },
+      ],
+    },
+  ];
+  return hooked;
+}
+
 export interface InstallPlanOptions {
   name: string;
   namespace: string;

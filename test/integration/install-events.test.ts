@@ -9,7 +9,12 @@ import {
   namespaceWithOperatorGroup,
   waitForCsvPhase,
 } from '../harness/install.js';
-import { createInstallPlan, smallBundle, type TestBundle } from '../harness/install-plan.js';
+import {
+  createInstallPlan,
+  smallBundle,
+  withOlmGroupWebhook,
+  type TestBundle,
+} from '../harness/install-plan.js';
 import { waitFor } from '../harness/wait.js';
 
 interface EventObject {
@@ -135,25 +140,7 @@ else {
       'a failing CSV: a Warning Event with the failure reason and message',
       async (t) => {
         await namespaceWithOperatorGroup(client, 'bad-hook');
-        const hooked = structuredClone(bundle);
-        (hooked.csv['spec'] as Record<string, unknown>)['webhookdefinitions'] = [
-          {
-            generateName: 'vcsv.example.com',
-            type: 'ValidatingAdmissionWebhook',
-            deploymentName: 'etcd-operator',
-            containerPort: 443,
-            admissionReviewVersions: ['v1'],
-            sideEffects: 'None',
-            rules: [
-              {
-                apiGroups: ['operators.coreos.com'],
-                apiVersions: ['*'],
-                operations: ['CREATE'],
-                resources: ['*'],
-              },
-            ],
-          },
-        ];
+        const hooked = withOlmGroupWebhook(bundle);
         await createInstallPlan(client, {
           name: 'install-hook',
           namespace: 'bad-hook',

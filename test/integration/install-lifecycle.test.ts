@@ -7,7 +7,12 @@ import {
   namespaceWithOperatorGroup,
   waitForCsvPhase,
 } from '../harness/install.js';
-import { createInstallPlan, smallBundle, type TestBundle } from '../harness/install-plan.js';
+import {
+  createInstallPlan,
+  smallBundle,
+  withOlmGroupWebhook,
+  type TestBundle,
+} from '../harness/install-plan.js';
 import { waitFor } from '../harness/wait.js';
 
 const failAnnotation = 'devcluster.olmq.io/fail';
@@ -280,25 +285,7 @@ t.test('install - bad inputs end in upstream failure reasons', async (t) => {
 
   await t.test('a webhook rule on operators.coreos.com: InvalidWebhookDescription', async (t) => {
     await namespaceWithOperatorGroup(client, 'bad-hook');
-    const hooked = structuredClone(bundle);
-    csvSpec(hooked)['webhookdefinitions'] = [
-      {
-        generateName: 'vcsv.example.com',
-        type: 'ValidatingAdmissionWebhook',
-        deploymentName: 'etcd-operator',
-        containerPort: 443,
-        admissionReviewVersions: ['v1'],
-        sideEffects: 'None',
-        rules: [
-          {
-            apiGroups: ['operators.coreos.com'],
-            apiVersions: ['*'],
-            operations: ['CREATE'],
-            resources: ['*'],
-          },
-        ],
-      },
-    ];
+    const hooked = withOlmGroupWebhook(bundle);
     await createInstallPlan(client, {
       name: 'install-hook',
       namespace: 'bad-hook',
