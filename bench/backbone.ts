@@ -13,14 +13,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { Watch } from '@kubernetes/client-node';
 import { startNatsServer } from '../shared/bus/nats-server.js';
-import { KubeClient } from '../shared/kube/client.js';
-import { ensureOlmApi } from '../shared/kube/olm-api.js';
-import { killAll, launch, stopAll } from './harness/processes.js';
+import { killAll, launch, launchCluster, stopAll } from './harness/processes.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const olmq = join(root, 'dist', 'cli', 'main.js');
 const replicaScript = join(root, 'dist', 'test', 'fixtures', 'echo-replica.js');
 
 const { values } = parseArgs({
@@ -45,47 +42,9 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'olmq-bench-backbone-'));
-  const kubeconfigPath = join(dir, 'kubeconfig');
   const nats = await startNatsServer();
   try {
-    await launch(
-      [
-        olmq,
-        'devcluster',
-        '--kubeconfig',
-        kubeconfigPath,
-        '--pod-ready-delay',
-        '0',
-        '--log-level',
-        'warn',
-      ],
-      /ready/,
-    );
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(kubeconfigPath);
-    const client = await KubeClient.fromKubeConfig('c1', kubeConfig, {
-      qps: 100_000,
-      burst: 100_000,
-    });
-    await ensureOlmApi(client);
-    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmq-system' } });
-    await launch(
-      [
-        olmq,
-        'watcher',
-        '--kubeconfig',
-        kubeconfigPath,
-        '--cluster',
-        'c1',
-        '--nats-url',
-        nats.url,
-        '--metrics-port',
-        '0',
-        '--log-level',
-        'info',
-      ],
-      /mirror synced/,
-    );
+    const { kubeconfigPath, kubeConfig, admin: client } = await launchCluster(dir, nats.url);
 
     // Echoes seen by a watch, with their arrival times.
     const seen = new Map<string, number>();

@@ -17,19 +17,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createServer } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { startNatsServer } from '../shared/bus/nats-server.js';
 import {
   buildCatalogIndex,
   decodeBundleManifests,
   readCatalogDirectory,
 } from '../shared/catalog/index.js';
-import { KubeClient, type KubeObject } from '../shared/kube/client.js';
-import { ensureOlmApi } from '../shared/kube/olm-api.js';
-import { killAll, launch, processStats, stopAll } from './harness/processes.js';
+import type { KubeClient, KubeObject } from '../shared/kube/client.js';
+import {
+  killAll,
+  launch,
+  launchCluster,
+  olmq,
+  processStats,
+  stopAll,
+} from './harness/processes.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const olmq = join(root, 'dist', 'cli', 'main.js');
 const catalogs = join(root, '..', 'shared', 'catalogs', 'small');
 
 const { values } = parseArgs({
@@ -155,43 +159,8 @@ async function scenario(
   addNamespaces: number,
 ): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'olmq-bench-rbac-'));
-  const kubeconfigPath = join(dir, 'kubeconfig');
   const nats = await startNatsServer();
-  const devcluster = await launch(
-    [
-      olmq,
-      'devcluster',
-      '--kubeconfig',
-      kubeconfigPath,
-      '--pod-ready-delay',
-      '0',
-      '--log-level',
-      'warn',
-    ],
-    /ready/,
-  );
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(kubeconfigPath);
-  const admin = await KubeClient.fromKubeConfig('c1', kubeConfig, { qps: 100_000, burst: 100_000 });
-  await ensureOlmApi(admin);
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmq-system' } });
-  const watcher = await launch(
-    [
-      olmq,
-      'watcher',
-      '--kubeconfig',
-      kubeconfigPath,
-      '--cluster',
-      'c1',
-      '--nats-url',
-      nats.url,
-      '--metrics-port',
-      '0',
-      '--log-level',
-      'info',
-    ],
-    /mirror synced/,
-  );
+  const { kubeconfigPath, admin, devcluster, watcher } = await launchCluster(dir, nats.url);
 
   const functions: Record<string, { process: ChildProcess; port: number }> = {};
   for (const name of ['rbac', 'copy-csv']) {

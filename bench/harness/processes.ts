@@ -2,7 +2,14 @@
 // started and awaited until ready, measured from /proc, and stopped.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../../shared/kube/client.js';
+import { ensureOlmApi } from '../../shared/kube/olm-api.js';
+
+/** The built olmq CLI. */
+export const olmq = join(import.meta.dirname, '..', '..', 'cli', 'main.js');
 
 const children: ChildProcess[] = [];
 
@@ -66,4 +73,34 @@ export function processStats(pid: number): { peakRssMb: number; cpuSeconds: numb
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   const ticks = Number(stat[11] ?? 0) + Number(stat[12] ?? 0);
   return { peakRssMb: Math.round(hwm / 1024), cpuSeconds: ticks / 100 };
+}
+
+/**
+ * The cluster side of a process benchmark: `olmq devcluster` (pod-ready delay 0) writing its
+ * kubeconfig into `dir`, the OLM API and the olmq-system namespace through an admin client,
+ * and `olmq watcher` mirroring into the NATS server at `natsUrl`, each ready.
+ */
+export async function launchCluster(
+  dir: string,
+  natsUrl: string,
+): Promise<{
+  kubeconfigPath: string;
+  kubeConfig: KubeConfig;
+  admin: KubeClient;
+  devcluster: ChildProcess;
+  watcher: ChildProcess;
+}> {
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  // prettier-ignore
+  const devcluster = await launch([olmq, 'devcluster', '--kubeconfig', kubeconfigPath,
+    '--pod-ready-delay', '0', '--log-level', 'warn'], /ready/);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  const admin = await KubeClient.fromKubeConfig('c1', kubeConfig, { qps: 100_000, burst: 100_000 });
+  await ensureOlmApi(admin);
+  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmq-system' } });
+  // prettier-ignore
+  const watcher = await launch([olmq, 'watcher', '--kubeconfig', kubeconfigPath, '--cluster', 'c1',
+    '--nats-url', natsUrl, '--metrics-port', '0', '--log-level', 'info'], /mirror synced/);
+  return { kubeconfigPath, kubeConfig, admin, devcluster, watcher };
 }
