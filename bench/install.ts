@@ -43,7 +43,7 @@ const round = (n: number): number => Math.round(n * 10) / 10;
 
 const cluster = await startDevcluster({ podReadyDelayMs: 0 });
 const nats = await startNatsServer();
-const nc = await connect({ servers: nats.url });
+const nc = await connect({ servers: nats.url, noAsyncTraces: true });
 const backbone = await openBackbone(nc, {});
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromString(cluster.kubeconfig());

@@ -46,7 +46,7 @@ const summary = (samples: number[]) => {
 
 const cluster = await startDevcluster({ podReadyDelayMs: 0 });
 const nats = await startNatsServer();
-const nc = await connect({ servers: nats.url });
+const nc = await connect({ servers: nats.url, noAsyncTraces: true });
 const backbone = await openBackbone(nc, {});
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromString(cluster.kubeconfig());
@@ -136,6 +136,7 @@ const packages = [
 /** Creates the Subscription and resolves with the ms until its CSV is Succeeded. */
 async function subscribe(ns: string, pkg: (typeof packages)[number]): Promise<number> {
   const t0 = performance.now();
+  if (process.env.OLMQ_BENCH_VERBOSE) process.stderr.write(`SUBSCRIBE ${ns} ${t0}\n`);
   await admin.create({
     apiVersion: 'operators.coreos.com/v1alpha1',
     kind: 'Subscription',

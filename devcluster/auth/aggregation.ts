@@ -16,7 +16,8 @@ function nameOf(object: JsonObject): string {
   return typeof name === 'string' ? name : '';
 }
 
-function labelsOf(object: JsonObject): Labels {
+/** The labels of an object, as a selector sees them. */
+export function labelsOf(object: JsonObject): Labels {
   const labels = metadataOf(object)['labels'];
   const out: Record<string, string> = {};
   if (!isJsonObject(labels)) return out;
@@ -102,22 +103,47 @@ function aggregate(
   selectors: JsonValue[],
   all: readonly JsonObject[],
 ): PolicyRule[] | undefined {
-  const sorted = [...all].sort((a, b) =>
-    nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0,
-  );
   const targetName = nameOf(target);
   const rules: PolicyRule[] = [];
   for (const selector of selectors) {
     const matches = isJsonObject(selector) ? compileLabelSelector(selector) : undefined;
     if (matches === undefined) return undefined;
-    for (const role of sorted) {
-      if (nameOf(role) === targetName || !matches(labelsOf(role))) continue;
+    const selected = all
+      .filter((role) => nameOf(role) !== targetName && matches(labelsOf(role)))
+      .sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : nameOf(a) > nameOf(b) ? 1 : 0));
+    for (const role of selected) {
       for (const rule of rulesOf(role)) {
         if (!rules.some((existing) => policyRulesEqual(existing, rule))) rules.push(rule);
       }
     }
   }
   return rules;
+}
+
+/**
+ * What one sync of the aggregation controller gives `target` from the ClusterRoles as they are
+ * now (one level: an aggregated role feeding it counts with its current rules), or undefined
+ * when `target` has no aggregationRule or an invalid selector.
+ */
+export function aggregatedRulesOf(
+  target: JsonObject,
+  all: readonly JsonObject[],
+): JsonObject[] | undefined {
+  const selectors = selectorsOf(target);
+  if (selectors === undefined) return undefined;
+  return aggregate(target, selectors, all)?.map(policyRuleToJson);
+}
+
+/**
+ * The selectors of a ClusterRole's aggregationRule as one predicate over another role's labels,
+ * or undefined when it has none (or an invalid one, which selects nothing).
+ */
+export function aggregationSelects(clusterRole: JsonObject): LabelPredicate | undefined {
+  const selectors = selectorsOf(clusterRole);
+  if (selectors === undefined) return undefined;
+  const compiled = selectors.map((s) => (isJsonObject(s) ? compileLabelSelector(s) : undefined));
+  if (compiled.some((c) => c === undefined)) return undefined;
+  return (labels) => compiled.some((c) => c?.(labels) === true);
 }
 
 function withRules(role: JsonObject, rules: PolicyRule[]): JsonObject {

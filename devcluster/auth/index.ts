@@ -5,8 +5,8 @@
 // Per request the API layer calls `authenticate` (401/403/500 answers come ready-made), then
 // `authorize` with the effective user; on a denial it answers `forbiddenStatus(attributes,
 // decision)`. The RBAC objects are read through an `RbacSource` at every call, so changes apply
-// at once; ClusterRoles with an aggregationRule get their rules from `aggregatedRules` (the
-// aggregation controller's job, to run on every ClusterRole change).
+// at once; ClusterRoles with an aggregationRule get their rules from `aggregatedRulesOf` (the
+// aggregation controller's job, run for each aggregated role a ClusterRole change may feed).
 import type { JsonObject } from '../../shared/kube/json.js';
 
 /** An authenticated identity (user.Info). */
@@ -98,7 +98,13 @@ export type AuthenticationResult =
   | { ok: false; code: 500; reason: 'InternalError'; message: string };
 
 export { authenticate } from './authentication.js';
-export { aggregatedRules } from './aggregation.js';
+export {
+  aggregatedRules,
+  aggregatedRulesOf,
+  aggregationSelects,
+  labelsOf,
+  type LabelPredicate,
+} from './aggregation.js';
 export { nonResourceAttributes } from './attributes.js';
 export { bootstrapRbac } from './bootstrap-policy.js';
 export { createClusterCertificates } from './certificates.js';

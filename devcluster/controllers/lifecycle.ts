@@ -2,7 +2,12 @@
 // deletion, and ClusterRole aggregation (as kube-controller-manager does them).
 import { text } from '../values.js';
 import type { Logger } from 'pino';
-import { aggregatedRules } from '../auth/index.js';
+import {
+  aggregatedRulesOf,
+  aggregationSelects,
+  labelsOf,
+  type LabelPredicate,
+} from '../auth/index.js';
 import { jsonEqual, systemWrite, type ApiCore } from '../core.js';
 import { crdCleanupFinalizer, storageVersionOf } from '../crds.js';
 import { ApiError } from '../errors.js';
@@ -195,23 +200,46 @@ export class CrdCleanupController {
   }
 }
 
-/** Keeps the rules of ClusterRoles with an aggregationRule equal to the union of the selected roles' rules. */
+/**
+ * Keeps the rules of ClusterRoles with an aggregationRule equal to the union of the selected
+ * roles' rules. As kube's controller, it syncs one aggregated role at a time: a ClusterRole
+ * change queues the aggregated roles whose selectors match its labels before or after the change
+ * (and itself, if it aggregates); nested aggregation converges through the resulting updates.
+ */
 export class ClusterRoleAggregationController {
   private readonly queue: WorkQueue;
+  private readonly key = storageKey('rbac.authorization.k8s.io', 'clusterroles');
+  /** Labels of every ClusterRole as last seen, to know which aggregations a change leaves. */
+  private readonly labels = new Map<string, Readonly<Record<string, string>>>();
+  /** What each aggregated role selects, by its name. */
+  private readonly aggregations = new Map<string, LabelPredicate>();
 
   constructor(
     private readonly core: ApiCore,
     logger: Logger,
   ) {
-    this.queue = new WorkQueue('clusterrole-aggregation', () => this.reconcile(), logger);
+    this.queue = new WorkQueue('clusterrole-aggregation', (name) => this.reconcile(name), logger);
   }
 
   /** Starts following changes; returns the stop function. */
   start(): () => void {
-    const key = storageKey('rbac.authorization.k8s.io', 'clusterroles');
-    this.queue.add('all');
+    for (const role of this.core.store.list(this.key)) {
+      const name = text(metadataOf(role)['name']);
+      this.remember(name, role);
+      if (this.aggregations.has(name)) this.queue.add(name);
+    }
     const unsubscribe = this.core.store.subscribe((event) => {
-      if (event.key === key) this.queue.add('all');
+      if (event.key !== this.key) return;
+      const before = this.labels.get(event.name);
+      const after = event.type === 'DELETED' ? undefined : labelsOf(event.object);
+      if (event.type === 'DELETED') this.forget(event.name);
+      else this.remember(event.name, event.object);
+      if (this.aggregations.has(event.name)) this.queue.add(event.name);
+      for (const [name, selects] of this.aggregations) {
+        if (name === event.name) continue;
+        if ((before !== undefined && selects(before)) || (after !== undefined && selects(after)))
+          this.queue.add(name);
+      }
     });
     return () => {
       unsubscribe();
@@ -219,22 +247,29 @@ export class ClusterRoleAggregationController {
     };
   }
 
-  private reconcile(): void {
+  private remember(name: string, role: JsonObject): void {
+    this.labels.set(name, labelsOf(role));
+    const selects = aggregationSelects(role);
+    if (selects === undefined) this.aggregations.delete(name);
+    else this.aggregations.set(name, selects);
+  }
+
+  private forget(name: string): void {
+    this.labels.delete(name);
+    this.aggregations.delete(name);
+  }
+
+  private reconcile(name: string): void {
+    const current = this.core.store.get(this.key, '', name);
+    if (current === undefined) return;
+    const rules = aggregatedRulesOf(current, this.core.store.list(this.key));
+    if (rules === undefined || jsonEqual(current['rules'] ?? [], rules)) return;
+    const copy = structuredClone(current);
+    copy['rules'] = rules;
     const type = this.core.typeOf('rbac.authorization.k8s.io', 'clusterroles');
-    const roles = this.core.store.list(storageKey('rbac.authorization.k8s.io', 'clusterroles'));
-    for (const [name, rules] of aggregatedRules(roles)) {
-      const current = this.core.store.get(
-        storageKey('rbac.authorization.k8s.io', 'clusterroles'),
-        '',
-        name,
-      );
-      if (!current || jsonEqual(current['rules'] ?? [], rules)) continue;
-      const copy = structuredClone(current);
-      copy['rules'] = rules;
-      tolerate(() =>
-        this.core.update(type, '', name, copy, systemWrite('clusterrole-aggregation-controller')),
-      );
-    }
+    tolerate(() =>
+      this.core.update(type, '', name, copy, systemWrite('clusterrole-aggregation-controller')),
+    );
   }
 }
 

@@ -206,6 +206,46 @@ void t.test(
       return r !== undefined && r.length > 0 ? r : undefined;
     });
     t.match(rules, [{ resources: ['configmaps'], verbs: ['get'] }]);
+
+    const mergePatch = { 'Content-Type': 'application/merge-patch+json' };
+    // Nested: a role aggregating the collector gets what the collector got.
+    await json(
+      'PATCH',
+      `${rbac}/collector`,
+      {
+        metadata: { labels: { 'example.olmq.io/aggregate-outer': 'true' } },
+      },
+      mergePatch,
+    );
+    await json('POST', rbac, {
+      metadata: { name: 'outer' },
+      aggregationRule: {
+        clusterRoleSelectors: [{ matchLabels: { 'example.olmq.io/aggregate-outer': 'true' } }],
+      },
+    });
+    const rulesOf = async (name: string): Promise<Json[]> =>
+      ((await json('GET', `${rbac}/${name}`)).body['rules'] as Json[] | undefined) ?? [];
+    const outer = await waitFor('outer to aggregate the collector', async () => {
+      const r = await rulesOf('outer');
+      return r.length > 0 ? r : undefined;
+    });
+    t.match(outer, [{ resources: ['configmaps'], verbs: ['get'] }]);
+
+    // A role whose label goes away no longer feeds either, down the chain.
+    await json(
+      'PATCH',
+      `${rbac}/piece`,
+      {
+        metadata: { labels: { 'example.olmq.io/aggregate': null } },
+      },
+      mergePatch,
+    );
+    await waitFor('collector and outer to drop the unlabelled role', async () =>
+      (await rulesOf('collector')).length === 0 && (await rulesOf('outer')).length === 0
+        ? true
+        : undefined,
+    );
+    t.pass('rules of a role no longer selected are removed');
   },
 );
 
