@@ -21,9 +21,11 @@ import { executeWrites } from '../../shared/kube/executor.js';
 import {
   StaleDecisionError,
   type FunctionDefinition,
+  type ObjectChange,
   type Trigger,
   type WorkContext,
 } from '../../shared/runtime/function-host.js';
+import type { WorkKey } from '../../shared/bus/subjects.js';
 import {
   crdNamesOf,
   decideNamespace,
@@ -132,10 +134,20 @@ const olm = (kind: string, version = 'v1alpha1') => ({
 });
 
 // Every change in a namespace that can move one of its CSVs.
-const namespaceTrigger = (kind: string): Trigger => ({
-  kind,
-  workKeys: (c) => (c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]]),
-});
+const namespaceKeys = (c: ObjectChange): WorkKey[] =>
+  c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]];
+const namespaceTrigger = (kind: string): Trigger => ({ kind, workKeys: namespaceKeys });
+
+// A Subscription matters to the CSV it installed (status.installedCSV): its spec.config shapes
+// the CSV's deployments. The status writes of resolution and planning before that start no work.
+const subscriptionTrigger: Trigger = {
+  kind: 'Subscription',
+  workKeys: (c) => {
+    const sub = c.object as { status?: { installedCSV?: string } } | undefined;
+    if (sub !== undefined && (sub.status?.installedCSV ?? '') === '') return [];
+    return namespaceKeys(c);
+  },
+};
 
 // OperatorConditions move CSVs when they may gate an upgrade (an Upgradeable entry) or are
 // gone (the generator makes them again). Dropping an entry is seen by the Pending requeue.
@@ -175,8 +187,8 @@ export function csvFunction(options: {
         'Deployment',
         'ServiceAccount',
         'InstallPlan',
-        'Subscription',
       ].map(namespaceTrigger),
+      subscriptionTrigger,
       operatorConditionTrigger,
     ],
     async load(work: WorkContext): Promise<CsvNamespaceSnapshot> {

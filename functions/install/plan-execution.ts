@@ -23,6 +23,7 @@ import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
 // kube-apiserver's CRD schema validation in TypeScript (shared with the devcluster): the same
 // rules upstream OLM runs on existing CRs before a CRD update.
 import { formatCause, validateAgainstSchema } from '../../shared/kube/schema/index.js';
+import type { Decision } from '../../shared/runtime/function-host.js';
 import { csvCleanupFinalizer } from './csv-lifecycle.js';
 import { canonicalJson, fnv64aHex } from './hash.js';
 import type { StepManifestError } from './plan-steps.js';
@@ -306,7 +307,7 @@ function setCondition(
 }
 
 /** Pure: the writes of one pass over the plan. */
-export function decidePlan(s: PlanSnapshot): { writes: PlanWrites; requeueAfterMs?: number } {
+export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
   const plan = s.plan;
   const none: PlanWrites = { plan, steps: [], status: undefined };
   if (plan?.status === undefined || plan.metadata.deletionTimestamp !== undefined)
@@ -570,11 +571,14 @@ export function decidePlan(s: PlanSnapshot): { writes: PlanWrites; requeueAfterM
   if (error !== undefined) {
     return { writes: { plan, steps: [], status, error }, requeueAfterMs: installingRequeueMs };
   }
-  // Installing plans are looked at again: soon while their own writes settle, else every 5 s
-  // (a Forbidden step may have been granted meanwhile).
+  // Installing plans are looked at again: at once when these writes create what waiting steps
+  // need (the CSV they are owned by) and the last pass failed nothing, soon while their own
+  // writes settle, else every 5 s (a Forbidden step may have been granted meanwhile).
+  const progressing = waiting && writes.length > 0 && plan.status.message === undefined;
   return {
     writes: { plan, steps: writes, status },
     requeueAfterMs: waiting || writes.length > 0 ? progressRequeueMs : installingRequeueMs,
+    ...(progressing ? { again: true } : {}),
   };
 }
 

@@ -74,6 +74,8 @@ export const createFunction: CreateFunction = async (context) => {
       { kind: 'Subscription', workKeys: (c) => [namespaceKey(c.ref.namespace)] },
       {
         kind: 'ClusterServiceVersion',
+        // Resolution reads what a CSV is (metadata, spec), never how far its install got.
+        parts: ['metadata', 'spec'],
         workKeys: (c) =>
           (c.object as ClusterServiceVersion | undefined)?.metadata.labels?.['olm.copiedFrom'] !==
           undefined

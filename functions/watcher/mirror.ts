@@ -13,6 +13,11 @@ import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { assets, type Backbone } from '../../shared/bus/backbone.js';
 import { mirroredKeys } from '../../shared/bus/mirror-read.js';
+import {
+  changedParts,
+  changedPartsHeader,
+  serializeByParts,
+} from '../../shared/bus/object-parts.js';
 import { objectKey } from '../../shared/bus/subjects.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import type { MirroredKind } from './kinds.js';
@@ -57,9 +62,20 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   // Publishes are pipelined on one connection (so they land in event order). A failed one (NATS
   // down or restarting) is remembered as the key's latest intent and retried until it lands;
   // an older failure never overwrites a newer intent, so the mirror cannot regress.
-  type Intent = { operation: 'put' | 'delete'; object: KubeObject; seq: number };
+  // Each put names the parts that changed since the previous put of the key (object-parts.ts).
+  // After a failure that is unknown for the key: the retry (of its newest intent) names none,
+  // so every trigger sees it, and so does the key's next put.
+  type Intent = {
+    operation: 'put' | 'delete';
+    object: KubeObject;
+    seq: number;
+    json?: string;
+    changed?: string;
+    retry?: boolean;
+  };
   let seq = 0;
-  const latest = new Map<string, number>();
+  const latest = new Map<string, Intent>();
+  const signatures = new Map<string, string>();
   const pending = new Map<string, Intent>();
   let retryTimer: NodeJS.Timeout | undefined;
   let retryDelayMs = 100;
@@ -67,27 +83,37 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   const send = (intent: Intent): void => {
     const subject = subjectOf(intent.object);
     const { uid = '', resourceVersion = '' } = intent.object.metadata;
+    const retry = intent.retry === true ? '#retry' : '';
     let published: Promise<unknown>;
     if (intent.operation === 'put') {
-      const trimmed = kind.trim({ ...intent.object, apiVersion: kind.apiVersion, kind: kind.kind });
-      published = backbone.js.publish(subject, JSON.stringify(trimmed), {
-        msgID: `${uid}@${resourceVersion}`,
+      const h = natsHeaders();
+      if (intent.changed !== undefined && intent.retry !== true)
+        h.set(changedPartsHeader, intent.changed);
+      published = backbone.js.publish(subject, intent.json, {
+        msgID: `${uid}@${resourceVersion}${retry}`,
+        headers: h,
       });
     } else {
       const h = natsHeaders();
       h.set('KV-Operation', 'DEL');
-      published = backbone.js.publish(subject, undefined, { headers: h, msgID: `${uid}@deleted` });
+      published = backbone.js.publish(subject, undefined, {
+        headers: h,
+        msgID: `${uid}@deleted${retry}`,
+      });
     }
     published.then(
       () => {
         context.published.inc({ cluster, kind: kind.kind, operation: intent.operation });
-        if (latest.get(subject) === intent.seq) latest.delete(subject);
+        if (latest.get(subject)?.seq === intent.seq) latest.delete(subject);
         if (pending.get(subject)?.seq === intent.seq) pending.delete(subject);
         retryDelayMs = 100;
       },
       (error: unknown) => {
-        if (stopped || latest.get(subject) !== intent.seq) return; // a newer intent supersedes it
-        pending.set(subject, intent);
+        if (stopped) return;
+        signatures.delete(subject);
+        const newest = latest.get(subject);
+        if (newest === undefined || newest.seq < intent.seq) return; // the key moved on and landed
+        pending.set(subject, { ...newest, retry: true });
         log.warn(
           { err: error, kind: kind.kind, name: intent.object.metadata.name, pending: pending.size },
           'mirror publish failed; will retry',
@@ -105,8 +131,20 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     }, retryDelayMs);
   };
   const publish = (operation: Intent['operation'], object: KubeObject): void => {
-    const intent = { operation, object, seq: ++seq };
-    latest.set(subjectOf(object), intent.seq);
+    const subject = subjectOf(object);
+    const intent: Intent = { operation, object, seq: ++seq };
+    if (operation === 'put') {
+      const trimmed = kind.trim({ ...object, apiVersion: kind.apiVersion, kind: kind.kind });
+      const { json, signature } = serializeByParts(trimmed);
+      const before = signatures.get(subject);
+      intent.json = json;
+      if (before !== undefined)
+        intent.changed = changedParts(before, signature).join(',') || 'none';
+      signatures.set(subject, signature);
+    } else {
+      signatures.delete(subject);
+    }
+    latest.set(subject, intent);
     send(intent);
   };
   const put = (object: KubeObject): void => publish('put', object);

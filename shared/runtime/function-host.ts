@@ -23,6 +23,7 @@ import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@na
 import { KvWatchInclude } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import { assets, type Backbone } from '../bus/backbone.js';
+import { changedPartsHeader, touchesParts, type ObjectPart } from '../bus/object-parts.js';
 import {
   deadLetterSubject,
   encodeToken,
@@ -47,6 +48,11 @@ export interface Trigger {
   kind: string;
   /** The work keys a change maps to; none to ignore it. Async for fan-out (e.g. every namespace). */
   workKeys(change: ObjectChange): readonly WorkKey[] | Promise<readonly WorkKey[]>;
+  /**
+   * The parts of the object the function reads, when not all: a change the watcher reports as
+   * touching none of them starts no work (creations and deletions always do).
+   */
+  parts?: readonly ObjectPart[];
 }
 
 /** What a reconcile is about, and its means to stop early. */
@@ -65,6 +71,12 @@ export interface Decision<Writes> {
   writes: Writes;
   /** Look at this key again after this many ms even if nothing changes (e.g. waiting for a Deployment). */
   requeueAfterMs?: number;
+  /**
+   * The writes let the key progress further at once (an object just created is what the next
+   * step needs): load and decide again right away, within this lease, rather than waiting for
+   * the writes to come back through the watcher. Only for functions whose load reads the API.
+   */
+  again?: boolean;
 }
 
 /** An olmq function, declared as data: triggers, and load → decide → apply. */
@@ -104,6 +116,8 @@ export interface FunctionHostOptions {
   maxBackoffMs: number;
   /** How often a conflicting write re-reads and re-decides before it counts as a failure. */
   staleRetries: number;
+  /** Passes one reconcile makes at most while its decisions ask to go `again`. */
+  maxPasses: number;
   /** Object changes mapped to work items at once, per trigger. */
   triggerWindow: number;
   /** Delay before retrying a key another replica is working on. */
@@ -123,6 +137,7 @@ export const defaultFunctionHostOptions: FunctionHostOptions = {
   baseBackoffMs: 200,
   maxBackoffMs: 5 * 60_000,
   staleRetries: 5,
+  maxPasses: 5,
   triggerWindow: 256,
   contentionDelayMs: 250,
   ackWaitMs: 30_000,
@@ -304,6 +319,19 @@ export class FunctionHost<Snapshot, Writes> {
         const ref = parseObjectKey(m.subject.slice(prefix.length));
         const operation = m.headers?.get('KV-Operation') ?? '';
         const deleted = operation === 'DEL' || operation === 'PURGE';
+        if (
+          !deleted &&
+          trigger.parts !== undefined &&
+          !touchesParts(
+            m.headers?.has(changedPartsHeader) === true
+              ? m.headers.get(changedPartsHeader)
+              : undefined,
+            trigger.parts,
+          )
+        ) {
+          m.ack();
+          return;
+        }
         // Parsed only if the trigger looks at it: most map the key alone.
         let parsed: { object: unknown } | undefined;
         const keys = await trigger.workKeys({
@@ -446,8 +474,12 @@ export class FunctionHost<Snapshot, Writes> {
       // Every NATS call may time out (a restarting server): any error lands in the failure path.
       record = await attemptsRead;
       context.failures = record.failures;
-      const decision = await this.decideAndApply(context, labels);
-      if (decision.requeueAfterMs === undefined) m.ack();
+      let decision = await this.decideAndApply(context, labels);
+      for (let pass = 1; decision.again === true && pass < this.options.maxPasses; pass++)
+        decision = await this.decideAndApply(context, labels);
+      // Still progressing after maxPasses: come back soon rather than spin here.
+      if (decision.again === true) m.nak(this.options.baseBackoffMs);
+      else if (decision.requeueAfterMs === undefined) m.ack();
       else m.nak(decision.requeueAfterMs);
       this.metrics.processed.inc({ ...labels, outcome: 'success' });
       if (record.failures > 0 || this.mayBeFailing(leaseKey))

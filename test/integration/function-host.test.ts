@@ -1,12 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { connect } from '@nats-io/transport-node';
+import { connect, headers } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
 import t, { type Test } from 'tap';
 import { assets, openBackbone, type Backbone } from '../../shared/bus/backbone.js';
+import { changedPartsHeader } from '../../shared/bus/object-parts.js';
 import { objectKey, type ObjectRef } from '../../shared/bus/subjects.js';
 import {
   FunctionHost,
   StaleDecisionError,
+  type Decision,
   type FunctionDefinition,
   type FunctionHostOptions,
   type WorkContext,
@@ -42,7 +44,7 @@ async function putWidget(backbone: Backbone, name: string, value: number): Promi
 function widgetFunction(
   backbone: Backbone,
   apply: (snapshot: Snapshot, work: WorkContext) => Promise<void>,
-  decide: (snapshot: Snapshot) => { writes: Snapshot; requeueAfterMs?: number } = (s) => ({
+  decide: (snapshot: Snapshot) => Decision<Snapshot> = (s) => ({
     writes: s,
   }),
 ): FunctionDefinition<Snapshot, Snapshot> & { loads: number } {
@@ -227,6 +229,67 @@ t.test('function host - a decision can ask to look again later without any chang
   await waitFor('three looks', () => looks === 3);
   t.equal(looks, 3);
 });
+
+t.test(
+  'function host - a decision that asks to go again is decided again at once, within one reconcile and at most maxPasses times',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    let applies = 0;
+    // Two passes progress and then it settles; a runaway function is stopped after maxPasses.
+    const settling = widgetFunction(
+      backbone,
+      () => Promise.resolve(void applies++),
+      (s) => (applies < 2 ? { writes: s, again: true } : { writes: s }),
+    );
+    const { counter } = await startHost(t, backbone, settling, { maxPasses: 4 });
+    await putWidget(backbone, 'w1', 1);
+    await waitFor('one reconcile', async () => (await counter('olmq_work_processed_total')) === 1);
+    t.equal(applies, 3, 'two progressing passes, then the one that settles');
+    t.equal(settling.loads, 3, 'each pass loads fresh state');
+
+    const other = await backboneFor(t);
+    let runaway = 0;
+    const spinning = widgetFunction(
+      other,
+      () => Promise.resolve(void runaway++),
+      (s) => ({ writes: s, again: true }),
+    );
+    const second = await startHost(t, other, spinning, { maxPasses: 4, baseBackoffMs: 60_000 });
+    await putWidget(other, 'w1', 1);
+    await waitFor(
+      'the runaway reconcile to end',
+      async () => (await second.counter('olmq_work_processed_total')) === 1,
+    );
+    t.equal(runaway, 4, 'no more than maxPasses passes in one reconcile');
+  },
+);
+
+t.test(
+  'function host - a trigger reading only some parts of an object skips changes to the others',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const seen: (number | undefined)[] = [];
+    const definition = widgetFunction(backbone, (s) => Promise.resolve(void seen.push(s.value)));
+    const trigger = definition.triggers[0];
+    if (trigger === undefined) throw new Error('no trigger');
+    definition.triggers = [{ ...trigger, parts: ['spec'] }];
+    const { counter } = await startHost(t, backbone, definition);
+    const subject = `$KV.${assets.objects}.${objectKey(widget('w1'))}`;
+    const put = async (value: number, changed?: string): Promise<void> => {
+      const h = headers();
+      if (changed !== undefined) h.set(changedPartsHeader, changed);
+      await backbone.js.publish(subject, JSON.stringify({ spec: { value } }), { headers: h });
+    };
+    await put(1); // first sight: no header
+    await waitFor('the first change', () => seen.length === 1);
+    await put(2, 'status');
+    await put(3, 'none');
+    await put(4, 'metadata,spec');
+    await waitFor('the spec change', () => seen.includes(4));
+    t.same(seen, [1, 4], 'status-only and unchanged versions started no work');
+    t.equal(await counter('olmq_work_processed_total'), 2);
+  },
+);
 
 t.test('function host - two replicas never work the same key at once', async (t) => {
   const backbone = await backboneFor(t);

@@ -3,7 +3,8 @@ import { createInterface } from 'node:readline';
 import { connect } from '@nats-io/transport-node';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { openBackbone } from '../../shared/bus/backbone.js';
+import { assets, openBackbone } from '../../shared/bus/backbone.js';
+import { changedPartsHeader } from '../../shared/bus/object-parts.js';
 import { natsServerFor } from '../harness/nats.js';
 import { olmqBin } from '../harness/repo.js';
 import t, { type Test } from 'tap';
@@ -409,5 +410,50 @@ t.test(
       }),
       false,
     );
+  },
+);
+
+t.test(
+  'watcher - each mirrored update names the parts of the object it changed, for triggers that read only some',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    const watcher = await watcherFor(t, cluster, backbone, 'replica-a');
+    await watcher.synced();
+    const subject = `$KV.${assets.objects}.${objectKey({ cluster: 'c1', kind: 'Subscription', namespace: 'default', name: 'parts' })}`;
+    // The header of the newest mirror message of the Subscription, once it shows `rv`.
+    const partsAt = async (rv: string | undefined): Promise<string | undefined> =>
+      waitFor(`the mirror at resourceVersion ${String(rv)}`, async () => {
+        const m = await backbone.jsm.streams
+          .getMessage(`KV_${assets.objects}`, { last_by_subj: subject })
+          .catch(() => undefined);
+        const object = m?.json<KubeObject>();
+        if (object?.metadata.resourceVersion !== rv) return undefined;
+        return {
+          header: m?.header.has(changedPartsHeader) ? m.header.get(changedPartsHeader) : undefined,
+        };
+      }).then((r) => r.header);
+
+    const created = await cluster.client.create(subscription('parts'));
+    t.equal(await partsAt(created.metadata.resourceVersion), undefined, 'first sight: unknown');
+    const withStatus = await cluster.client.updateStatus({
+      ...created,
+      status: { state: 'UpgradePending', lastUpdated: '2026-11-22T00:00:00Z' },
+    });
+    t.equal(await partsAt(withStatus.metadata.resourceVersion), 'status');
+    const moved = await cluster.client.update({
+      ...withStatus,
+      spec: { ...(subscription('parts')['spec'] as object), channel: 'beta' },
+    });
+    t.equal(
+      await partsAt(moved.metadata.resourceVersion),
+      'metadata,spec',
+      'a spec change bumps metadata.generation',
+    );
+    const labelled = await cluster.client.update({
+      ...moved,
+      metadata: { ...moved.metadata, labels: { team: 'a' } },
+    });
+    t.equal(await partsAt(labelled.metadata.resourceVersion), 'metadata');
   },
 );

@@ -88,6 +88,15 @@ t.test(
       object: { metadata: { labels: { 'olm.managed': 'true' }, annotations: { [key]: value } } },
     });
     t.equal(d.requeueAfterMs, 100);
+    t.equal(d.again, true, 'goes again at once: the owned objects wait on the CSV it creates');
+    const failed = structuredClone(plan);
+    if (failed.status !== undefined)
+      failed.status.message = 'retrying execution due to error: forbidden';
+    t.equal(
+      decidePlan(snapshot(failed)).again,
+      undefined,
+      'after a failed pass the plan waits before it tries again',
+    );
   },
 );
 
