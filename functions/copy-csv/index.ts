@@ -15,6 +15,7 @@ import {
   mirroredKeys,
   namespacesHolding,
 } from '../../shared/bus/mirror-read.js';
+import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
 import { decodeToken, encodeToken, workSubject, type WorkKey } from '../../shared/bus/subjects.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
@@ -75,7 +76,7 @@ export function copyCsvFunction(
   clients: ReadonlyMap<string, KubeClient>,
   registry: Registry,
   options: CopyCsvOptions = { protectedNamespaces: [], fanoutBatch: 512 },
-): FunctionDefinition<Snapshot, Writes> {
+): FunctionDefinition<Snapshot, Writes> & { close(): void } {
   const clientOf = (cluster: string): KubeClient => {
     const client = clients.get(cluster);
     if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
@@ -93,6 +94,8 @@ export function copyCsvFunction(
   // Mirrored CSVs lack icon and description; copies carry the parent's full spec, read from the
   // API once per parent resourceVersion.
   const fullCsvs = new FullObjectCache<CsvObject>(256);
+  // Every namespace's reconcile reads every group of the cluster (who targets it): a live view.
+  const groups = lazyMirrorView<OperatorGroupLike>(backbone, 'OperatorGroup');
 
   const loadNamespace = async (work: WorkContext, namespace: string): Promise<Snapshot> => {
     const { cluster } = work;
@@ -109,7 +112,7 @@ export function copyCsvFunction(
         namespace: '',
         name: 'cluster',
       }),
-      listMirrored<OperatorGroupLike>(backbone, { cluster, kind: 'OperatorGroup' }),
+      groups.list(cluster),
       listMirrored<CsvObject>(backbone, {
         cluster,
         kind: 'ClusterServiceVersion',
@@ -241,12 +244,12 @@ export function copyCsvFunction(
       name: 'cluster',
     });
     if (config === undefined) return { type: 'none' };
-    const groups = (
-      await listMirrored<OperatorGroupLike>(backbone, { cluster, kind: 'OperatorGroup' })
-    ).filter((g) => new NamespaceSet(g.status?.namespaces ?? []).isAll);
+    const globalGroups = (await groups.list(cluster)).filter(
+      (g) => new NamespaceSet(g.status?.namespaces ?? []).isAll,
+    );
     const namespaces = await listNamespaceNames(backbone, cluster);
     const sources: OlmConfigSnapshot['sources'] = [];
-    for (const group of groups) {
+    for (const group of globalGroups) {
       const csvs = (
         await listMirrored<CsvObject>(backbone, {
           cluster,
@@ -282,6 +285,7 @@ export function copyCsvFunction(
   };
 
   return {
+    close: () => groups.stop(),
     name: copyCsvFunctionName,
     triggers: [
       { kind: 'Namespace', workKeys: (c) => [['namespace', c.ref.name]] },
@@ -403,7 +407,9 @@ function copyInLine(copy: CsvObject): boolean {
 
 /** The copy-csv function module. */
 export const createFunction: CreateFunction = (context) => {
+  const definition = copyCsvFunction(context.backbone, context.clients, context.registry);
   return Promise.resolve({
-    definitions: [copyCsvFunction(context.backbone, context.clients, context.registry)],
+    definitions: [definition],
+    close: () => Promise.resolve(definition.close()),
   });
 };

@@ -12,6 +12,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
+import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
 import { workSubject, type WorkKey } from '../../shared/bus/subjects.js';
 import { OlmAnnotation, OlmLabel, OlmLabelPrefix } from '../../shared/api/codes.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
@@ -69,7 +70,7 @@ export function rbacFunction(
   clients: ReadonlyMap<string, KubeClient>,
   registry: Registry,
   options: { fanoutBatch: number; now?: () => string } = { fanoutBatch: 512 },
-): FunctionDefinition<Snapshot, Writes> {
+): FunctionDefinition<Snapshot, Writes> & { close(): void } {
   const now = options.now ?? (() => new Date().toISOString().replace(/\.\d+Z$/, 'Z'));
   const clientOf = (cluster: string): KubeClient => {
     const client = clients.get(cluster);
@@ -87,12 +88,9 @@ export function rbacFunction(
     });
   const mirror = <T>(cluster: string, kind: string, namespace: string, name: string) =>
     getMirrored<T>(backbone.objects, { cluster, kind, namespace, name });
-  const groupsOf = (cluster: string, namespace?: string) =>
-    listMirrored<OperatorGroupObject>(backbone, {
-      cluster,
-      kind: 'OperatorGroup',
-      namespace,
-    });
+  // Every reconcile reads every group of the cluster (intersections, conflicts): a live view.
+  const groups = lazyMirrorView<OperatorGroupObject>(backbone, 'OperatorGroup');
+  const groupsOf = (cluster: string, namespace?: string) => groups.list(cluster, namespace);
   const csvsIn = (cluster: string, namespace: string) =>
     listMirrored<CsvObject>(backbone, {
       cluster,
@@ -370,6 +368,7 @@ export function rbacFunction(
   };
 
   return {
+    close: () => groups.stop(),
     name: rbacFunctionName,
     triggers: [
       { kind: 'OperatorGroup', workKeys: (c) => [['groups', c.ref.namespace]] },
@@ -511,7 +510,10 @@ export function rbacFunction(
 }
 
 /** The rbac function module. */
-export const createFunction: CreateFunction = (context) =>
-  Promise.resolve({
-    definitions: [rbacFunction(context.backbone, context.clients, context.registry)],
+export const createFunction: CreateFunction = (context) => {
+  const definition = rbacFunction(context.backbone, context.clients, context.registry);
+  return Promise.resolve({
+    definitions: [definition],
+    close: () => Promise.resolve(definition.close()),
   });
+};

@@ -66,7 +66,7 @@ async function liveEntries(
   const remaining = new Set(keys);
   const live = new Map<string, Uint8Array | undefined>();
   const consumer = await mirror.js.consumers.get(mirrorStream, {
-    filter_subjects: [subjectPrefix + filter],
+    filter_subjects: subjectPrefix + filter,
     deliver_policy: DeliverPolicy.LastPerSubject,
     headers_only: !withValues,
   });

@@ -1,0 +1,92 @@
+// Reading the object mirror on the NATS server the tests run (Debian's 2.9): listings by point
+// reads (few keys) and by scan (many), and live views of a kind.
+import t from 'tap';
+import type { Backbone } from '../../shared/bus/backbone.js';
+import { listMirrored, mirroredKeys, namespacesWith } from '../../shared/bus/mirror-read.js';
+import { lazyMirrorView, openMirrorView } from '../../shared/bus/mirror-view.js';
+import { objectKey } from '../../shared/bus/subjects.js';
+import { backboneFor } from '../harness/backbone.js';
+
+interface Group {
+  metadata: { name: string; namespace: string };
+  spec: { n: number };
+}
+
+const ref = (namespace: string, name: string) => ({
+  cluster: 'c1',
+  kind: 'OperatorGroup',
+  namespace,
+  name,
+});
+
+async function putGroup(backbone: Backbone, namespace: string, name: string, n: number) {
+  const group: Group = { metadata: { name, namespace }, spec: { n } };
+  await backbone.objects.put(objectKey(ref(namespace, name)), JSON.stringify(group));
+}
+
+const names = (groups: Group[]): string[] => groups.map((g) => g.metadata.name).sort();
+
+t.test('mirror read - listings by point reads and by scan skip deleted objects', async (t) => {
+  const backbone = await backboneFor(t);
+  const many = Array.from({ length: 40 }, (_, i) => `g${String(i).padStart(2, '0')}`);
+  for (const name of many) await putGroup(backbone, 'big', name, 1);
+  for (const name of ['a', 'b', 'c']) await putGroup(backbone, 'small', name, 1);
+  await backbone.objects.delete(objectKey(ref('big', 'g00')));
+  await backbone.objects.delete(objectKey(ref('small', 'a')));
+  await putGroup(backbone, 'big', 'g01', 2);
+
+  const big = await listMirrored<Group>(backbone, {
+    cluster: 'c1',
+    kind: 'OperatorGroup',
+    namespace: 'big',
+  });
+  t.same(names(big), many.slice(1), 'more keys than point reads: one scan');
+  t.equal(big.find((g) => g.metadata.name === 'g01')?.spec.n, 2, 'the latest value');
+  const small = await listMirrored<Group>(backbone, {
+    cluster: 'c1',
+    kind: 'OperatorGroup',
+    namespace: 'small',
+  });
+  t.same(names(small), ['b', 'c']);
+  t.equal((await mirroredKeys(backbone, 'c1.OperatorGroup.*.*')).length, 41);
+  t.same(await namespacesWith(backbone, { cluster: 'c1', kind: 'OperatorGroup' }), [
+    'big',
+    'small',
+  ]);
+});
+
+t.test(
+  'mirror view - holds the latest of every object of its kind, and follows changes',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    await putGroup(backbone, 'ns1', 'og', 1);
+    await putGroup(backbone, 'ns2', 'og', 1);
+    await backbone.objects.put(
+      objectKey({ cluster: 'c1', kind: 'Subscription', namespace: 'ns1', name: 'etcd' }),
+      '{}',
+    );
+    const view = await openMirrorView<Group>(backbone, 'OperatorGroup');
+    t.teardown(() => view.stop());
+    t.same(names(view.list('c1')), ['og', 'og'], 'filled when open, other kinds left out');
+    t.same(view.list('c2'), []);
+
+    await putGroup(backbone, 'ns1', 'og', 2);
+    await backbone.objects.delete(objectKey(ref('ns2', 'og')));
+    await putGroup(backbone, 'ns3', 'other', 1);
+    await view.current();
+    t.same(
+      view.list('c1').map((g) => [g.metadata.namespace, g.spec.n]),
+      [
+        ['ns1', 2],
+        ['ns3', 1],
+      ],
+      'current() waits for every change made before it was called',
+    );
+    t.same(names(view.list('c1', 'ns3')), ['other']);
+
+    const lazy = lazyMirrorView<Group>(backbone, 'OperatorGroup');
+    t.teardown(() => lazy.stop());
+    await putGroup(backbone, 'ns4', 'late', 1);
+    t.same(names(await lazy.list('c1', 'ns4')), ['late'], 'a lazy view opens on first use');
+  },
+);
