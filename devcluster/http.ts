@@ -1,7 +1,6 @@
 // The HTTP front end: routes /api and /apis requests to the core, serves discovery, OpenAPI and
 // health endpoints, authenticates and authorizes every request, and streams watches.
 import { text } from './values.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
@@ -43,6 +42,7 @@ import { answerReview } from './reviews.js';
 import { jsonText } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
+import { distinctHeaders, flushHead, type ApiRequest, type ApiResponse } from './transport.js';
 import type { WatchHub, WatchSink } from './watch.js';
 import {
   parseFieldSelector,
@@ -151,7 +151,7 @@ function warningHeaderValue(text: string): string {
 }
 
 function sendJson(
-  res: ServerResponse,
+  res: ApiResponse,
   code: number,
   body: JsonValue,
   contentType = 'application/json',
@@ -175,7 +175,7 @@ function sendJson(
   res.end(payload);
 }
 
-function sendError(res: ServerResponse, error: ApiError): void {
+function sendError(res: ApiResponse, error: ApiError): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -183,7 +183,7 @@ function sendError(res: ServerResponse, error: ApiError): void {
   sendJson(res, error.code, error.toStatus());
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: ApiRequest): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? '0');
     const tooLarge = (): ApiError =>
@@ -216,7 +216,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function mediaType(req: IncomingMessage): string {
+function mediaType(req: ApiRequest): string {
   return (
     (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? ''
   );
@@ -351,7 +351,7 @@ type PeerIdentity = { commonName: string; organizations: string[] } | undefined;
 /** Peer identities per TLS connection: reading the certificate is costly and it never changes. */
 const peerIdentities = new WeakMap<object, PeerIdentity>();
 
-function peerCertificate(req: IncomingMessage): PeerIdentity {
+function peerCertificate(req: ApiRequest): PeerIdentity {
   const socket = req.socket as TLSSocket;
   if (peerIdentities.has(socket)) return peerIdentities.get(socket);
   const identity = readPeerCertificate(socket);
@@ -393,14 +393,16 @@ function scheduleFlush(flush: () => void): void {
  * A watch sink that gathers the lines of a couple of milliseconds into one socket write: with
  * many writers and watchers, one TLS write per event per watcher would dominate the server's time.
  */
-function batchedSink(res: ServerResponse): WatchSink {
+function batchedSink(res: ApiResponse): WatchSink {
   let pending: string[] = [];
   let ended = false;
   const flush = (): void => {
     if (pending.length === 0 || res.writableEnded) return;
     const chunk = pending.join('');
     pending = [];
-    res.write(chunk);
+    // One DATA frame (HTTP/2) or one chunk (HTTP/1.1), sent at once either way.
+    if ('stream' in res) res.write(chunk);
+    else res.write(chunk);
   };
   return {
     write: (line) => {
@@ -423,7 +425,7 @@ const openPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/versio
 /** The API server's HTTP request listener. */
 export function createRequestListener(
   options: FrontEndOptions,
-): (req: IncomingMessage, res: ServerResponse) => void {
+): (req: ApiRequest, res: ApiResponse) => void {
   const { core, registry } = { core: options.core, registry: options.core.registry };
 
   function authorizeOrThrow(attributes: RequestAttributes): void {
@@ -452,12 +454,7 @@ export function createRequestListener(
     return documents.get(key);
   }
 
-  function nonResource(
-    req: IncomingMessage,
-    res: ServerResponse,
-    pathname: string,
-    user: UserInfo,
-  ): void {
+  function nonResource(req: ApiRequest, res: ApiResponse, pathname: string, user: UserInfo): void {
     authorizeOrThrow(nonResourceAttributes(user, (req.method ?? 'GET').toLowerCase(), pathname));
     const accept = req.headers['accept'];
     const parts = pathname.split('/').filter((p) => p !== '');
@@ -529,11 +526,7 @@ export function createRequestListener(
     throw new ApiError('NotFound', 'the server could not find the requested resource');
   }
 
-  function writeOptions(
-    query: URLSearchParams,
-    req: IncomingMessage,
-    user: UserInfo,
-  ): WriteOptions {
+  function writeOptions(query: URLSearchParams, req: ApiRequest, user: UserInfo): WriteOptions {
     const validation = query.get('fieldValidation') ?? 'Warn';
     if (validation !== 'Strict' && validation !== 'Warn' && validation !== 'Ignore') {
       throw badRequest(
@@ -556,8 +549,8 @@ export function createRequestListener(
   }
 
   function respondObject(
-    res: ServerResponse,
-    req: IncomingMessage,
+    res: ApiResponse,
+    req: ApiRequest,
     query: URLSearchParams,
     type: ResourceType,
     code: number,
@@ -579,8 +572,8 @@ export function createRequestListener(
   }
 
   async function resourceRequest(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: ApiRequest,
+    res: ApiResponse,
     path: ResourcePath,
     query: URLSearchParams,
     user: UserInfo,
@@ -927,8 +920,8 @@ export function createRequestListener(
   }
 
   function watch(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: ApiRequest,
+    res: ApiResponse,
     type: ResourceType,
     path: ResourcePath,
     query: URLSearchParams,
@@ -945,9 +938,8 @@ export function createRequestListener(
     res.writeHead(200, {
       'Content-Type': table ? 'application/json;as=Table;v=v1;g=meta.k8s.io' : 'application/json',
       'Cache-Control': 'no-cache, private',
-      'Transfer-Encoding': 'chunked',
     });
-    res.flushHeaders();
+    flushHead(res);
     const handle = options.hub.open(
       {
         type,
@@ -981,7 +973,7 @@ export function createRequestListener(
    * Authenticates a request. A connection authenticated by its client certificate alone (no
    * token, no impersonation) keeps its identity, so only such results are reused.
    */
-  function authenticateRequest(req: IncomingMessage): AuthenticationResult {
+  function authenticateRequest(req: ApiRequest): AuthenticationResult {
     let plain = req.headers['authorization'] === undefined;
     for (const header in req.headers) if (header.startsWith('impersonate-')) plain = false;
     if (plain) {
@@ -992,7 +984,7 @@ export function createRequestListener(
       {
         clientCertificate: peerCertificate(req),
         authorizationHeader: req.headers['authorization'],
-        headers: req.headersDistinct,
+        headers: distinctHeaders(req),
       },
       options.authContext(),
     );
@@ -1000,7 +992,7 @@ export function createRequestListener(
     return outcome;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: ApiRequest, res: ApiResponse): Promise<void> {
     const { pathname, query } = requestTarget(req.url ?? '/');
     if (
       pathname === '/healthz' ||
