@@ -3,7 +3,7 @@
 // `devcluster` command, in memory unless --data-dir) and prints one JSON object: first over
 // HTTP/2 (as kubectl and client-go speak it), then, under `http1`, over HTTP/1.1 (client-node).
 // Usage: node dist/bench/devcluster.js [--objects 10000] [--concurrency 64] [--watchers 10]
-//   [--sessions 1] [--data-dir DIR]
+//   [--sessions 1] [--protocols both|h2|http1] [--data-dir DIR]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
@@ -18,6 +18,8 @@ interface Args {
   watchers: number;
   /** HTTP/2 connections the writes are spread over. */
   sessions: number;
+  /** Measures only HTTP/2 or only HTTP/1.1 (to profile one), or both. */
+  protocols: 'h2' | 'http1' | 'both';
   dataDir: string | undefined;
 }
 
@@ -27,6 +29,7 @@ function parseArgs(argv: readonly string[]): Args {
     concurrency: 64,
     watchers: 10,
     sessions: 1,
+    protocols: 'both',
     dataDir: undefined,
   };
   for (let i = 0; i < argv.length; i += 2) {
@@ -35,6 +38,8 @@ function parseArgs(argv: readonly string[]): Args {
     else if (argv[i] === '--concurrency') args.concurrency = Number(value);
     else if (argv[i] === '--watchers') args.watchers = Number(value);
     else if (argv[i] === '--sessions') args.sessions = Number(value);
+    else if (argv[i] === '--protocols' && (value === 'h2' || value === 'http1' || value === 'both'))
+      args.protocols = value;
     else if (argv[i] === '--data-dir') args.dataDir = value;
     else throw new Error(`unknown flag ${String(argv[i])}`);
   }
@@ -360,13 +365,18 @@ async function main(): Promise<void> {
 
   // HTTP/2 first: what kubectl and client-go speak. Then HTTP/1.1 (client-node) on a namespace
   // of its own, with the first phase's objects still stored.
-  const http2 = await http2Transport(creds, args.sessions);
-  const overHttp2 = await measure(http2, 'bench', args, pid);
-  http2.close();
-  const http1 = http1Transport(creds, args.concurrency);
-  const overHttp1 = await measure(http1, 'bench-http1', args, pid);
-  http1.close();
-
+  let overHttp2: Awaited<ReturnType<typeof measure>> | undefined;
+  let overHttp1: Awaited<ReturnType<typeof measure>> | undefined;
+  if (args.protocols !== 'http1') {
+    const http2 = await http2Transport(creds, args.sessions);
+    overHttp2 = await measure(http2, 'bench', args, pid);
+    http2.close();
+  }
+  if (args.protocols !== 'h2') {
+    const http1 = http1Transport(creds, args.concurrency);
+    overHttp1 = await measure(http1, 'bench-http1', args, pid);
+    http1.close();
+  }
   const result = {
     objects: args.objects,
     concurrency: args.concurrency,
@@ -374,7 +384,7 @@ async function main(): Promise<void> {
     protocol: 'h2',
     http2Sessions: args.sessions,
     ...overHttp2,
-    http1: { protocol: 'http/1.1', ...overHttp1 },
+    ...(overHttp1 ? { http1: { protocol: 'http/1.1', ...overHttp1 } } : {}),
     serverPeakRssBytes: peakRssBytes(pid),
     clientPeakRssBytes: process.resourceUsage().maxRSS * 1024,
   };

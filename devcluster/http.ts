@@ -42,7 +42,14 @@ import { answerReview } from './reviews.js';
 import { jsonText } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
-import { distinctHeaders, flushHead, type ApiRequest, type ApiResponse } from './transport.js';
+import {
+  connectionOf,
+  distinctHeaders,
+  flushHead,
+  tlsSocketOf,
+  type ApiRequest,
+  type ApiResponse,
+} from './transport.js';
 import type { WatchHub, WatchSink } from './watch.js';
 import {
   parseFieldSelector,
@@ -352,10 +359,10 @@ type PeerIdentity = { commonName: string; organizations: string[] } | undefined;
 const peerIdentities = new WeakMap<object, PeerIdentity>();
 
 function peerCertificate(req: ApiRequest): PeerIdentity {
-  const socket = req.socket as TLSSocket;
-  if (peerIdentities.has(socket)) return peerIdentities.get(socket);
-  const identity = readPeerCertificate(socket);
-  peerIdentities.set(socket, identity);
+  const connection = connectionOf(req);
+  if (peerIdentities.has(connection)) return peerIdentities.get(connection);
+  const identity = readPeerCertificate(tlsSocketOf(req));
+  peerIdentities.set(connection, identity);
   return identity;
 }
 
@@ -977,7 +984,7 @@ export function createRequestListener(
     let plain = req.headers['authorization'] === undefined;
     for (const header in req.headers) if (header.startsWith('impersonate-')) plain = false;
     if (plain) {
-      const cached = certificateUsers.get(req.socket);
+      const cached = certificateUsers.get(connectionOf(req));
       if (cached) return cached;
     }
     const outcome = authenticate(
@@ -988,7 +995,7 @@ export function createRequestListener(
       },
       options.authContext(),
     );
-    if (plain && outcome.ok) certificateUsers.set(req.socket, outcome);
+    if (plain && outcome.ok) certificateUsers.set(connectionOf(req), outcome);
     return outcome;
   }
 

@@ -2,6 +2,7 @@
 // kubectl and client-go negotiate HTTP/2 (ALPN h2), @kubernetes/client-node speaks HTTP/1.1.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
 
 /** A request, as node:http or node:http2's compatibility API presents it. */
 export type ApiRequest = IncomingMessage | Http2ServerRequest;
@@ -47,4 +48,19 @@ export function distinctHeaders(req: ApiRequest): Record<string, string[]> {
  */
 export function flushHead(res: ApiResponse): void {
   if (!('stream' in res)) res.flushHeaders();
+}
+
+/**
+ * The connection a request came over, for what is cached per connection (its client
+ * certificate's identity): the HTTP/2 session, or the HTTP/1.1 socket. Not `req.socket`, which
+ * under HTTP/2 is a new proxy object for every stream.
+ */
+export function connectionOf(req: ApiRequest): object {
+  return 'stream' in req ? (req.stream.session ?? req.socket) : req.socket;
+}
+
+/** The TLS socket a request came over. */
+export function tlsSocketOf(req: ApiRequest): TLSSocket {
+  const socket = 'stream' in req ? (req.stream.session?.socket ?? req.socket) : req.socket;
+  return socket as TLSSocket;
 }
