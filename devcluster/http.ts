@@ -401,20 +401,24 @@ function scheduleFlush(flush: () => void): void {
  * many writers and watchers, one TLS write per event per watcher would dominate the server's time.
  */
 function batchedSink(res: ApiResponse): WatchSink {
-  let pending: string[] = [];
+  let pending: Buffer[] = [];
   let ended = false;
   const flush = (): void => {
     if (pending.length === 0 || res.writableEnded) return;
-    const chunk = pending.join('');
+    const lines = pending;
     pending = [];
-    // One DATA frame (HTTP/2) or one chunk (HTTP/1.1), sent at once either way.
-    if ('stream' in res) res.write(chunk);
-    else res.write(chunk);
+    // Corked, the lines leave in one vectored write, without copying them into one buffer first.
+    res.cork();
+    for (const line of lines) {
+      if ('stream' in res) res.write(line);
+      else res.write(line);
+    }
+    res.uncork();
   };
   return {
     write: (line) => {
       if (ended) return;
-      pending.push(line);
+      pending.push(typeof line === 'string' ? Buffer.from(line) : line);
       if (pending.length === 1) scheduleFlush(flush);
     },
     end: () => {
