@@ -39,7 +39,7 @@ import {
 } from './openapi.js';
 import { decodeProtobufBody, protobufMediaType } from './protobuf.js';
 import { answerReview } from './reviews.js';
-import { jsonText } from './serialization.js';
+import { jsonText, listJsonText } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
 import {
@@ -164,7 +164,16 @@ function sendJson(
   contentType = 'application/json',
   warnings: readonly string[] = [],
 ): void {
-  const payload = jsonText(body);
+  sendText(res, code, jsonText(body), contentType, warnings);
+}
+
+function sendText(
+  res: ApiResponse,
+  code: number,
+  payload: string,
+  contentType = 'application/json',
+  warnings: readonly string[] = [],
+): void {
   const headers: Record<string, string | string[]> = {
     'Content-Type': contentType,
     'Content-Length': String(Buffer.byteLength(payload)),
@@ -673,12 +682,14 @@ export function createRequestListener(
             items: result.items.map(partialObjectMetadata),
           });
         }
-        return sendJson(res, 200, {
-          kind: type.listKind,
-          apiVersion: apiVersionOf(type.group, type.version),
-          metadata,
-          items: result.items,
-        });
+        return sendText(
+          res,
+          200,
+          listJsonText(
+            { kind: type.listKind, apiVersion: apiVersionOf(type.group, type.version), metadata },
+            result.items,
+          ),
+        );
       }
       case 'watch':
         return watch(req, res, type, path, query);
