@@ -23,6 +23,7 @@ void t.test(
     const text = listJsonText(head, items);
     t.equal(text, JSON.stringify({ ...head, items }));
     t.same(JSON.parse(text), { ...head, items });
+    t.end();
   },
 );
 
