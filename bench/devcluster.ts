@@ -265,6 +265,7 @@ async function measure(transport: Transport, namespace: string, args: Args, pid:
     );
     if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.body}`);
   });
+  const cpuAfterCreates = cpuSeconds(pid);
   const updatesPerSecond = await rate(args.objects, args.concurrency, async (i) => {
     const r = await transport.call(
       'PATCH',
@@ -316,6 +317,10 @@ async function measure(transport: Transport, namespace: string, args: Args, pid:
     serverCpuSecondsForWrites: Number(writeCpu.toFixed(2)),
     writesPerServerCpuSecond: Math.round(writes / writeCpu),
     serverCpuMicrosecondsPerWrite: Math.round((writeCpu * 1e6) / writes),
+    // Split at the end of the creates (their last watch events may still be on their way).
+    serverCpuMicrosecondsPerCreate: Math.round(
+      ((cpuAfterCreates - cpuBefore) * 1e6) / args.objects,
+    ),
     // Kernel time is mostly TLS sockets' syscalls; user time is the server's own work.
     serverUserCpuSecondsForWrites: Number((timesAfter.user - timesBefore.user).toFixed(2)),
     serverSystemCpuSecondsForWrites: Number((timesAfter.system - timesBefore.system).toFixed(2)),

@@ -145,12 +145,15 @@ export function requestTarget(target: string): { pathname: string; query: URLSea
   const path = q < 0 ? target : target.slice(0, q);
   const search = q < 0 ? '' : target.slice(q + 1);
   if (plainPath.test(path) && !path.includes('/.') && !search.includes('#'))
-    return { pathname: path, query: new URLSearchParams(search) };
+    return { pathname: path, query: search === '' ? noQuery : new URLSearchParams(search) };
   const url = new URL(target, 'https://devcluster');
   return { pathname: url.pathname, query: url.searchParams };
 }
 
 const plainPath = /^\/(?!\/)[\w\-.~/]*$/;
+
+/** The query of the many requests without one (writes, gets): shared, and never modified. */
+const noQuery = new URLSearchParams();
 
 /** One `Warning` header value as kube-apiserver writes it: `299 - "<text>"`. */
 function warningHeaderValue(text: string): string {
@@ -174,21 +177,31 @@ function sendText(
   contentType = 'application/json',
   warnings: readonly string[] = [],
 ): void {
+  const body = Buffer.from(payload);
   const headers: Record<string, string | string[]> = {
-    'Content-Type': contentType,
-    'Content-Length': String(Buffer.byteLength(payload)),
-    'Cache-Control': 'no-cache, private',
+    'content-type': contentType,
+    'content-length': String(body.length),
+    'cache-control': 'no-cache, private',
   };
   if (warnings.length > 0) {
     // After any warning set earlier for the whole request (a deprecated version's), as kube orders them.
     const earlier = res.getHeader('Warning');
-    headers['Warning'] = [
+    headers['warning'] = [
       ...(earlier === undefined ? [] : Array.isArray(earlier) ? earlier : [String(earlier)]),
       ...warnings.map(warningHeaderValue),
     ];
   }
+  if ('stream' in res && res.req.method !== 'HEAD') {
+    // Straight onto the HTTP/2 stream: the compatibility layer would validate each header again
+    // and hold every response open for trailers it never has.
+    const { stream } = res;
+    if (stream.destroyed || stream.closed) return;
+    stream.respond({ ...res.getHeaders(), ...headers, ':status': code });
+    stream.end(body);
+    return;
+  }
   res.writeHead(code, headers);
-  res.end(payload);
+  res.end(body);
 }
 
 function sendError(res: ApiResponse, error: ApiError): void {
@@ -215,7 +228,10 @@ function readBody(req: ApiRequest): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
-    req.on('data', (chunk: Buffer) => {
+    // Under HTTP/2 the body is read from the stream itself, without the compatibility layer's
+    // second readable stream in between.
+    const source = 'stream' in req ? req.stream : req;
+    source.on('data', (chunk: Buffer) => {
       if (failed) return;
       size += chunk.length;
       if (size > maxRequestBytes) {
@@ -225,10 +241,10 @@ function readBody(req: ApiRequest): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks));
+    source.on('end', () => {
+      if (!failed) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
     });
-    req.on('error', reject);
+    source.on('error', reject);
   });
 }
 
