@@ -193,11 +193,13 @@ function sendText(
   }
   if ('stream' in res && res.req.method !== 'HEAD') {
     // Straight onto the HTTP/2 stream: the compatibility layer would validate each header again
-    // and hold every response open for trailers it never has.
+    // and hold every response open for trailers it never has. The stream ends once the body is
+    // written: ended together, the stream closes before the write completes, and node then
+    // builds (and drops) an ERR_STREAM_DESTROYED with its stack trace for every response.
     const { stream } = res;
     if (stream.destroyed || stream.closed) return;
     stream.respond({ ...res.getHeaders(), ...headers, ':status': code });
-    stream.end(body);
+    stream.write(body, () => stream.end());
     return;
   }
   res.writeHead(code, headers);
