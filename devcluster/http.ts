@@ -423,6 +423,11 @@ function scheduleFlush(flush: () => void): void {
   }, watchFlushDelayMs);
 }
 
+/** Whether the client has gone (a reset HTTP/2 stream, a closed connection): nothing to write to. */
+function gone(res: ApiResponse): boolean {
+  return 'stream' in res ? res.stream.destroyed : res.destroyed;
+}
+
 /**
  * A watch sink that gathers the lines of a couple of milliseconds into one socket write: with
  * many writers and watchers, one TLS write per event per watcher would dominate the server's time.
@@ -431,7 +436,7 @@ function batchedSink(res: ApiResponse): WatchSink {
   let pending: Buffer[] = [];
   let ended = false;
   const flush = (): void => {
-    if (pending.length === 0 || res.writableEnded) return;
+    if (pending.length === 0 || res.writableEnded || gone(res)) return;
     const lines = pending;
     pending = [];
     // Corked, the lines leave in one vectored write, without copying them into one buffer first.

@@ -138,3 +138,28 @@ void t.test('http2 - a body over 3 MiB is a 413 and the connection keeps serving
   t.equal(statusOf(response.body).reason, 'RequestEntityTooLarge');
   t.equal((await http2Request(session, 'GET', '/version')).status, 200);
 });
+
+void t.test(
+  'http2 - a watch the client resets while events are pending leaves the server serving',
+  async (t) => {
+    const stream = session.request({ ':method': 'GET', ':path': `${cms}?watch=true` });
+    stream.end();
+    let status = 0;
+    stream.on('response', (headers) => (status = Number(headers[':status'])));
+    stream.on('error', () => undefined);
+    await waitFor('the watch answered', () => status === 200, 5000);
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      http2Request(session, 'POST', cms, JSON.stringify({ metadata: { name: `burst-${i}` } })),
+    );
+    stream.close();
+    for (const write of await Promise.all(writes)) t.equal(write.status, 201);
+    t.equal((await http2Request(session, 'GET', cms)).status, 200);
+    t.equal((await rawRequest(fixture, 'GET', cms)).status, 200);
+  },
+);
+
+void t.test('http2 - HEAD answers carry the headers without a body', async (t) => {
+  const response = await http2Request(session, 'HEAD', '/version');
+  t.equal(response.status, 200);
+  t.equal(response.body, '');
+});
