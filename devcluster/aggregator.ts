@@ -7,7 +7,13 @@
 // discovery (from the backend's APIResourceList), and the APIService's Available condition
 // reports whether the backend answers its discovery document.
 import { request as httpsRequest } from 'node:https';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders } from 'node:http';
+import {
+  connectionSpecificHeaders,
+  flushHead,
+  type ApiRequest,
+  type ApiResponse,
+} from './transport.js';
 import type { Logger } from 'pino';
 import { nonResourceAttributes, type RequestAttributes, type UserInfo } from './auth/index.js';
 import { systemWrite, type ApiCore } from './core.js';
@@ -96,8 +102,8 @@ interface Availability {
 
 /** What the request hook needs from the router. */
 export interface AggregationRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
+  req: ApiRequest;
+  res: ApiResponse;
   /** The request path and query, as the router split them. */
   pathname: string;
   query: URLSearchParams;
@@ -592,8 +598,8 @@ export class ApiAggregator {
       if (value === undefined) continue;
       if (
         name === 'authorization' ||
-        name === 'host' ||
-        name === 'connection' ||
+        name.startsWith(':') ||
+        connectionSpecificHeaders.has(name) ||
         name.startsWith('impersonate-') ||
         name.startsWith('x-remote-')
       )
@@ -615,10 +621,10 @@ export class ApiAggregator {
         (answer) => {
           const responseHeaders: OutgoingHttpHeaders = {};
           for (const [name, value] of Object.entries(answer.headers))
-            if (value !== undefined && name !== 'connection' && name !== 'keep-alive')
+            if (value !== undefined && !connectionSpecificHeaders.has(name))
               responseHeaders[name] = value;
           res.writeHead(answer.statusCode ?? 502, responseHeaders);
-          res.flushHeaders();
+          flushHead(res);
           answer.pipe(res);
           answer.on('end', () => resolve());
           answer.on('error', reject);
@@ -652,7 +658,7 @@ function groupEntry(group: string, backends: Backend[]): JsonObject {
 }
 
 function sendJson(
-  res: ServerResponse,
+  res: ApiResponse,
   code: number,
   body: JsonValue,
   contentType = 'application/json',

@@ -1,7 +1,6 @@
 // The HTTP front end: routes /api and /apis requests to the core, serves discovery, OpenAPI and
 // health endpoints, authenticates and authorizes every request, and streams watches.
 import { text } from './values.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
@@ -40,9 +39,17 @@ import {
 } from './openapi.js';
 import { decodeProtobufBody, protobufMediaType } from './protobuf.js';
 import { answerReview } from './reviews.js';
-import { jsonText } from './serialization.js';
+import { jsonText, listJsonText } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
+import {
+  connectionOf,
+  distinctHeaders,
+  flushHead,
+  tlsSocketOf,
+  type ApiRequest,
+  type ApiResponse,
+} from './transport.js';
 import type { WatchHub, WatchSink } from './watch.js';
 import {
   parseFieldSelector,
@@ -138,12 +145,15 @@ export function requestTarget(target: string): { pathname: string; query: URLSea
   const path = q < 0 ? target : target.slice(0, q);
   const search = q < 0 ? '' : target.slice(q + 1);
   if (plainPath.test(path) && !path.includes('/.') && !search.includes('#'))
-    return { pathname: path, query: new URLSearchParams(search) };
+    return { pathname: path, query: search === '' ? noQuery : new URLSearchParams(search) };
   const url = new URL(target, 'https://devcluster');
   return { pathname: url.pathname, query: url.searchParams };
 }
 
 const plainPath = /^\/(?!\/)[\w\-.~/]*$/;
+
+/** The query of the many requests without one (writes, gets): shared, and never modified. */
+const noQuery = new URLSearchParams();
 
 /** One `Warning` header value as kube-apiserver writes it: `299 - "<text>"`. */
 function warningHeaderValue(text: string): string {
@@ -151,31 +161,52 @@ function warningHeaderValue(text: string): string {
 }
 
 function sendJson(
-  res: ServerResponse,
+  res: ApiResponse,
   code: number,
   body: JsonValue,
   contentType = 'application/json',
   warnings: readonly string[] = [],
 ): void {
-  const payload = jsonText(body);
+  sendText(res, code, jsonText(body), contentType, warnings);
+}
+
+function sendText(
+  res: ApiResponse,
+  code: number,
+  payload: string,
+  contentType = 'application/json',
+  warnings: readonly string[] = [],
+): void {
+  const body = Buffer.from(payload);
   const headers: Record<string, string | string[]> = {
-    'Content-Type': contentType,
-    'Content-Length': String(Buffer.byteLength(payload)),
-    'Cache-Control': 'no-cache, private',
+    'content-type': contentType,
+    'content-length': String(body.length),
+    'cache-control': 'no-cache, private',
   };
   if (warnings.length > 0) {
     // After any warning set earlier for the whole request (a deprecated version's), as kube orders them.
     const earlier = res.getHeader('Warning');
-    headers['Warning'] = [
+    headers['warning'] = [
       ...(earlier === undefined ? [] : Array.isArray(earlier) ? earlier : [String(earlier)]),
       ...warnings.map(warningHeaderValue),
     ];
   }
+  if ('stream' in res && res.req.method !== 'HEAD') {
+    // Straight onto the HTTP/2 stream: the compatibility layer would validate each header again
+    // and hold every response open for trailers it never has. The stream ends once the body is
+    // written: ended together, the stream closes before the write completes, and node then
+    // builds (and drops) an ERR_STREAM_DESTROYED with its stack trace for every response.
+    const { stream } = res;
+    if (stream.destroyed || stream.closed) return;
+    stream.respond({ ...res.getHeaders(), ...headers, ':status': code });
+    stream.write(body, () => stream.end());
+    return;
+  }
   res.writeHead(code, headers);
-  res.end(payload);
+  res.end(body);
 }
 
-function sendError(res: ServerResponse, error: ApiError): void {
+function sendError(res: ApiResponse, error: ApiError): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -183,7 +214,7 @@ function sendError(res: ServerResponse, error: ApiError): void {
   sendJson(res, error.code, error.toStatus());
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: ApiRequest): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? '0');
     const tooLarge = (): ApiError =>
@@ -199,7 +230,10 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
-    req.on('data', (chunk: Buffer) => {
+    // Under HTTP/2 the body is read from the stream itself, without the compatibility layer's
+    // second readable stream in between.
+    const source = 'stream' in req ? req.stream : req;
+    source.on('data', (chunk: Buffer) => {
       if (failed) return;
       size += chunk.length;
       if (size > maxRequestBytes) {
@@ -209,14 +243,14 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks));
+    source.on('end', () => {
+      if (!failed) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
     });
-    req.on('error', reject);
+    source.on('error', reject);
   });
 }
 
-function mediaType(req: IncomingMessage): string {
+function mediaType(req: ApiRequest): string {
   return (
     (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? ''
   );
@@ -351,11 +385,11 @@ type PeerIdentity = { commonName: string; organizations: string[] } | undefined;
 /** Peer identities per TLS connection: reading the certificate is costly and it never changes. */
 const peerIdentities = new WeakMap<object, PeerIdentity>();
 
-function peerCertificate(req: IncomingMessage): PeerIdentity {
-  const socket = req.socket as TLSSocket;
-  if (peerIdentities.has(socket)) return peerIdentities.get(socket);
-  const identity = readPeerCertificate(socket);
-  peerIdentities.set(socket, identity);
+function peerCertificate(req: ApiRequest): PeerIdentity {
+  const connection = connectionOf(req);
+  if (peerIdentities.has(connection)) return peerIdentities.get(connection);
+  const identity = readPeerCertificate(tlsSocketOf(req));
+  peerIdentities.set(connection, identity);
   return identity;
 }
 
@@ -389,23 +423,34 @@ function scheduleFlush(flush: () => void): void {
   }, watchFlushDelayMs);
 }
 
+/** Whether the client has gone (a reset HTTP/2 stream, a closed connection): nothing to write to. */
+function gone(res: ApiResponse): boolean {
+  return 'stream' in res ? res.stream.destroyed : res.destroyed;
+}
+
 /**
  * A watch sink that gathers the lines of a couple of milliseconds into one socket write: with
  * many writers and watchers, one TLS write per event per watcher would dominate the server's time.
  */
-function batchedSink(res: ServerResponse): WatchSink {
-  let pending: string[] = [];
+function batchedSink(res: ApiResponse): WatchSink {
+  let pending: Buffer[] = [];
   let ended = false;
   const flush = (): void => {
-    if (pending.length === 0 || res.writableEnded) return;
-    const chunk = pending.join('');
+    if (pending.length === 0 || res.writableEnded || gone(res)) return;
+    const lines = pending;
     pending = [];
-    res.write(chunk);
+    // Corked, the lines leave in one vectored write, without copying them into one buffer first.
+    res.cork();
+    for (const line of lines) {
+      if ('stream' in res) res.write(line);
+      else res.write(line);
+    }
+    res.uncork();
   };
   return {
     write: (line) => {
       if (ended) return;
-      pending.push(line);
+      pending.push(typeof line === 'string' ? Buffer.from(line) : line);
       if (pending.length === 1) scheduleFlush(flush);
     },
     end: () => {
@@ -423,7 +468,7 @@ const openPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/versio
 /** The API server's HTTP request listener. */
 export function createRequestListener(
   options: FrontEndOptions,
-): (req: IncomingMessage, res: ServerResponse) => void {
+): (req: ApiRequest, res: ApiResponse) => void {
   const { core, registry } = { core: options.core, registry: options.core.registry };
 
   function authorizeOrThrow(attributes: RequestAttributes): void {
@@ -452,12 +497,7 @@ export function createRequestListener(
     return documents.get(key);
   }
 
-  function nonResource(
-    req: IncomingMessage,
-    res: ServerResponse,
-    pathname: string,
-    user: UserInfo,
-  ): void {
+  function nonResource(req: ApiRequest, res: ApiResponse, pathname: string, user: UserInfo): void {
     authorizeOrThrow(nonResourceAttributes(user, (req.method ?? 'GET').toLowerCase(), pathname));
     const accept = req.headers['accept'];
     const parts = pathname.split('/').filter((p) => p !== '');
@@ -529,11 +569,7 @@ export function createRequestListener(
     throw new ApiError('NotFound', 'the server could not find the requested resource');
   }
 
-  function writeOptions(
-    query: URLSearchParams,
-    req: IncomingMessage,
-    user: UserInfo,
-  ): WriteOptions {
+  function writeOptions(query: URLSearchParams, req: ApiRequest, user: UserInfo): WriteOptions {
     const validation = query.get('fieldValidation') ?? 'Warn';
     if (validation !== 'Strict' && validation !== 'Warn' && validation !== 'Ignore') {
       throw badRequest(
@@ -556,8 +592,8 @@ export function createRequestListener(
   }
 
   function respondObject(
-    res: ServerResponse,
-    req: IncomingMessage,
+    res: ApiResponse,
+    req: ApiRequest,
     query: URLSearchParams,
     type: ResourceType,
     code: number,
@@ -579,8 +615,8 @@ export function createRequestListener(
   }
 
   async function resourceRequest(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: ApiRequest,
+    res: ApiResponse,
     path: ResourcePath,
     query: URLSearchParams,
     user: UserInfo,
@@ -669,12 +705,14 @@ export function createRequestListener(
             items: result.items.map(partialObjectMetadata),
           });
         }
-        return sendJson(res, 200, {
-          kind: type.listKind,
-          apiVersion: apiVersionOf(type.group, type.version),
-          metadata,
-          items: result.items,
-        });
+        return sendText(
+          res,
+          200,
+          listJsonText(
+            { kind: type.listKind, apiVersion: apiVersionOf(type.group, type.version), metadata },
+            result.items,
+          ),
+        );
       }
       case 'watch':
         return watch(req, res, type, path, query);
@@ -927,8 +965,8 @@ export function createRequestListener(
   }
 
   function watch(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: ApiRequest,
+    res: ApiResponse,
     type: ResourceType,
     path: ResourcePath,
     query: URLSearchParams,
@@ -945,9 +983,8 @@ export function createRequestListener(
     res.writeHead(200, {
       'Content-Type': table ? 'application/json;as=Table;v=v1;g=meta.k8s.io' : 'application/json',
       'Cache-Control': 'no-cache, private',
-      'Transfer-Encoding': 'chunked',
     });
-    res.flushHeaders();
+    flushHead(res);
     const handle = options.hub.open(
       {
         type,
@@ -981,26 +1018,26 @@ export function createRequestListener(
    * Authenticates a request. A connection authenticated by its client certificate alone (no
    * token, no impersonation) keeps its identity, so only such results are reused.
    */
-  function authenticateRequest(req: IncomingMessage): AuthenticationResult {
+  function authenticateRequest(req: ApiRequest): AuthenticationResult {
     let plain = req.headers['authorization'] === undefined;
     for (const header in req.headers) if (header.startsWith('impersonate-')) plain = false;
     if (plain) {
-      const cached = certificateUsers.get(req.socket);
+      const cached = certificateUsers.get(connectionOf(req));
       if (cached) return cached;
     }
     const outcome = authenticate(
       {
         clientCertificate: peerCertificate(req),
         authorizationHeader: req.headers['authorization'],
-        headers: req.headersDistinct,
+        headers: distinctHeaders(req),
       },
       options.authContext(),
     );
-    if (plain && outcome.ok) certificateUsers.set(req.socket, outcome);
+    if (plain && outcome.ok) certificateUsers.set(connectionOf(req), outcome);
     return outcome;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: ApiRequest, res: ApiResponse): Promise<void> {
     const { pathname, query } = requestTarget(req.url ?? '/');
     if (
       pathname === '/healthz' ||

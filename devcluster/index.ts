@@ -3,8 +3,9 @@ import { text } from './values.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:https';
+import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import {
@@ -221,17 +222,27 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5000,
   });
   const { certificates } = secrets;
-  const server: Server = createServer(
+  // HTTP/2 for clients that negotiate it (kubectl and client-go do, as with kube-apiserver), HTTP/1.1
+  // for the others (@kubernetes/client-node): one handler serves both through node's compatibility API.
+  const server: Http2SecureServer = createSecureServer(
     {
       key: certificates.serverKeyPem,
       cert: certificates.serverCertPem,
       ca: certificates.caCertPem,
       requestCert: true,
       rejectUnauthorized: false,
+      allowHTTP1: true,
+      // Watches replaying a long history queue more than the default 10 MB per connection.
+      maxSessionMemory: 256,
     },
     listener,
   );
-  server.keepAliveTimeout = 60_000;
+  // Kept so close() can end them: HTTP/2 sessions and idle HTTP/1.1 keep-alive connections alike.
+  const connections = new Set<TLSSocket>();
+  server.on('secureConnection', (socket: TLSSocket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -265,7 +276,7 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
       hub.closeAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const socket of connections) socket.destroy();
       });
       await journal?.close();
     },

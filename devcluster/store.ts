@@ -17,8 +17,8 @@ export interface ChangeEvent {
   object: JsonObject;
   /** The object before the change, for MODIFIED and DELETED. */
   previous?: JsonObject;
-  /** Serialised forms, computed once per apiVersion and shared by every watcher. */
-  cache?: Map<string, string>;
+  /** Watch lines (UTF-8), encoded once per event type and apiVersion and shared by every watcher. */
+  cache?: Map<string, Buffer>;
 }
 
 /** A durable record sink: `append` queues, `flushed` resolves once everything queued is on disk. */

@@ -7,7 +7,8 @@ import type { ChangeEvent, ChangeType, ObjectStore } from './store.js';
 
 /** Where a watch writes its newline-delimited JSON events. */
 export interface WatchSink {
-  write(line: string): void;
+  /** One whole event line, newline included: text, or its UTF-8 bytes when shared by many watchers. */
+  write(line: string | Buffer): void;
   /** Ends the stream (the client sees a clean end of the response). */
   end(): void;
 }
@@ -236,9 +237,10 @@ export class WatchHub {
       : { ...object, apiVersion: watcher.apiVersion };
   }
 
-  private line(watcher: Watcher, type: ChangeType, object: JsonObject): string {
+  /** An event line, encoded once: every watcher of the event writes the same bytes. */
+  private line(watcher: Watcher, type: ChangeType, object: JsonObject): Buffer {
     const presented = this.present(watcher, object);
     const rendered = watcher.filter.render ? watcher.filter.render(presented) : presented;
-    return `{"type":"${type}","object":${jsonText(rendered)}}\n`;
+    return Buffer.from(`{"type":"${type}","object":${jsonText(rendered)}}\n`);
   }
 }

@@ -3,6 +3,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -134,6 +135,60 @@ export function rawRequest(
     );
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/**
+ * Opens an HTTP/2 connection (ALPN h2, as kubectl and client-go negotiate it) as the admin or
+ * with no client certificate; the caller closes it.
+ */
+export async function http2Session(
+  fixture: ClusterFixture,
+  identity: 'admin' | 'none' = 'admin',
+): Promise<ClientHttp2Session> {
+  const cluster = fixture.kubeConfig.getCurrentCluster();
+  const user = fixture.kubeConfig.getCurrentUser();
+  const decode = (value: string | undefined): string =>
+    Buffer.from(value ?? '', 'base64').toString('utf8');
+  const session = http2Connect(fixture.cluster.url, {
+    ca: decode(cluster?.caData),
+    ...(identity === 'admin' ? { cert: decode(user?.certData), key: decode(user?.keyData) } : {}),
+  });
+  await new Promise<void>((resolve, reject) => {
+    session.once('connect', () => resolve());
+    session.once('error', reject);
+  });
+  return session;
+}
+
+/** Sends one request over an HTTP/2 session and reads the whole answer. */
+export function http2Request(
+  session: ClientHttp2Session,
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  headers: Record<string, string | string[]> = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({
+      ':method': method,
+      ':path': path,
+      'content-type': 'application/json',
+      ...headers,
+    });
+    let status = 0;
+    let responseHeaders: RawResponse['headers'] = {};
+    const chunks: Buffer[] = [];
+    stream.on('response', (h) => {
+      status = Number(h[':status']);
+      responseHeaders = h;
+    });
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () =>
+      resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') }),
+    );
+    stream.on('error', reject);
+    stream.end(body);
   });
 }
 

@@ -8,7 +8,13 @@ import t, { type Test } from 'tap';
 import { createCertificateAuthority, issueCertificate } from '../../shared/kube/certificates.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { clusterFor } from '../harness/backbone.js';
-import { kubectl, kubectlMissing, rawRequest } from '../harness/devcluster.js';
+import {
+  http2Request,
+  http2Session,
+  kubectl,
+  kubectlMissing,
+  rawRequest,
+} from '../harness/devcluster.js';
 import { waitFor } from '../harness/wait.js';
 
 const group = 'echo.example.io';
@@ -204,6 +210,26 @@ else {
         clientCommonName: 'front-proxy-client',
         trustedClient: true,
       });
+
+      // Over HTTP/2 too (kubectl's protocol): the backend's HTTP/1.1 connection headers
+      // (Connection, Transfer-Encoding) are not forwarded, as HTTP/2 forbids them.
+      const session = await http2Session(fixture);
+      try {
+        const overHttp2 = await http2Request(
+          session,
+          'GET',
+          `/apis/${group}/v1/namespaces/default/echoes/y`,
+        );
+        t.equal(overHttp2.status, 200);
+        t.match(JSON.parse(overHttp2.body), {
+          path: `/apis/${group}/v1/namespaces/default/echoes/y`,
+          user: 'admin',
+        });
+        t.equal(overHttp2.headers['transfer-encoding'], undefined);
+        t.equal(overHttp2.headers['connection'], undefined);
+      } finally {
+        session.close();
+      }
 
       // Removing the Endpoints makes it unavailable again and requests fail with 503.
       await client.delete({

@@ -1,0 +1,35 @@
+// JSON text of stored objects and lists, shared between responses and watch events.
+import t from 'tap';
+import { jsonText, listJsonText } from '../../devcluster/serialization.js';
+import type { JsonObject } from '../../shared/kube/json.js';
+
+const configMap = (name: string): JsonObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default', labels: { 'app.kubernetes.io/name': 'ünï "q"' } },
+  data: { 'a.json': '{"x":[1,2]}', empty: '' },
+});
+
+void t.test(
+  'serialization - a list is the text JSON.stringify gives, items taken from their memo',
+  (t) => {
+    const items = [configMap('a'), configMap('b'), configMap('c')];
+    jsonText(items[0] as JsonObject); // memoised before listing, as after a write
+    const head: JsonObject = {
+      kind: 'ConfigMapList',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '42', continue: 'e30' },
+    };
+    const text = listJsonText(head, items);
+    t.equal(text, JSON.stringify({ ...head, items }));
+    t.same(JSON.parse(text), { ...head, items });
+    t.end();
+  },
+);
+
+void t.test('serialization - an empty list and an empty head still make valid JSON', (t) => {
+  const head: JsonObject = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {} };
+  t.equal(listJsonText(head, []), JSON.stringify({ ...head, items: [] }));
+  t.equal(listJsonText({}, [configMap('a')]), JSON.stringify({ items: [configMap('a')] }));
+  t.end();
+});
