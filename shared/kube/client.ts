@@ -6,6 +6,7 @@ import { request as plainRequest, Agent as PlainAgent } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Counter } from 'prom-client';
 import { KubeApiError, isNotFound, kubeApiError } from './errors.js';
+import { Http2Connection, Http2UnavailableError } from './http2-connection.js';
 import { parseWarningHeader, type WarningHandler } from './warnings.js';
 
 /** The fields of any Kubernetes object olmq relies on. */
@@ -117,8 +118,10 @@ class TokenBucket {
 }
 
 // What views of one client (withWarningHandler) share: connections, rate limit, discovery.
+// HTTPS servers are spoken to over HTTP/2 (`http2`) unless they turn out not to speak it.
 interface Connection {
   agent: Agent | PlainAgent;
+  http2: Http2Connection | undefined;
   bucket: TokenBucket;
   discovery: Map<string, Promise<Map<string, ResourceInfo>>>;
 }
@@ -126,9 +129,7 @@ interface Connection {
 /** The API of one cluster. */
 export class KubeClient {
   private readonly server: URL;
-  private readonly agent: Agent | PlainAgent;
-  private readonly bucket: TokenBucket;
-  private readonly discovery: Map<string, Promise<Map<string, ResourceInfo>>>;
+  private readonly connection: Connection;
 
   private constructor(
     readonly cluster: string,
@@ -139,13 +140,15 @@ export class KubeClient {
     this.server = new URL(
       `${base.protocol ?? 'https:'}//${base.hostname ?? 'localhost'}:${base.port ?? 443}`,
     );
-    this.agent =
-      shared?.agent ??
-      (this.server.protocol === 'https:'
+    const https = this.server.protocol === 'https:';
+    this.connection = shared ?? {
+      agent: https
         ? new Agent({ keepAlive: true, maxSockets: 64, ...tlsOf(base) })
-        : new PlainAgent({ keepAlive: true, maxSockets: 64 }));
-    this.bucket = shared?.bucket ?? new TokenBucket(options.qps, options.burst);
-    this.discovery = shared?.discovery ?? new Map<string, Promise<Map<string, ResourceInfo>>>();
+        : new PlainAgent({ keepAlive: true, maxSockets: 64 }),
+      http2: https ? new Http2Connection(this.server.origin, tlsOf(base)) : undefined,
+      bucket: new TokenBucket(options.qps, options.burst),
+      discovery: new Map<string, Promise<Map<string, ResourceInfo>>>(),
+    };
   }
 
   /** A client of the current context's cluster of `kubeConfig`. */
@@ -203,24 +206,25 @@ export class KubeClient {
       this.cluster,
       this.base,
       { ...this.options, onWarning: handler },
-      { agent: this.agent, bucket: this.bucket, discovery: this.discovery },
+      this.connection,
     );
   }
 
   /** Closes idle connections. */
   close(): void {
-    this.agent.destroy();
+    this.connection.agent.destroy();
+    this.connection.http2?.close();
   }
 
   /** Where objects of apiVersion/kind live, from discovery (cached; refreshed once on a miss). */
   async resource(apiVersion: string, kind: string): Promise<ResourceInfo> {
     const lookup = async (refresh: boolean): Promise<ResourceInfo | undefined> => {
-      if (refresh) this.discovery.delete(apiVersion);
-      let entry = this.discovery.get(apiVersion);
+      if (refresh) this.connection.discovery.delete(apiVersion);
+      let entry = this.connection.discovery.get(apiVersion);
       if (entry === undefined) {
         entry = this.discover(apiVersion);
-        this.discovery.set(apiVersion, entry);
-        entry.catch(() => this.discovery.delete(apiVersion));
+        this.connection.discovery.set(apiVersion, entry);
+        entry.catch(() => this.connection.discovery.delete(apiVersion));
       }
       return (await entry).get(kind);
     };
@@ -378,7 +382,7 @@ export class KubeClient {
     body?: unknown,
     contentType = 'application/json',
   ): Promise<unknown> {
-    await this.bucket.take();
+    await this.connection.bucket.take();
     const payload =
       body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const headers: Record<string, string | number> = {
@@ -392,47 +396,73 @@ export class KubeClient {
     }
     if (this.options.impersonate !== undefined)
       headers['impersonate-user'] = this.options.impersonate;
+    const { code, text, warnings } = await this.send(method, path, headers, payload).catch(
+      (error: Error) => {
+        this.options.requests?.inc({ cluster: this.cluster, verb, code: 'error' });
+        throw new KubeApiError(
+          this.cluster,
+          0,
+          'ServiceUnavailable',
+          `${method} ${path}: ${error.message}`,
+          {},
+          { cause: error },
+        );
+      },
+    );
+    const onWarning = this.options.onWarning;
+    if (onWarning !== undefined) {
+      for (const value of warnings)
+        for (const warning of parseWarningHeader(value)) onWarning(warning);
+    }
+    this.options.requests?.inc({ cluster: this.cluster, verb, code: String(code) });
+    if (code >= 400) throw kubeApiError(this.cluster, code, text);
+    return text === '' ? undefined : JSON.parse(text);
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    headers: Record<string, string | number>,
+    payload: string | undefined,
+  ): Promise<{ code: number; text: string; warnings: string[] }> {
+    const http2 = this.connection.http2;
+    if (http2 === undefined) return this.sendHttp1(method, path, headers, payload);
+    try {
+      return await http2.request(method, path, headers, payload);
+    } catch (error) {
+      if (!(error instanceof Http2UnavailableError)) throw error;
+      this.connection.http2 = undefined;
+      return this.sendHttp1(method, path, headers, payload);
+    }
+  }
+
+  private sendHttp1(
+    method: string,
+    path: string,
+    headers: Record<string, string | number>,
+    payload: string | undefined,
+  ): Promise<{ code: number; text: string; warnings: string[] }> {
     const send = this.server.protocol === 'https:' ? request : plainRequest;
-    const { code, text } = await new Promise<{ code: number; text: string }>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const req = send(
-        {
-          ...this.base,
-          agent: this.agent,
-          method,
-          path,
-          headers,
-        },
+        { ...this.base, agent: this.connection.agent, method, path, headers },
         (res) => {
-          const onWarning = this.options.onWarning;
-          if (onWarning !== undefined && res.headers.warning !== undefined) {
-            for (const value of res.headersDistinct['warning'] ?? []) {
-              for (const warning of parseWarningHeader(value)) onWarning(warning);
-            }
-          }
+          const warnings = res.headersDistinct['warning'] ?? [];
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('end', () =>
-            resolve({ code: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+            resolve({
+              code: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8'),
+              warnings,
+            }),
           );
           res.on('error', reject);
         },
       );
       req.on('error', reject);
       req.end(payload);
-    }).catch((error: Error) => {
-      this.options.requests?.inc({ cluster: this.cluster, verb, code: 'error' });
-      throw new KubeApiError(
-        this.cluster,
-        0,
-        'ServiceUnavailable',
-        `${method} ${path}: ${error.message}`,
-        {},
-        { cause: error },
-      );
     });
-    this.options.requests?.inc({ cluster: this.cluster, verb, code: String(code) });
-    if (code >= 400) throw kubeApiError(this.cluster, code, text);
-    return text === '' ? undefined : JSON.parse(text);
   }
 }
 
