@@ -188,7 +188,6 @@ export function rbacFunction(
 
   const loadCsv = async (work: WorkContext, namespace: string, name: string): Promise<Snapshot> => {
     const { cluster } = work;
-    const client = clientOf(cluster);
     const [csv, allGroups] = await Promise.all([
       mirror<CsvObject>(cluster, 'ClusterServiceVersion', namespace, name),
       groupsOf(cluster),
@@ -247,25 +246,20 @@ export function rbacFunction(
         ])
       : [[], []];
     roleNames.push(...ownedRoles.map((r) => r.metadata.name ?? ''));
+    // From the mirror: a write decided on a copy a moment old fails (AlreadyExists, Conflict)
+    // and is decided again, which is rare next to reading a dozen roles per CSV change.
     await Promise.all(
       roleNames.map(async (roleName) => {
-        const role = await client.get<RoleObject>({
-          apiVersion: rbac,
-          kind: 'ClusterRole',
-          name: roleName,
-        });
+        const role = await mirror<RoleObject>(cluster, 'ClusterRole', '', roleName);
         if (role !== undefined) clusterRoles.set(roleName, role);
       }),
     );
     const clusterRoleBindings = new Map<string, BindingObject>();
     await Promise.all(
       ownedRoleBindings.map(async (b) => {
-        const crb = await client.get<BindingObject>({
-          apiVersion: rbac,
-          kind: 'ClusterRoleBinding',
-          name: b.metadata.name,
-        });
-        if (crb !== undefined) clusterRoleBindings.set(b.metadata.name ?? '', crb);
+        const name = b.metadata.name ?? '';
+        const crb = await mirror<BindingObject>(cluster, 'ClusterRoleBinding', '', name);
+        if (crb !== undefined) clusterRoleBindings.set(name, crb);
       }),
     );
     return {
