@@ -139,14 +139,11 @@ const namespaceKeys = (c: ObjectChange): WorkKey[] =>
 const namespaceTrigger = (kind: string): Trigger => ({ kind, workKeys: namespaceKeys });
 
 // A Subscription matters to the CSV it installed (status.installedCSV): its spec.config shapes
-// the CSV's deployments. The status writes of resolution and planning before that start no work.
+// the CSV's deployments. The rest of its status (resolution, planning) starts no work.
 const subscriptionTrigger: Trigger = {
   kind: 'Subscription',
-  workKeys: (c) => {
-    const sub = c.object as { status?: { installedCSV?: string } } | undefined;
-    if (sub !== undefined && (sub.status?.installedCSV ?? '') === '') return [];
-    return namespaceKeys(c);
-  },
+  parts: ['metadata', 'spec', 'status.installedCSV'],
+  workKeys: namespaceKeys,
 };
 
 // OperatorConditions move CSVs when they may gate an upgrade (an Upgradeable entry) or are

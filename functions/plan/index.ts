@@ -77,7 +77,21 @@ export const createFunction: CreateFunction = async (context) => {
     triggers: [
       { kind: resolutionKind, workKeys: (c) => [namespaceKey(c.ref.namespace)] },
       { kind: 'InstallPlan', workKeys: (c) => [namespaceKey(c.ref.namespace)] },
-      { kind: 'Subscription', workKeys: (c) => [namespaceKey(c.ref.namespace)] },
+      {
+        kind: 'Subscription',
+        // The fields linking a Subscription to its plans; not the conditions (its own, and
+        // resolution's), catalog health or installedCSV.
+        parts: [
+          'metadata',
+          'spec',
+          'status.installPlanRef',
+          'status.installplan',
+          'status.installPlanGeneration',
+          'status.currentCSV',
+          'status.state',
+        ],
+        workKeys: (c) => [namespaceKey(c.ref.namespace)],
+      },
     ],
     async load(work) {
       const namespace = work.key[1] ?? '';

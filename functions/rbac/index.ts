@@ -369,6 +369,8 @@ export function rbacFunction(
       { kind: 'Namespace', workKeys: (c) => [['namespace', c.ref.name]] },
       {
         kind: 'ClusterServiceVersion',
+        // Roles follow what a CSV provides and asks for, and its phase; not its conditions.
+        parts: ['metadata', 'spec', 'status.phase', 'status.reason'],
         workKeys: (c) => {
           const csv = c.object as CsvObject | undefined;
           // A copy matters here for its uid (tenant RBAC is owned by it): look when it appears.

@@ -71,7 +71,13 @@ export const createFunction: CreateFunction = async (context) => {
   const definition: FunctionDefinition<ResolveSnapshot, ResolveWrites> = {
     name: 'resolve',
     triggers: [
-      { kind: 'Subscription', workKeys: (c) => [namespaceKey(c.ref.namespace)] },
+      {
+        kind: 'Subscription',
+        // What a Subscription asks for and where it stands; not the conditions and health
+        // written by resolution itself or the InstallPlan progress written by planning.
+        parts: ['metadata', 'spec', 'status.currentCSV', 'status.installedCSV'],
+        workKeys: (c) => [namespaceKey(c.ref.namespace)],
+      },
       {
         kind: 'ClusterServiceVersion',
         // Resolution reads what a CSV is (metadata, spec), never how far its install got.

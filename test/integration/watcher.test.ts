@@ -440,7 +440,11 @@ t.test(
       ...created,
       status: { state: 'UpgradePending', lastUpdated: '2026-11-22T00:00:00Z' },
     });
-    t.equal(await partsAt(withStatus.metadata.resourceVersion), 'status');
+    t.equal(
+      await partsAt(withStatus.metadata.resourceVersion),
+      'status,status.state,status.lastUpdated',
+      'a status write names the status fields it changed',
+    );
     const moved = await cluster.client.update({
       ...withStatus,
       spec: { ...(subscription('parts')['spec'] as object), channel: 'beta' },

@@ -20,9 +20,11 @@ t.test('object parts - a change names exactly the parts it touched', (t) => {
   const base = serializeByParts(subscription('UpgradePending')).signature;
   t.same(
     changedParts(base, serializeByParts(subscription('AtLatestKnown')).signature),
-    ['status'],
-    'a status write (new resourceVersion) touches only status',
+    ['status', 'status.state'],
+    'a status write (new resourceVersion) touches only status, naming the fields it changed',
   );
+  const dropped = serializeByParts({ ...subscription('UpgradePending'), status: {} }).signature;
+  t.same(changedParts(base, dropped), ['status', 'status.state'], 'a removed field changed');
   t.same(
     changedParts(base, serializeByParts(subscription('UpgradePending', { a: 'b' })).signature),
     ['metadata'],
@@ -38,5 +40,12 @@ t.test('object parts - a trigger reading some parts skips changes to the others'
   t.equal(touchesParts('none', ['metadata', 'spec']), false, 'nothing but resourceVersion');
   t.equal(touchesParts('metadata,status', ['metadata', 'spec']), true);
   t.equal(touchesParts(undefined, ['spec']), true, 'no header: every part may have changed');
+  t.equal(touchesParts('status,status.conditions', ['spec', 'status.currentCSV']), false);
+  t.equal(touchesParts('status,status.currentCSV', ['spec', 'status.currentCSV']), true);
+  t.equal(
+    touchesParts('status', ['status.currentCSV']),
+    true,
+    'a status change naming no fields (an older watcher) may touch any',
+  );
   t.end();
 });
