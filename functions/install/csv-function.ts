@@ -25,6 +25,7 @@ import {
   type Trigger,
   type WorkContext,
 } from '../../shared/runtime/function-host.js';
+import { getMirrored, type MirrorSource } from '../../shared/bus/mirror-read.js';
 import type { WorkKey } from '../../shared/bus/subjects.js';
 import {
   crdNamesOf,
@@ -133,6 +134,11 @@ const olm = (kind: string, version = 'v1alpha1') => ({
   kind,
 });
 
+/** Whether the CSV defines webhooks (conversion webhooks patch its CRDs). */
+const servesWebhooks = (csv: CsvObject): boolean =>
+  ((csv.spec as { webhookdefinitions?: unknown[] } | undefined)?.webhookdefinitions?.length ?? 0) >
+  0;
+
 // Every change in a namespace that can move one of its CSVs.
 const namespaceKeys = (c: ObjectChange): WorkKey[] =>
   c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]];
@@ -167,6 +173,12 @@ export function csvFunction(options: {
   now?: () => Date;
   /** Lifetime of issued serving certificates (default: upstream's 730 days). */
   certificateLifetimeMs?: number;
+  /**
+   * Where the CRDs a CSV requires are read when it serves no webhooks (whose conversion
+   * settings are written back to the whole CRD): the mirror, as upstream reads its informers.
+   * Without it, from the API.
+   */
+  mirror?: MirrorSource;
 }): FunctionDefinition<CsvNamespaceSnapshot, CsvNamespaceWrites> {
   const now = options.now ?? (() => new Date());
   const lifetimeMs = options.certificateLifetimeMs ?? defaultCertificateLifetimeMs;
@@ -211,13 +223,14 @@ export function csvFunction(options: {
         }),
       ]);
       const crds = new Map<string, KubeObject>();
+      const mirror = csvs.items.some(servesWebhooks) ? undefined : options.mirror;
       await Promise.all(
         crdNamesOf(csvs.items).map(async (name) => {
-          const crd = await client.get({
-            apiVersion: 'apiextensions.k8s.io/v1',
-            kind: 'CustomResourceDefinition',
-            name,
-          });
+          const ref = { kind: 'CustomResourceDefinition', namespace: '', name };
+          const crd =
+            mirror === undefined
+              ? await client.get({ apiVersion: 'apiextensions.k8s.io/v1', ...ref })
+              : await getMirrored<KubeObject>(mirror.objects, { cluster: work.cluster, ...ref });
           if (crd !== undefined) crds.set(name, crd);
         }),
       );

@@ -9,6 +9,7 @@
 //   groups must look again (upstream syncNamespace). Fan-out of groups lands here.
 // - ["tenants", ns, name]: an operator's Roles changed; fans out to its target namespaces.
 // - ["sweep"]: a group vanished; removes its olm.operatorgroup.uid label everywhere.
+import { setTimeout as delay } from 'node:timers/promises';
 import { Counter, type Registry } from 'prom-client';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
@@ -44,6 +45,9 @@ import {
   type OperatorGroupObject,
 } from './groups.js';
 import { decideNamespace, type NamespaceSnapshot, type TenantSource } from './namespace.js';
+
+/** How long a group's status write waits to be mirrored before its namespaces are requeued. */
+const mirrorWaitMs = 2_000;
 
 /** Name of the function (and of its consumers). */
 export const rbacFunctionName = 'rbac';
@@ -91,6 +95,18 @@ export function rbacFunction(
   // Every reconcile reads every group of the cluster (intersections, conflicts): a live view.
   const groups = lazyMirrorView<OperatorGroupObject>(backbone, 'OperatorGroup');
   const groupsOf = (cluster: string, namespace?: string) => groups.list(cluster, namespace);
+  const mirroredTargets = async (cluster: string, group: OperatorGroupObject): Promise<void> => {
+    const targets = JSON.stringify(group.status?.namespaces ?? []);
+    const deadline = Date.now() + mirrorWaitMs;
+    while (Date.now() < deadline) {
+      const mirrored = (await groupsOf(cluster, group.metadata.namespace ?? '')).find(
+        (g) => g.metadata.name === group.metadata.name,
+      );
+      if (mirrored === undefined || JSON.stringify(mirrored.status?.namespaces ?? []) === targets)
+        return;
+      await delay(5);
+    }
+  };
   const csvsIn = (cluster: string, namespace: string) =>
     listMirrored<CsvObject>(backbone, {
       cluster,
@@ -493,6 +509,14 @@ export function rbacFunction(
       for (const w of writes.kube) {
         const kind = 'object' in w ? w.object.kind : w.ref.kind;
         written.inc({ cluster: work.cluster, kind, op: w.op });
+      }
+      // The namespaces requeued after a group's new targets read the group from the mirror:
+      // they must find those targets there, so wait (briefly) for the watcher to mirror them.
+      if (writes.requeue.length > 0) {
+        for (const w of writes.kube) {
+          if (w.op !== 'updateStatus' || w.object.kind !== 'OperatorGroup') continue;
+          await mirroredTargets(work.cluster, w.object as OperatorGroupObject);
+        }
       }
       for (let i = 0; i < writes.requeue.length; i += options.fanoutBatch) {
         await Promise.all(
