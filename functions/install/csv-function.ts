@@ -251,7 +251,10 @@ export function csvFunction(options: {
         );
         clusterRbac = lists.flatMap((l) => l.items);
       }
-      const scope = await operatorGroupScope(client, namespace);
+      const scope = await operatorGroupScope(client, namespace, {
+        groups: operatorGroups.items,
+        serviceAccounts: serviceAccounts.items,
+      });
       const scoped =
         scope !== undefined && 'serviceAccount' in scope
           ? { serviceAccount: scope.serviceAccount }

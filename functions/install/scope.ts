@@ -1,32 +1,38 @@
 // Scoped installs: an OperatorGroup with spec.serviceAccountName makes OLM write an operator's
 // objects (all but CRDs and APIServices) as that service account, so the operator gets no more
 // than the cluster admin granted it.
-import type { KubeClient } from '../../shared/kube/client.js';
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 
 /** The service account an install in `namespace` acts as; undefined when unscoped. */
 export type InstallScope = { serviceAccount: string } | { error: string } | undefined;
 
-/** Reads the namespace's OperatorGroup and, if it names a service account, checks it exists. */
+/**
+ * Reads the namespace's OperatorGroup and, if it names a service account, checks it exists;
+ * from `listed` when the caller has listed both kinds in the namespace already.
+ */
 export async function operatorGroupScope(
   client: KubeClient,
   namespace: string,
+  listed?: { groups: readonly KubeObject[]; serviceAccounts: readonly KubeObject[] },
 ): Promise<InstallScope> {
-  const groups = await client.list({
-    apiVersion: 'operators.coreos.com/v1',
-    kind: 'OperatorGroup',
-    namespace,
-  });
-  if (groups.items.length === 0)
+  const groups =
+    listed?.groups ??
+    (await client.list({ apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup', namespace }))
+      .items;
+  if (groups.length === 0)
     return { error: 'no operator group found that is managing this namespace' };
-  if (groups.items.length > 1) {
+  if (groups.length > 1) {
     return {
-      error: `more than one operator group(s) are managing this namespace count=${groups.items.length}`,
+      error: `more than one operator group(s) are managing this namespace count=${groups.length}`,
     };
   }
-  const group = groups.items[0];
+  const group = groups[0];
   const name = (group?.['spec'] as { serviceAccountName?: string } | undefined)?.serviceAccountName;
   if (name === undefined || name === '') return undefined;
-  const account = await client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name });
+  const account =
+    listed === undefined
+      ? await client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name })
+      : listed.serviceAccounts.find((a) => a.metadata.name === name);
   if (account === undefined) {
     return {
       error: `please make sure the service account exists. sa=${name} operatorgroup=${namespace}/${group?.metadata.name ?? ''}`,
