@@ -17,6 +17,7 @@ export function installFunction(options: unknown = {}): CreateFunction {
   return (context) => {
     const metrics = createInstallMetrics(context.registry);
     const scoped = new ScopedClients();
+    const retry = rbacRetryFunction({ clients: context.clients, mirror: context.backbone });
     return Promise.resolve({
       definitions: [
         installPlanFunction({
@@ -32,10 +33,11 @@ export function installFunction(options: unknown = {}): CreateFunction {
           mirror: context.backbone,
         }),
         operatorConditionFunction({ clients: context.clients }),
-        rbacRetryFunction({ clients: context.clients, mirror: context.backbone }),
+        retry,
       ],
       close() {
         scoped.close();
+        retry.close();
         return Promise.resolve();
       },
     });

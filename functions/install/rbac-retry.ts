@@ -12,7 +12,8 @@
 // - OperatorGroup: its namespace (status.serviceAccountRef is written by the rbac function).
 import type { KubeClient } from '../../shared/kube/client.js';
 import { isConflict } from '../../shared/kube/errors.js';
-import { listMirrored, type MirrorSource } from '../../shared/bus/mirror-read.js';
+import type { MirrorSource } from '../../shared/bus/mirror-read.js';
+import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
 import type { WorkKey } from '../../shared/bus/subjects.js';
 import {
   StaleDecisionError,
@@ -81,7 +82,7 @@ export function rbacRetryFunction(options: {
   clients: ReadonlyMap<string, KubeClient>;
   mirror: MirrorSource;
   now?: () => Date;
-}): FunctionDefinition<RbacRetrySnapshot, RbacRetryWrites> {
+}): FunctionDefinition<RbacRetrySnapshot, RbacRetryWrites> & { close(): void } {
   const now = options.now ?? (() => new Date());
   const clientOf = (cluster: string): KubeClient => {
     const client = options.clients.get(cluster);
@@ -89,16 +90,18 @@ export function rbacRetryFunction(options: {
     return client;
   };
   // Cluster-scoped RBAC concerns every scoped namespace; namespaced RBAC its own, if scoped.
+  // Every RBAC change reads the groups: a live view of them.
+  const groups = lazyMirrorView<OperatorGroupLike>(options.mirror, 'OperatorGroup');
   const scopedNamespaces = async (change: ObjectChange): Promise<WorkKey[]> => {
     const clusterScoped = change.ref.namespace === '' || change.ref.namespace === '-';
-    const groups = await listMirrored<OperatorGroupLike>(options.mirror, {
-      cluster: change.ref.cluster,
-      kind: 'OperatorGroup',
-      ...(clusterScoped ? {} : { namespace: change.ref.namespace }),
-    });
-    return scopedNamespacesOf(groups).map((ns) => [ns]);
+    const listed = await groups.list(
+      change.ref.cluster,
+      clusterScoped ? undefined : change.ref.namespace,
+    );
+    return scopedNamespacesOf(listed).map((ns) => [ns]);
   };
   return {
+    close: () => groups.stop(),
     name: 'install-rbac-retry',
     triggers: [
       { kind: 'Role', workKeys: scopedNamespaces },
