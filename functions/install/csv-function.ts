@@ -142,7 +142,7 @@ const servesWebhooks = (csv: CsvObject): boolean =>
 // Every change in a namespace that can move one of its CSVs.
 const namespaceKeys = (c: ObjectChange): WorkKey[] =>
   c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]];
-const namespaceTrigger = (kind: string): Trigger => ({ kind, workKeys: namespaceKeys });
+export const namespaceTrigger = (kind: string): Trigger => ({ kind, workKeys: namespaceKeys });
 
 // A Subscription matters to the CSV it installed (status.installedCSV): its spec.config shapes
 // the CSV's deployments. The rest of its status (resolution, planning) starts no work.

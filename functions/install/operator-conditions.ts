@@ -220,20 +220,21 @@ function roleWrites(condition: OperatorConditionObject, existing: KubeObject | u
     ];
   }
   if (ownedBy(existing, condition) && sameJson(existing['rules'] ?? [], rules)) return [];
-  return [
-    {
-      op: 'update',
-      object: {
-        ...existing,
-        metadata: {
-          ...existing.metadata,
-          labels: { ...existing.metadata.labels, ...managedLabels },
-          ownerReferences: owners,
-        },
-        rules,
-      },
-    },
-  ];
+  return takeOver(existing, owners, { rules });
+}
+
+/** `existing` updated to be managed by and owned as intended, with `content` in place. */
+function takeOver(
+  existing: KubeObject,
+  ownerReferences: NonNullable<KubeObject['metadata']['ownerReferences']>,
+  content: Record<string, unknown>,
+): Write[] {
+  const metadata = {
+    ...existing.metadata,
+    labels: { ...existing.metadata.labels, ...managedLabels },
+    ownerReferences,
+  };
+  return [{ op: 'update', object: { ...existing, metadata, ...content } }];
 }
 
 function roleBindingWrites(
@@ -276,20 +277,7 @@ function roleBindingWrites(
     ];
   }
   if (ownedBy(existing, condition) && sameJson(existing['subjects'] ?? [], subjects)) return [];
-  return [
-    {
-      op: 'update',
-      object: {
-        ...existing,
-        metadata: {
-          ...existing.metadata,
-          labels: { ...existing.metadata.labels, ...managedLabels },
-          ownerReferences: intended.metadata.ownerReferences ?? [],
-        },
-        subjects,
-      },
-    },
-  ];
+  return takeOver(existing, intended.metadata.ownerReferences ?? [], { subjects });
 }
 
 interface ContainerLike {

@@ -19,10 +19,10 @@ import {
   StaleDecisionError,
   type FunctionDefinition,
   type ObjectChange,
-  type Trigger,
   type WorkContext,
 } from '../../shared/runtime/function-host.js';
 import { transitioned, type CsvObject } from './csv-lifecycle.js';
+import { namespaceTrigger } from './csv-function.js';
 import { installFieldManager } from './plan-function.js';
 
 /** The CSVs of one namespace, read after an RBAC change there. */
@@ -57,11 +57,6 @@ export function decideRbacRetry(s: RbacRetrySnapshot): { writes: RbacRetryWrites
   }
   return { writes: { csvs } };
 }
-
-const namespaced = (kind: string): Trigger => ({
-  kind,
-  workKeys: (c) => (c.ref.namespace === '' || c.ref.namespace === '-' ? [] : [[c.ref.namespace]]),
-});
 
 interface OperatorGroupLike {
   metadata: { namespace?: string };
@@ -106,7 +101,7 @@ export function rbacRetryFunction(options: {
     triggers: [
       { kind: 'Role', workKeys: scopedNamespaces },
       { kind: 'RoleBinding', workKeys: scopedNamespaces },
-      namespaced('OperatorGroup'),
+      namespaceTrigger('OperatorGroup'),
       { kind: 'ClusterRole', workKeys: scopedNamespaces },
       { kind: 'ClusterRoleBinding', workKeys: scopedNamespaces },
     ],

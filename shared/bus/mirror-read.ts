@@ -30,8 +30,9 @@ export async function getMirrored<T>(
   return entry.json<T>();
 }
 
-const mirrorStream = `KV_${assets.objects}`;
-const subjectPrefix = `$KV.${assets.objects}.`;
+/** The mirror's stream, and the prefix its subjects put before an object key. */
+export const mirrorStream = `KV_${assets.objects}`;
+export const subjectPrefix = `$KV.${assets.objects}.`;
 /** Up to this many matching keys are read one by one; more are scanned. */
 const pointReadLimit = 32;
 
@@ -41,7 +42,8 @@ interface LiveEntry {
   value: Uint8Array | undefined;
 }
 
-const isDeletion = (operation: string | undefined): boolean =>
+/** Whether a mirror message's KV-Operation header marks a deletion. */
+export const isDeletion = (operation: string | undefined): boolean =>
   operation === 'DEL' || operation === 'PURGE';
 
 /** The live entries whose keys match `filter` (KV wildcards), with values if `withValues`. */

@@ -7,12 +7,8 @@
 // through another consumer: `current()` asks the view's consumer how far the stream is (one
 // request) and waits until the view has applied that much.
 import { DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { assets } from './backbone.js';
-import type { MirrorSource } from './mirror-read.js';
+import { isDeletion, mirrorStream, subjectPrefix, type MirrorSource } from './mirror-read.js';
 import { clusterScope, encodeToken } from './subjects.js';
-
-const mirrorStream = `KV_${assets.objects}`;
-const subjectPrefix = `$KV.${assets.objects}.`;
 
 /** The view could not catch up with the mirror in time (NATS unreachable or restarting). */
 export class MirrorViewLagError extends Error {
@@ -50,8 +46,7 @@ export async function openMirrorView<T>(
   const apply = (m: JsMsg): void => {
     const key = m.subject.slice(subjectPrefix.length);
     const [cluster = '', , namespace = '', name = ''] = key.split('.');
-    const operation = m.headers?.get('KV-Operation');
-    const deleted = operation === 'DEL' || operation === 'PURGE' || m.data.length === 0;
+    const deleted = isDeletion(m.headers?.get('KV-Operation')) || m.data.length === 0;
     let inCluster = objects.get(cluster);
     if (deleted) {
       inCluster?.get(namespace)?.delete(name);
