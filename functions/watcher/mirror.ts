@@ -1,7 +1,8 @@
 // Mirrors one cluster's objects into the olmq_objects KV bucket: every add/update is a put,
 // every deletion a delete marker, published with a message id derived from uid and
 // resourceVersion so a replayed event is dropped by JetStream's de-duplication. After each
-// (re)list the mirror converges: keys of objects that vanished meanwhile are deleted.
+// (re)list the mirror converges: keys of objects that vanished meanwhile are deleted. Beside
+// the objects it keeps the names of each namespace's objects (./name-index.ts).
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import {
   makeInformer,
@@ -21,6 +22,7 @@ import {
 import { objectKey } from '../../shared/bus/subjects.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import type { MirroredKind } from './kinds.js';
+import { NameIndex } from './name-index.js';
 
 /** What the mirror of one cluster needs. */
 export interface MirrorContext {
@@ -71,7 +73,8 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     seq: number;
     json?: string;
     changed?: string;
-    retry?: boolean;
+    /** Sent again: after a failed publish, or after its name index entry failed. */
+    retry?: '#retry' | '#indexed';
   };
   let seq = 0;
   const latest = new Map<string, Intent>();
@@ -83,11 +86,11 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   const send = (intent: Intent): void => {
     const subject = subjectOf(intent.object);
     const { uid = '', resourceVersion = '' } = intent.object.metadata;
-    const retry = intent.retry === true ? '#retry' : '';
+    const retry = intent.retry ?? '';
     let published: Promise<unknown>;
     if (intent.operation === 'put') {
       const h = natsHeaders();
-      if (intent.changed !== undefined && intent.retry !== true)
+      if (intent.changed !== undefined && intent.retry === undefined)
         h.set(changedPartsHeader, intent.changed);
       published = backbone.js.publish(subject, intent.json, {
         msgID: `${uid}@${resourceVersion}${retry}`,
@@ -113,7 +116,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
         signatures.delete(subject);
         const newest = latest.get(subject);
         if (newest === undefined || newest.seq < intent.seq) return; // the key moved on and landed
-        pending.set(subject, { ...newest, retry: true });
+        pending.set(subject, { ...newest, retry: '#retry' });
         log.warn(
           { err: error, kind: kind.kind, name: intent.object.metadata.name, pending: pending.size },
           'mirror publish failed; will retry',
@@ -130,9 +133,13 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       for (const intent of pending.values()) send(intent);
     }, retryDelayMs);
   };
-  const publish = (operation: Intent['operation'], object: KubeObject): void => {
+  const publish = (
+    operation: Intent['operation'],
+    object: KubeObject,
+    retry?: Intent['retry'],
+  ): void => {
     const subject = subjectOf(object);
-    const intent: Intent = { operation, object, seq: ++seq };
+    const intent: Intent = { operation, object, seq: ++seq, ...(retry && { retry }) };
     if (operation === 'put') {
       const trimmed = kind.trim({ ...object, apiVersion: kind.apiVersion, kind: kind.kind });
       const { json, signature } = serializeByParts(trimmed);
@@ -147,12 +154,30 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     latest.set(subject, intent);
     send(intent);
   };
-  const put = (object: KubeObject): void => publish('put', object);
-  const remove = (object: KubeObject): void => publish('delete', object);
+  const index = new NameIndex({
+    cluster,
+    kind: kind.kind,
+    backbone,
+    log,
+    reannounce(namespace, name) {
+      const object = informer?.get(name, namespace);
+      if (object !== undefined) publish('put', object, '#indexed');
+    },
+  });
+  const put = (object: KubeObject): void => {
+    index.add(object.metadata.namespace ?? '', object.metadata.name ?? '');
+    publish('put', object);
+  };
+  const remove = (object: KubeObject): void => {
+    publish('delete', object);
+    index.remove(object.metadata.namespace ?? '', object.metadata.name ?? '');
+  };
 
-  // Deletes mirror keys of this kind whose object is not in the informer's cache.
+  // Deletes mirror keys of this kind whose object is not in the informer's cache, and names
+  // of such objects from the index.
   const converge = async (cache: ObjectCache<KubeObject>): Promise<void> => {
-    const live = new Set(cache.list().map((o) => keyOf(cluster, kind.kind, o)));
+    const objects = cache.list();
+    const live = new Set(objects.map((o) => keyOf(cluster, kind.kind, o)));
     const prefix = objectKey({ cluster, kind: kind.kind, namespace: '-', name: 'x' })
       .split('.')
       .slice(0, 2)
@@ -162,6 +187,9 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       if (!live.has(key)) stale.push(key);
     }
     await Promise.all(stale.map((key) => backbone.objects.delete(key)));
+    index.converge(
+      objects.map((o) => ({ namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' })),
+    );
     if (stale.length > 0)
       log.info(
         { kind: kind.kind, removed: stale.length },
@@ -172,10 +200,18 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   let markSynced: () => void = () => undefined;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
 
+  let indexOpened: Promise<void> | undefined;
   const start = (): void => {
-    const path = context.client.pathOf({ apiVersion: kind.apiVersion, kind: kind.kind });
-    void path.then(
-      (collection) => {
+    indexOpened ??= index.open().catch((error: unknown) => {
+      indexOpened = undefined;
+      throw error;
+    });
+    const ready = Promise.all([
+      context.client.pathOf({ apiVersion: kind.apiVersion, kind: kind.kind }),
+      indexOpened,
+    ]);
+    void ready.then(
+      ([collection]) => {
         if (stopped) return;
         const list = async () => {
           const result = await context.client.list(
@@ -223,7 +259,10 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
         );
       },
       (error: unknown) => {
-        log.warn({ err: error, kind: kind.kind }, 'kind not served yet; retrying');
+        log.warn(
+          { err: error, kind: kind.kind },
+          'kind not served yet, or its name index unreadable; retrying',
+        );
         if (!stopped) restartTimer = setTimeout(start, 2_000);
       },
     );
@@ -237,6 +276,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       stopped = true;
       clearTimeout(restartTimer);
       clearTimeout(retryTimer);
+      index.stop();
       void informer?.stop();
     },
   };

@@ -6,10 +6,24 @@
 // heartbeat. Instead the stream names the matching subjects (one request), and the listing
 // ends once each of them has been read: by point reads when they are few, else by one
 // ordered scan of their latest messages.
+//
+// Asking the stream for matching subjects costs the server a pass over every subject on NATS
+// 2.9, so a namespace's objects of a kind the watcher indexes are found through its name index
+// instead (namesKey): one read, then point reads. The watcher writes a name into the index
+// before the object's first put and removes it after the deletion, so the index never misses
+// an object a reconcile was triggered by; names of objects not (or no longer) there are skipped.
 import { DeliverPolicy } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { assets, type Backbone } from './backbone.js';
-import { clusterScope, decodeToken, encodeToken, objectKey } from './subjects.js';
+import {
+  clusterScope,
+  decodeToken,
+  encodeToken,
+  indexedKey,
+  namesFilter,
+  namesKey,
+  objectKey,
+} from './subjects.js';
 
 /** What reading the mirror needs of the backbone. */
 export type MirrorSource = Pick<Backbone, 'objects' | 'js' | 'jsm'>;
@@ -93,6 +107,53 @@ export async function mirroredKeys(mirror: MirrorSource, filter: string): Promis
   return (await liveEntries(mirror, filter, false)).map((entry) => entry.key);
 }
 
+// Buckets (by handle) and `cluster.kind` pairs whose index is known to be kept: the watcher
+// never stops keeping one, so a kind found indexed needs no second look.
+const indexedKinds = new WeakMap<KV, Set<string>>();
+
+async function isIndexed(objects: KV, cluster: string, kind: string): Promise<boolean> {
+  const key = indexedKey(cluster, kind);
+  let known = indexedKinds.get(objects);
+  if (known?.has(key) === true) return true;
+  const entry = await objects.get(key);
+  if (entry === null || isDeletion(entry.operation)) return false;
+  if (known === undefined) indexedKinds.set(objects, (known = new Set()));
+  known.add(key);
+  return true;
+}
+
+/** The names the watcher's index holds for `kind` in `namespace`, or undefined if unindexed. */
+async function indexedNames(
+  objects: KV,
+  cluster: string,
+  kind: string,
+  namespace: string,
+): Promise<string[] | undefined> {
+  const [entry, indexed] = await Promise.all([
+    objects.get(namesKey(cluster, kind, namespace)),
+    isIndexed(objects, cluster, kind),
+  ]);
+  if (!indexed) return undefined;
+  if (entry === null || isDeletion(entry.operation) || entry.length === 0) return [];
+  return entry.json<string[]>();
+}
+
+/** Every name index entry of `kind` in `cluster`: namespace → names (for the watcher). */
+export async function readNameIndex(
+  mirror: MirrorSource,
+  cluster: string,
+  kind: string,
+): Promise<Map<string, string[]>> {
+  const decoder = new TextDecoder();
+  const out = new Map<string, string[]>();
+  for (const { key, value } of await liveEntries(mirror, namesFilter(cluster, kind), true)) {
+    const token = key.split('.')[3];
+    if (token === undefined || value === undefined || value.length === 0) continue;
+    out.set(decodeToken(token), JSON.parse(decoder.decode(value)) as string[]);
+  }
+  return out;
+}
+
 /**
  * The mirrored objects of `kind` in `namespace` ("" for cluster-scoped, undefined for every
  * namespace), optionally only those named `name`.
@@ -101,6 +162,18 @@ export async function listMirrored<T>(
   mirror: MirrorSource,
   query: { cluster: string; kind: string; namespace?: string | undefined; name?: string },
 ): Promise<T[]> {
+  if (query.namespace !== undefined && query.namespace !== '' && query.name === undefined) {
+    const { cluster, kind, namespace } = query;
+    const names = await indexedNames(mirror.objects, cluster, kind, namespace);
+    if (names !== undefined) {
+      const found: T[] = [];
+      for (const object of await Promise.all(
+        names.map((name) => getMirrored<T>(mirror.objects, { cluster, kind, namespace, name })),
+      ))
+        if (object !== undefined) found.push(object);
+      return found;
+    }
+  }
   const ns =
     query.namespace === undefined
       ? '*'

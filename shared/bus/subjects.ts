@@ -3,6 +3,8 @@
 // which NATS reserves, so each name becomes one reversible token.
 //
 //   olmq.obj.<cluster>.<kind>.<namespace>.<name>      object mirror (KV bucket olmq_objects)
+//   olmq.obj.<cluster>.=names.<kind>.<namespace>       names of a kind in a namespace (same bucket)
+//   olmq.obj.<cluster>.=indexed.<kind>.-               the watcher keeps the names of this kind
 //   olmq.work.<function>.<cluster>.<key tokens...>    work items (stream OLMQ_WORK)
 //   olmq.dead.<function>.<cluster>.<key tokens...>    dead-lettered work (stream OLMQ_DEAD)
 
@@ -70,6 +72,30 @@ export function parseObjectKey(key: string): ObjectRef {
     namespace: ns === clusterScope ? '' : decodeToken(ns),
     name: decodeToken(name),
   };
+}
+
+// The second token of the name index's keys. encodeToken writes `=` only before two hex digits,
+// so no encoded kind reads like these, and the mirror's 4-token kind filters never match them.
+const namesToken = '=names';
+const indexedToken = '=indexed';
+
+/**
+ * The key of the names of the mirrored `kind` objects in one namespace (a JSON array), kept by
+ * the watcher so that listing a namespace costs one read, not a scan of every key (NATS 2.9
+ * has no subject index).
+ */
+export function namesKey(cluster: string, kind: string, namespace: string): string {
+  return [encodeToken(cluster), namesToken, encodeToken(kind), encodeToken(namespace)].join('.');
+}
+
+/** The key whose presence says the watcher keeps namesKey entries for `kind` in `cluster`. */
+export function indexedKey(cluster: string, kind: string): string {
+  return [encodeToken(cluster), indexedToken, encodeToken(kind), clusterScope].join('.');
+}
+
+/** The filter matching every namesKey of `kind` in `cluster`. */
+export function namesFilter(cluster: string, kind: string): string {
+  return [encodeToken(cluster), namesToken, encodeToken(kind), '*'].join('.');
 }
 
 /**

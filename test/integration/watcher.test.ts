@@ -11,7 +11,8 @@ import t, { type Test } from 'tap';
 import { startWatcher, type Watcher } from '../../functions/watcher/index.js';
 import { mirroredKinds } from '../../functions/watcher/kinds.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { objectKey } from '../../shared/bus/subjects.js';
+import { indexedKey, namesKey, objectKey } from '../../shared/bus/subjects.js';
+import { listMirrored } from '../../shared/bus/mirror-read.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { ClusterFixture } from '../harness/devcluster.js';
 import { backboneFor, clusterFor } from '../harness/backbone.js';
@@ -30,6 +31,12 @@ function subscription(name: string, channel = 'stable'): KubeObject {
     spec: { name: 'etcd', source: 'community', sourceNamespace: 'olm', channel },
   };
 }
+
+const subscriptionRef = {
+  apiVersion: 'operators.coreos.com/v1alpha1',
+  kind: 'Subscription',
+  namespace: 'default',
+};
 
 async function watcherFor(
   t: Test,
@@ -177,6 +184,65 @@ t.test(
       'the object deleted while no watcher ran is gone from the mirror',
     );
     t.equal(await channelOf(backbone, 'kept'), 'stable');
+  },
+);
+
+t.test(
+  "watcher - keeps the names of each namespace's objects beside them: listings read them, a restart drops names deleted meanwhile",
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    const list = async (namespace: string): Promise<string[]> =>
+      (await listMirrored<KubeObject>(backbone, { cluster: 'c1', kind: 'Subscription', namespace }))
+        .map((o) => o.metadata.name ?? '')
+        .sort();
+    const names = async (namespace: string): Promise<unknown> => {
+      const entry = await backbone.objects.get(namesKey('c1', 'Subscription', namespace));
+      return entry === null || entry.operation !== 'PUT' ? undefined : entry.json<unknown>();
+    };
+    const first = await watcherFor(t, cluster, backbone, 'replica-a', 2);
+    await first.synced();
+    t.ok(
+      await backbone.objects.get(indexedKey('c1', 'Subscription')),
+      'the kind is marked indexed',
+    );
+    await cluster.client.create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'other' },
+    });
+    for (const name of ['a', 'b']) await cluster.client.create(subscription(name));
+    await cluster.client.create({
+      ...subscription('c'),
+      metadata: { name: 'c', namespace: 'other' },
+    });
+    await waitFor('both namespaces listed', async () => (await list('default')).length === 2);
+    t.same(await names('default'), ['a', 'b'], 'the index entry names both');
+    t.same(await list('other'), ['c']);
+
+    // A key written past the watcher is not in its index: listings read the index, not the keys.
+    await backbone.objects.put(
+      objectKey({ cluster: 'c1', kind: 'Subscription', namespace: 'default', name: 'stray' }),
+      JSON.stringify(subscription('stray')),
+    );
+    t.same(await list('default'), ['a', 'b'], 'a name outside the index is not listed');
+
+    await cluster.client.delete({ ...subscriptionRef, name: 'b' });
+    await waitFor('the deleted name gone', async () => (await list('default')).length === 1);
+    t.same(await names('default'), ['a']);
+
+    await first.stop();
+    await cluster.client.delete({ ...subscriptionRef, name: 'a' });
+    const second = await watcherFor(t, cluster, backbone, 'replica-b', 2);
+    await second.synced();
+    await waitFor('the entry of the emptied namespace removed', async () =>
+      (await names('default')) === undefined ? true : undefined,
+    );
+    t.same(await list('default'), [], 'nothing listed where every object went meanwhile');
+    t.same(await list('other'), ['c'], 'other namespaces keep their names');
+    await cluster.client.create(subscription('d'));
+    await waitFor('a new name after the restart', async () => (await list('default')).length === 1);
+    t.same(await names('default'), ['d']);
   },
 );
 

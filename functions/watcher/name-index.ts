@@ -1,0 +1,156 @@
+// The names of one kind's mirrored objects per namespace, kept in the mirror beside them
+// (namesKey), so a function lists a namespace with one read instead of a scan of every key
+// (shared/bus/mirror-read.ts). Cluster-scoped objects are not indexed.
+//
+// Order makes it safe. A name is published into its entry before the object's first put, on
+// the same connection into the same stream, so a reconcile triggered by that put finds the
+// name; a name is removed only after the object's deletion is published. If an entry's
+// publish fails, objects it announced may have landed without their names: once the entry
+// lands again they are published again (`reannounce`), so their triggers run once more.
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { assets, type Backbone } from '../../shared/bus/backbone.js';
+import { readNameIndex } from '../../shared/bus/mirror-read.js';
+import { indexedKey, namesKey } from '../../shared/bus/subjects.js';
+
+/** What the index of one kind in one cluster needs. */
+export interface NameIndexContext {
+  cluster: string;
+  kind: string;
+  backbone: Backbone;
+  log: Logger;
+  /** Publishes the current state of an object again, so its triggers run once more. */
+  reannounce(namespace: string, name: string): void;
+}
+
+interface Entry {
+  names: Set<string>;
+  /** Sequence of the entry's newest publish. */
+  seq: number;
+  /** Names announced by publishes that failed: published again once the entry lands. */
+  unannounced: Set<string>;
+}
+
+/** The name index of one kind in one cluster; the active watcher is its only writer. */
+export class NameIndex {
+  readonly #context: NameIndexContext;
+  readonly #entries = new Map<string, Entry>();
+  /** Namespaces whose entry must be published again after a failure. */
+  readonly #dirty = new Set<string>();
+  #retryTimer: NodeJS.Timeout | undefined;
+  #retryDelayMs = 100;
+  #stopped = false;
+
+  constructor(context: NameIndexContext) {
+    this.#context = context;
+  }
+
+  /** Takes over the entries an earlier watcher left, then marks the kind indexed. */
+  async open(): Promise<void> {
+    const { backbone, cluster, kind } = this.#context;
+    for (const [namespace, names] of await readNameIndex(backbone, cluster, kind)) {
+      if (!this.#entries.has(namespace))
+        this.#entries.set(namespace, { names: new Set(names), seq: 0, unannounced: new Set() });
+    }
+    await backbone.objects.put(indexedKey(cluster, kind), '{}');
+  }
+
+  /** Call before an object's put is published: announces its name if the entry lacks it. */
+  add(namespace: string, name: string): void {
+    if (namespace === '') return;
+    let entry = this.#entries.get(namespace);
+    if (entry === undefined)
+      this.#entries.set(namespace, (entry = { names: new Set(), seq: 0, unannounced: new Set() }));
+    if (entry.names.has(name)) return;
+    entry.names.add(name);
+    this.#publish(namespace, entry, name);
+  }
+
+  /** Call after an object's deletion is published. */
+  remove(namespace: string, name: string): void {
+    const entry = this.#entries.get(namespace);
+    if (entry === undefined || !entry.names.delete(name)) return;
+    this.#publish(namespace, entry, undefined);
+  }
+
+  /** After a (re)list: the index holds exactly the names of `live`. */
+  converge(live: Iterable<{ namespace: string; name: string }>): void {
+    const byNamespace = new Map<string, Set<string>>();
+    for (const { namespace, name } of live) {
+      if (namespace === '') continue;
+      let names = byNamespace.get(namespace);
+      if (names === undefined) byNamespace.set(namespace, (names = new Set()));
+      names.add(name);
+    }
+    for (const [namespace, entry] of this.#entries) {
+      const names = byNamespace.get(namespace) ?? new Set<string>();
+      const stale = [...entry.names].filter((n) => !names.has(n));
+      if (stale.length === 0) continue;
+      for (const name of stale) entry.names.delete(name);
+      this.#publish(namespace, entry, undefined);
+    }
+    for (const [namespace, names] of byNamespace)
+      for (const name of names) this.add(namespace, name);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#retryTimer);
+  }
+
+  #publish(namespace: string, entry: Entry, announced: string | undefined): void {
+    const { backbone, cluster, kind } = this.#context;
+    const seq = ++entry.seq;
+    const subject = `$KV.${assets.objects}.${namesKey(cluster, kind, namespace)}`;
+    let published: Promise<unknown>;
+    if (entry.names.size === 0) {
+      const h = natsHeaders();
+      h.set('KV-Operation', 'DEL');
+      published = backbone.js.publish(subject, undefined, { headers: h });
+    } else {
+      published = backbone.js.publish(subject, JSON.stringify([...entry.names].sort()));
+    }
+    published.then(
+      () => {
+        if (seq !== entry.seq) return; // a newer publish carries the entry
+        this.#retryDelayMs = 100;
+        const names = [...entry.unannounced].filter((n) => entry.names.has(n));
+        entry.unannounced.clear();
+        for (const name of names) this.#context.reannounce(namespace, name);
+        if (entry.names.size === 0 && this.#entries.get(namespace) === entry)
+          this.#entries.delete(namespace);
+      },
+      (error: unknown) => {
+        if (this.#stopped) return;
+        if (announced !== undefined) entry.unannounced.add(announced);
+        // Even when a newer publish is in flight (it may have landed already): publish again,
+        // so the names this one announced are announced again after an entry that landed.
+        this.#dirty.add(namespace);
+        this.#context.log.warn(
+          { err: error, kind, namespace, pending: this.#dirty.size },
+          'name index publish failed; will retry',
+        );
+        this.#scheduleRetry();
+      },
+    );
+  }
+
+  #scheduleRetry(): void {
+    if (this.#retryTimer !== undefined || this.#stopped) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#retryDelayMs = Math.min(this.#retryDelayMs * 2, 5_000);
+      const dirty = [...this.#dirty];
+      this.#dirty.clear();
+      for (const namespace of dirty) {
+        let entry = this.#entries.get(namespace);
+        if (entry === undefined)
+          this.#entries.set(
+            namespace,
+            (entry = { names: new Set(), seq: 0, unannounced: new Set() }),
+          );
+        this.#publish(namespace, entry, undefined);
+      }
+    }, this.#retryDelayMs);
+  }
+}
