@@ -83,7 +83,9 @@ async function liveEntries(
   const live = new Map<string, Uint8Array | undefined>();
   const consumer = await mirror.js.consumers.get(mirrorStream, {
     filter_subjects: subjectPrefix + filter,
-    deliver_policy: DeliverPolicy.LastPerSubject,
+    // The bucket keeps one message per key: every message is the latest of its key, and NATS
+    // 2.9 sets up such a consumer more cheaply than a last-per-subject one.
+    deliver_policy: DeliverPolicy.All,
     headers_only: !withValues,
   });
   const messages = await consumer.consume();

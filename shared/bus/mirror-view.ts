@@ -4,8 +4,12 @@
 // view with the latest entry of each key and then follows every change.
 //
 // A reconcile must see at least the change that triggered it, which reached the function
-// through another consumer: `current()` asks the view's consumer how far the stream is (one
-// request) and waits until the view has applied that much.
+// through another consumer. `current()` asks the stream how far it is, then for the first
+// message of the kind past what the view has applied (a direct get by subject), and waits
+// until the view has applied it, until none is left. Asking the view's consumer how many
+// messages it has pending would be one request, but NATS 2.9 counts them by a pass over
+// every subject written since the consumer's position, which is the whole stream for a kind
+// that changes rarely.
 import { DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { isDeletion, mirrorStream, subjectPrefix, type MirrorSource } from './mirror-read.js';
 import { clusterScope, encodeToken } from './subjects.js';
@@ -36,12 +40,12 @@ export async function openMirrorView<T>(
   const catchUpMs = options.catchUpMs ?? 10_000;
   // cluster token → namespace token → key → object
   const objects = new Map<string, Map<string, Map<string, T>>>();
-  // The last message applied: its consumer (an ordered consumer is replaced after a gap, and
-  // its sequence starts again) and its sequence in that consumer.
-  let applied = { consumer: '', sequence: 0 };
-  const waiters = new Set<{ consumer: string; until: number; resolve: () => void }>();
-  const reached = (consumer: string, until: number): boolean =>
-    applied.consumer === consumer && applied.sequence >= until;
+  // The stream sequence of the last message applied (an ordered consumer replaced after a gap
+  // goes on from there), and a sequence up to which the stream is known to hold no message of
+  // the kind that is not applied.
+  let applied = 0;
+  let checked = 0;
+  const waiters = new Set<{ until: number; resolve: () => void }>();
 
   const apply = (m: JsMsg): void => {
     const key = m.subject.slice(subjectPrefix.length);
@@ -57,40 +61,61 @@ export async function openMirrorView<T>(
       if (inNamespace === undefined) inCluster.set(namespace, (inNamespace = new Map<string, T>()));
       inNamespace.set(name, m.json<T>());
     }
-    applied = { consumer: m.info.consumer, sequence: m.info.deliverySequence };
+    applied = m.seq;
     for (const waiter of waiters) {
-      if (reached(waiter.consumer, waiter.until)) {
+      if (applied >= waiter.until) {
         waiters.delete(waiter);
         waiter.resolve();
       }
     }
   };
 
+  // Every message, not the last per subject: the bucket keeps one message per key, so both
+  // deliver the same, and NATS 2.9 sets up the first more cheaply.
+  const filter = `${subjectPrefix}*.${encodeToken(kind)}.*.*`;
   const consumer = await mirror.js.consumers.get(mirrorStream, {
-    filter_subjects: `${subjectPrefix}*.${encodeToken(kind)}.*.*`,
-    deliver_policy: DeliverPolicy.LastPerSubject,
+    filter_subjects: filter,
+    deliver_policy: DeliverPolicy.All,
   });
   const messages: ConsumerMessages = await consumer.consume();
   void (async () => {
     for await (const m of messages) apply(m);
   })().catch(() => undefined); // ends with the connection; current() then reports the lag
 
-  const current = async (): Promise<void> => {
-    const info = await consumer.info();
-    const until = info.delivered.consumer_seq + info.num_pending;
-    if (until === 0 || reached(info.name, until)) return;
+  const appliedUpTo = async (until: number, deadline: number): Promise<void> => {
+    if (applied >= until) return;
     let timer: NodeJS.Timeout | undefined;
     try {
       await new Promise<void>((resolve, reject) => {
-        const waiter = { consumer: info.name, until, resolve };
+        const waiter = { until, resolve };
         waiters.add(waiter);
-        timer = setTimeout(() => {
-          waiters.delete(waiter);
-          reject(new MirrorViewLagError(kind, catchUpMs));
-        }, catchUpMs);
+        timer = setTimeout(
+          () => {
+            waiters.delete(waiter);
+            reject(new MirrorViewLagError(kind, catchUpMs));
+          },
+          Math.max(0, deadline - Date.now()),
+        );
       });
     } finally {
       clearTimeout(timer);
+    }
+  };
+  const current = async (): Promise<void> => {
+    const deadline = Date.now() + catchUpMs;
+    const last = (await mirror.jsm.streams.info(mirrorStream)).state.last_seq;
+    for (;;) {
+      const from = Math.max(applied, checked) + 1;
+      if (from > last) return;
+      const next = await mirror.jsm.direct.getMessage(mirrorStream, {
+        seq: from,
+        next_by_subj: filter,
+      });
+      if (next === null || next.seq > last) {
+        checked = Math.max(checked, last);
+        return;
+      }
+      await appliedUpTo(next.seq, deadline);
     }
   };
   await current();

@@ -84,6 +84,37 @@ const patchContentTypes: Record<PatchType, string> = {
   apply: 'application/apply-patch+yaml',
 };
 
+/** Query of a create, update or status update. */
+export interface WriteQuery {
+  fieldManager?: string;
+}
+
+/** Query of a patch. */
+export interface PatchQuery extends WriteQuery {
+  force?: boolean;
+  subresource?: string;
+}
+
+/**
+ * Asks for the written object's metadata alone, as kube-apiserver answers any request that
+ * accepts PartialObjectMetadata: for writers that read nothing else of the answer, serialising,
+ * sending and parsing the whole object again costs more than the write itself.
+ */
+export interface MetadataAnswer {
+  answer: 'metadata';
+}
+
+/** The answer of a write made with MetadataAnswer. */
+export interface PartialObjectMetadata {
+  apiVersion: string;
+  kind: 'PartialObjectMetadata';
+  metadata: KubeObject['metadata'];
+}
+
+// What client-go's metadata client sends; plain JSON last, for servers that offer no other.
+const metadataAccept =
+  'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
 /** A list answer. */
 export interface ObjectList<T> {
   items: T[];
@@ -310,47 +341,76 @@ export class KubeClient {
   }
 
   /** Creates an object. */
-  async create<T extends KubeObject>(object: T, query: { fieldManager?: string } = {}): Promise<T> {
+  create<T extends KubeObject>(object: T, query?: WriteQuery): Promise<T>;
+  create(object: KubeObject, query: WriteQuery & MetadataAnswer): Promise<PartialObjectMetadata>;
+  async create(object: KubeObject, query: WriteQuery & Partial<MetadataAnswer> = {}) {
     const path = await this.pathOf({
       ...object,
       namespace: object.metadata.namespace,
       name: undefined,
     });
-    return (await this.request('POST', withQuery(path, query), 'create', object)) as T;
+    return this.write('POST', path, 'create', object, query);
   }
 
   /** Replaces an object; conditional on metadata.resourceVersion when set (409 if stale). */
-  async update<T extends KubeObject>(object: T, query: { fieldManager?: string } = {}): Promise<T> {
-    const path = await this.pathOf(refOf(object));
-    return (await this.request('PUT', withQuery(path, query), 'update', object)) as T;
+  update<T extends KubeObject>(object: T, query?: WriteQuery): Promise<T>;
+  update(object: KubeObject, query: WriteQuery & MetadataAnswer): Promise<PartialObjectMetadata>;
+  async update(object: KubeObject, query: WriteQuery & Partial<MetadataAnswer> = {}) {
+    return this.write('PUT', await this.pathOf(refOf(object)), 'update', object, query);
   }
 
   /** Replaces an object's status; conditional on metadata.resourceVersion when set. */
-  async updateStatus<T extends KubeObject>(
-    object: T,
-    query: { fieldManager?: string } = {},
-  ): Promise<T> {
-    const path = await this.pathOf(refOf(object), 'status');
-    return (await this.request('PUT', withQuery(path, query), 'update', object)) as T;
+  updateStatus<T extends KubeObject>(object: T, query?: WriteQuery): Promise<T>;
+  updateStatus(
+    object: KubeObject,
+    query: WriteQuery & MetadataAnswer,
+  ): Promise<PartialObjectMetadata>;
+  async updateStatus(object: KubeObject, query: WriteQuery & Partial<MetadataAnswer> = {}) {
+    return this.write('PUT', await this.pathOf(refOf(object), 'status'), 'update', object, query);
   }
 
   /** Patches an object (apply = server-side apply with fieldManager, required). */
-  async patch<T extends KubeObject = KubeObject>(
+  patch<T extends KubeObject = KubeObject>(
     ref: ObjectRef,
     type: PatchType,
     body: unknown,
-    query: { fieldManager?: string; force?: boolean; subresource?: string } = {},
-  ): Promise<T> {
+    query?: PatchQuery,
+  ): Promise<T>;
+  patch(
+    ref: ObjectRef,
+    type: PatchType,
+    body: unknown,
+    query: PatchQuery & MetadataAnswer,
+  ): Promise<PartialObjectMetadata>;
+  async patch(
+    ref: ObjectRef,
+    type: PatchType,
+    body: unknown,
+    query: PatchQuery & Partial<MetadataAnswer> = {},
+  ) {
     const { subresource, ...rest } = query;
     const path = await this.pathOf(ref, subresource);
     const payload = type === 'apply' ? JSON.stringify(body) : body; // JSON is valid YAML
-    return (await this.request(
-      'PATCH',
+    return this.write('PATCH', path, 'patch', payload, rest, patchContentTypes[type]);
+  }
+
+  private write(
+    method: string,
+    path: string,
+    verb: string,
+    body: unknown,
+    query: Omit<PatchQuery, 'subresource'> & Partial<MetadataAnswer>,
+    contentType?: string,
+  ): Promise<unknown> {
+    const { answer, ...rest } = query;
+    return this.request(
+      method,
       withQuery(path, rest),
-      'patch',
-      payload,
-      patchContentTypes[type],
-    )) as T;
+      verb,
+      body,
+      contentType,
+      answer === 'metadata' ? metadataAccept : 'application/json',
+    );
   }
 
   /** Deletes an object; false when it was already gone. */
@@ -381,13 +441,14 @@ export class KubeClient {
     verb: string,
     body?: unknown,
     contentType = 'application/json',
+    accept = 'application/json',
   ): Promise<unknown> {
     await this.connection.bucket.take();
     const payload =
       body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const headers: Record<string, string | number> = {
       ...(this.base.headers as Record<string, string>),
-      accept: 'application/json',
+      accept,
       'user-agent': this.options.userAgent,
     };
     if (payload !== undefined) {

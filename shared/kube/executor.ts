@@ -104,10 +104,12 @@ function describe(write: Write): string {
 }
 
 async function executeOne(client: KubeClient, write: Write, fieldManager: string): Promise<void> {
+  // Nothing here reads the written object back: its metadata is answer enough.
+  const answer = 'metadata';
   switch (write.op) {
     case 'create':
       try {
-        await client.create(write.object, { fieldManager });
+        await client.create(write.object, { fieldManager, answer });
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
         const existing = await client.get(refOf(write.object));
@@ -120,20 +122,22 @@ async function executeOne(client: KubeClient, write: Write, fieldManager: string
       }
       return;
     case 'update':
-      await client.update(write.object, { fieldManager });
+      await client.update(write.object, { fieldManager, answer });
       return;
     case 'updateStatus':
-      await client.updateStatus(write.object, { fieldManager });
+      await client.updateStatus(write.object, { fieldManager, answer });
       return;
     case 'apply':
       await client.patch(refOf(write.object), 'apply', write.object, {
         fieldManager,
         force: write.force ?? false,
+        answer,
       });
       return;
     case 'patch':
       await client.patch(write.ref, write.type, write.patch, {
         fieldManager,
+        answer,
         ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
       });
       return;

@@ -84,6 +84,17 @@ t.test(
     );
     t.same(names(view.list('c1', 'ns3')), ['other']);
 
+    // Past a check that found nothing new, other kinds' writes, then one of the kind's.
+    await view.current();
+    for (let i = 0; i < 20; i++)
+      await backbone.objects.put(
+        objectKey({ cluster: 'c1', kind: 'Subscription', namespace: 'ns1', name: `s${i}` }),
+        '{}',
+      );
+    await putGroup(backbone, 'ns5', 'after-others', 1);
+    await view.current();
+    t.same(names(view.list('c1', 'ns5')), ['after-others'], 'a change behind other kinds is seen');
+
     const lazy = lazyMirrorView<Group>(backbone, 'OperatorGroup');
     t.teardown(() => lazy.stop());
     await putGroup(backbone, 'ns4', 'late', 1);
