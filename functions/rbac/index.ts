@@ -409,8 +409,11 @@ export function rbacFunction(
       },
       ...(['Role', 'RoleBinding'] as const).map((kind) => ({
         kind,
-        workKeys: (c: { object: unknown }): WorkKey[] => {
-          const labels = (c.object as KubeObject | undefined)?.metadata.labels;
+        workKeys: (c: { ref: { namespace: string }; object: unknown }): WorkKey[] => {
+          // A deletion shows no labels: it may have been tenant RBAC of a copy here (taken by the
+          // garbage collector when the copy was replaced, say), which the namespace makes again.
+          if (c.object === undefined) return [['namespace', c.ref.namespace]];
+          const labels = (c.object as KubeObject).metadata.labels;
           if (
             labels?.[OlmLabel.OwnerKind] !== 'ClusterServiceVersion' ||
             labels[OlmLabel.CopiedFrom] !== undefined

@@ -180,16 +180,25 @@ t.test(
       name: roleName,
     });
     t.same(role.rules, source0?.rules, 'same rules');
-    await waitForObject(
+    const bindingRef = {
+      kind: 'RoleBinding',
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      namespace: 'b',
+      name: roleName,
+    };
+    const binding = await waitForObject(
       client,
       'tenant RoleBinding in b',
-      {
-        kind: 'RoleBinding',
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        namespace: 'b',
-        name: roleName,
-      },
+      bindingRef,
       (r) => r !== undefined,
+    );
+    // Deleted (by hand, or by the garbage collector after the copy was replaced): made again.
+    await client.delete(bindingRef);
+    await waitForObject(
+      client,
+      'tenant RoleBinding in b made again',
+      bindingRef,
+      (r) => r !== undefined && r.metadata.uid !== binding?.metadata.uid,
     );
     t.equal(await client.get(csvRef('c', name)), undefined, 'no copy outside the targets');
 
