@@ -112,7 +112,8 @@ export class NameIndex {
     }
     published.then(
       () => {
-        if (seq !== entry.seq) return; // a newer publish carries the entry
+        // A newer publish carries the entry; or this watcher stopped (a standby leads now).
+        if (seq !== entry.seq || this.#stopped) return;
         this.#retryDelayMs = 100;
         const names = [...entry.unannounced].filter((n) => entry.names.has(n));
         entry.unannounced.clear();
