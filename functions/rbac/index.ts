@@ -392,11 +392,12 @@ export function rbacFunction(
         parts: ['metadata', 'spec', 'status.phase', 'status.reason'],
         workKeys: async (c) => {
           const csv = c.object as CsvObject | undefined;
-          // A copy matters here for its uid (tenant RBAC is owned by it): look when it appears,
-          // unless it comes from a global group, whose operators get no tenant RBAC (at 10,000
-          // namespaces, that is 5 reconciles a namespace saved per global operator).
+          // A copy matters here for its uid (tenant RBAC is owned by it): look when it appears
+          // (seen first, which a list may show already Copied) or is not Copied, unless it comes
+          // from a global group, whose operators get no tenant RBAC (at 10,000 namespaces, that
+          // is 5 reconciles a namespace saved per global operator).
           if (csv !== undefined && isCopy(csv)) {
-            if (csv.status?.reason === 'Copied') return [];
+            if (!c.firstSight && csv.status?.reason === 'Copied') return [];
             const from = csv.metadata.labels?.[OlmLabel.CopiedFrom];
             if (from !== undefined && onlyGlobal(await groupsOf(c.ref.cluster, from))) return [];
             return [['namespace', c.ref.namespace]];

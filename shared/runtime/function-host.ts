@@ -40,6 +40,13 @@ export interface ObjectChange {
   ref: ObjectRef;
   /** The object as mirrored (parsed JSON), or undefined when it was deleted. */
   object: unknown;
+  /**
+   * Whether the watcher saw the object for the first time (a creation, a first list after it
+   * started) or cannot say what changed (a retried publish). A trigger that must not miss an
+   * object appearing keys on this, not on how a new object looks: a list can show it already
+   * past its first writes.
+   */
+  firstSight: boolean;
 }
 
 /** Which changes start work for a function, and which keys they concern. */
@@ -336,6 +343,7 @@ export class FunctionHost<Snapshot, Writes> {
         let parsed: { object: unknown } | undefined;
         const keys = await trigger.workKeys({
           ref,
+          firstSight: !deleted && m.headers?.has(changedPartsHeader) !== true,
           get object() {
             parsed ??= { object: deleted ? undefined : m.json<unknown>() };
             return parsed.object;
