@@ -229,6 +229,8 @@ const emptySet = new FieldSet();
 const ELEMENT_RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 function compareElements(a: PathElement, b: PathElement): number {
+  // Two fields (most elements): their names order them as the whole strings do.
+  if (a.startsWith('f:') && b.startsWith('f:')) return compareStrings(a, b);
   const ka = a.slice(0, 1);
   const kb = b.slice(0, 1);
   const rank = (ELEMENT_RANK[ka] ?? 4) - (ELEMENT_RANK[kb] ?? 4);
@@ -250,7 +252,11 @@ function parseOr(text: string): JsonValue {
 
 function sortedChildren(node: FieldSet): [PathElement, FieldSet][] {
   const children = [...node.children];
-  return children.length < 2 ? children : children.sort(([a], [b]) => compareElements(a, b));
+  return children.length < 2 ? children : children.sort(byElement);
+}
+
+function byElement(a: [PathElement, FieldSet], b: [PathElement, FieldSet]): number {
+  return compareElements(a[0], b[0]);
 }
 
 /** A path in kubectl's words, as conflicts print it: `.spec.containers[name="nginx"].image`. */
