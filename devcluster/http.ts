@@ -42,14 +42,7 @@ import { answerReview } from './reviews.js';
 import { jsonText, listJsonText } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
-import {
-  connectionOf,
-  distinctHeaders,
-  flushHead,
-  tlsSocketOf,
-  type ApiRequest,
-  type ApiResponse,
-} from './transport.js';
+import type { ApiRequest, ApiResponse } from './transport.js';
 import type { WatchHub, WatchSink } from './watch.js';
 import {
   parseFieldSelector,
@@ -185,25 +178,13 @@ function sendText(
   };
   if (warnings.length > 0) {
     // After any warning set earlier for the whole request (a deprecated version's), as kube orders them.
-    const earlier = res.getHeader('Warning');
+    const earlier = res.getHeader('warning');
     headers['warning'] = [
-      ...(earlier === undefined ? [] : Array.isArray(earlier) ? earlier : [String(earlier)]),
+      ...(earlier === undefined ? [] : Array.isArray(earlier) ? earlier : [earlier]),
       ...warnings.map(warningHeaderValue),
     ];
   }
-  if ('stream' in res && res.req.method !== 'HEAD') {
-    // Straight onto the HTTP/2 stream: the compatibility layer would validate each header again
-    // and hold every response open for trailers it never has. The stream ends once the body is
-    // written: ended together, the stream closes before the write completes, and node then
-    // builds (and drops) an ERR_STREAM_DESTROYED with its stack trace for every response.
-    const { stream } = res;
-    if (stream.destroyed || stream.closed) return;
-    stream.respond({ ...res.getHeaders(), ...headers, ':status': code });
-    stream.write(body, () => stream.end());
-    return;
-  }
-  res.writeHead(code, headers);
-  res.end(body);
+  res.send(code, headers, body);
 }
 
 function sendError(res: ApiResponse, error: ApiError): void {
@@ -223,16 +204,14 @@ function readBody(req: ApiRequest): Promise<Buffer> {
         `Request entity too large: limit is ${maxRequestBytes}`,
       );
     if (declared > maxRequestBytes) {
-      req.resume();
+      req.discardBody();
       reject(tooLarge());
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
-    // Under HTTP/2 the body is read from the stream itself, without the compatibility layer's
-    // second readable stream in between.
-    const source = 'stream' in req ? req.stream : req;
+    const source = req.body;
     source.on('data', (chunk: Buffer) => {
       if (failed) return;
       size += chunk.length;
@@ -386,9 +365,9 @@ type PeerIdentity = { commonName: string; organizations: string[] } | undefined;
 const peerIdentities = new WeakMap<object, PeerIdentity>();
 
 function peerCertificate(req: ApiRequest): PeerIdentity {
-  const connection = connectionOf(req);
+  const { connection } = req;
   if (peerIdentities.has(connection)) return peerIdentities.get(connection);
-  const identity = readPeerCertificate(tlsSocketOf(req));
+  const identity = readPeerCertificate(req.tlsSocket);
   peerIdentities.set(connection, identity);
   return identity;
 }
@@ -423,11 +402,6 @@ function scheduleFlush(flush: () => void): void {
   }, watchFlushDelayMs);
 }
 
-/** Whether the client has gone (a reset HTTP/2 stream, a closed connection): nothing to write to. */
-function gone(res: ApiResponse): boolean {
-  return 'stream' in res ? res.stream.destroyed : res.destroyed;
-}
-
 /**
  * A watch sink that gathers the lines of a couple of milliseconds into one socket write: with
  * many writers and watchers, one TLS write per event per watcher would dominate the server's time.
@@ -436,16 +410,10 @@ function batchedSink(res: ApiResponse): WatchSink {
   let pending: Buffer[] = [];
   let ended = false;
   const flush = (): void => {
-    if (pending.length === 0 || res.writableEnded || gone(res)) return;
+    if (pending.length === 0 || res.ended || res.gone) return;
     const lines = pending;
     pending = [];
-    // Corked, the lines leave in one vectored write, without copying them into one buffer first.
-    res.cork();
-    for (const line of lines) {
-      if ('stream' in res) res.write(line);
-      else res.write(line);
-    }
-    res.uncork();
+    res.write(lines);
   };
   return {
     write: (line) => {
@@ -498,7 +466,7 @@ export function createRequestListener(
   }
 
   function nonResource(req: ApiRequest, res: ApiResponse, pathname: string, user: UserInfo): void {
-    authorizeOrThrow(nonResourceAttributes(user, (req.method ?? 'GET').toLowerCase(), pathname));
+    authorizeOrThrow(nonResourceAttributes(user, req.method.toLowerCase(), pathname));
     const accept = req.headers['accept'];
     const parts = pathname.split('/').filter((p) => p !== '');
     if (pathname === '/api' || pathname === '/api/') {
@@ -538,11 +506,14 @@ export function createRequestListener(
     if (pathname === '/openapi/v2') {
       if ((accept ?? '').includes('protobuf')) {
         const body = openApiV2Protobuf(options.kubernetesVersion);
-        res.writeHead(200, {
-          'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
-          'Content-Length': text(body.length),
-        });
-        res.end(body);
+        res.send(
+          200,
+          {
+            'content-type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+            'content-length': text(body.length),
+          },
+          body,
+        );
         return;
       }
       return sendJson(
@@ -621,7 +592,7 @@ export function createRequestListener(
     query: URLSearchParams,
     user: UserInfo,
   ): Promise<void> {
-    const method = req.method ?? 'GET';
+    const { method } = req;
     const verb = verbOf(method, path, query);
     const type = registry.get(path.group, path.version, path.resource);
     const namespace = path.namespace ?? '';
@@ -640,7 +611,7 @@ export function createRequestListener(
     if (!type) throw new ApiError('NotFound', 'the server could not find the requested resource');
     // Every request for a deprecated CRD version carries its warning, whatever the verb.
     if (type.deprecationWarning !== undefined)
-      res.setHeader('Warning', [warningHeaderValue(type.deprecationWarning)]);
+      res.setHeader('warning', [warningHeaderValue(type.deprecationWarning)]);
     if (
       type.namespaced &&
       path.namespace === undefined &&
@@ -980,11 +951,10 @@ export function createRequestListener(
     const timeout = query.get('timeoutSeconds');
     const table = tableAccepted(req.headers['accept']);
     const includeObject = (query.get('includeObject') as IncludeObject | null) ?? 'Metadata';
-    res.writeHead(200, {
-      'Content-Type': table ? 'application/json;as=Table;v=v1;g=meta.k8s.io' : 'application/json',
-      'Cache-Control': 'no-cache, private',
+    res.start(200, {
+      'content-type': table ? 'application/json;as=Table;v=v1;g=meta.k8s.io' : 'application/json',
+      'cache-control': 'no-cache, private',
     });
-    flushHead(res);
     const handle = options.hub.open(
       {
         type,
@@ -1011,7 +981,7 @@ export function createRequestListener(
         bookmarkIntervalMs: options.bookmarkIntervalMs,
       },
     );
-    res.on('close', () => handle.close());
+    res.onClose(() => handle.close());
   }
 
   /**
@@ -1022,23 +992,23 @@ export function createRequestListener(
     let plain = req.headers['authorization'] === undefined;
     for (const header in req.headers) if (header.startsWith('impersonate-')) plain = false;
     if (plain) {
-      const cached = certificateUsers.get(connectionOf(req));
+      const cached = certificateUsers.get(req.connection);
       if (cached) return cached;
     }
     const outcome = authenticate(
       {
         clientCertificate: peerCertificate(req),
         authorizationHeader: req.headers['authorization'],
-        headers: distinctHeaders(req),
+        headers: req.distinctHeaders(),
       },
       options.authContext(),
     );
-    if (plain && outcome.ok) certificateUsers.set(connectionOf(req), outcome);
+    if (plain && outcome.ok) certificateUsers.set(req.connection, outcome);
     return outcome;
   }
 
   async function handle(req: ApiRequest, res: ApiResponse): Promise<void> {
-    const { pathname, query } = requestTarget(req.url ?? '/');
+    const { pathname, query } = requestTarget(req.url);
     if (
       pathname === '/healthz' ||
       pathname === '/livez' ||
@@ -1047,14 +1017,13 @@ export function createRequestListener(
       pathname.startsWith('/livez/') ||
       pathname.startsWith('/readyz/')
     ) {
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('ok');
+      res.send(200, { 'content-type': 'text/plain; charset=utf-8' }, 'ok');
       return;
     }
     if (openPaths.has(pathname)) return sendJson(res, 200, versionInfo(options.kubernetesVersion));
     const outcome = authenticateRequest(req);
     if (!outcome.ok) {
-      req.resume();
+      req.discardBody();
       throw new ApiError(outcome.reason, outcome.message);
     }
     const aggregated = options.aggregator?.serve({
