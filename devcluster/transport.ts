@@ -163,7 +163,11 @@ export class Http2Exchange implements ApiRequest, ApiResponse {
     if (stream.destroyed || stream.closed) return;
     // respond() ends the stream itself for HEAD, 204 and 304: no body follows then.
     stream.respond({ ...withPreset(this.preset, headers), ':status': code });
-    if (!stream.writableEnded) stream.end(body);
+    if (stream.writableEnded) return;
+    // The stream ends once the body is written: ended together, the stream closes before the
+    // write completes, and node then builds (and drops) an ERR_STREAM_DESTROYED, with its stack
+    // trace, for every answer.
+    stream.write(body, () => stream.end());
   }
 
   start(code: number, headers: ResponseHeaders): void {
