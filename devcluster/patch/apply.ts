@@ -154,7 +154,8 @@ function secondsOf(time: string | undefined): string {
 const wholeSeconds = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 function encodeEntries(entries: readonly ManagerEntry[]): JsonObject[] {
-  return entries
+  const decoded: ManagerEntry[] = [];
+  const list = entries
     .filter((e) => !e.fields.isEmpty())
     .sort(compareEntries)
     .map((e) => {
@@ -165,10 +166,15 @@ function encodeEntries(entries: readonly ManagerEntry[]): JsonObject[] {
       };
       if (e.time !== undefined) out.time = e.time;
       out.fieldsType = 'FieldsV1';
-      out.fieldsV1 = e.stored?.fields === e.fields ? e.stored.json : e.fields.toFieldsV1();
+      const json = e.stored?.fields === e.fields ? e.stored.json : e.fields.toFieldsV1();
+      out.fieldsV1 = json;
       if (e.subresource !== undefined) out.subresource = e.subresource;
+      decoded.push({ ...e, stored: { fields: e.fields, json } });
       return out;
     });
+  // Once stored, the list is what the next write of the object decodes: its entries are these.
+  memoized(list, decodedSlot, () => decoded);
+  return list;
 }
 
 function metadataOf(object: JsonObject | undefined): JsonObject {
