@@ -389,7 +389,12 @@ export function recordUpdate(
   }
   const taken = ownable(touched, resetFields);
   if (!taken.isEmpty()) {
-    const self: ManagerIdentity = { ...options, operation: 'Update' };
+    const self: ManagerIdentity = {
+      manager: options.manager,
+      operation: 'Update',
+      apiVersion: options.apiVersion,
+      ...(options.subresource !== undefined ? { subresource: options.subresource } : {}),
+    };
     const index = entries.findIndex((e) => sameManager(e, self));
     const prior = index >= 0 ? entries.splice(index, 1)[0] : undefined;
     let fields = prior ? prior.fields.union(taken) : taken;

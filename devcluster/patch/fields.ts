@@ -169,17 +169,14 @@ export function compareObjects(
       const mb = isJsonObject(b) ? b : EMPTY;
       for (const name in ma) {
         if (!Object.hasOwn(ma, name)) continue;
-        walk(ma[name], mb[name], fieldRulePath(rulePath, name), {
-          element: `f:${name}`,
-          parent: at,
-        });
+        const va = ma[name];
+        const vb = mb[name];
+        // Equal leaves and shared values: nothing to record, and no path to build.
+        if (va !== vb) field(va, vb, rulePath, name, at);
       }
       for (const name in mb) {
         if (!Object.hasOwn(mb, name) || Object.hasOwn(ma, name)) continue;
-        walk(undefined, mb[name], fieldRulePath(rulePath, name), {
-          element: `f:${name}`,
-          parent: at,
-        });
+        field(undefined, mb[name], rulePath, name, at);
       }
     } else {
       const path = pathOf(at);
@@ -198,6 +195,20 @@ export function compareObjects(
     if (at === undefined) return;
     if (a === undefined && !rules.structs?.has(rulePath)) insert(result.added, at);
     if (b === undefined) insert(result.removed, at);
+  };
+  // A field of a map: its rule path is only read for maps and lists (leaves need none).
+  const field = (
+    a: JsonValue | undefined,
+    b: JsonValue | undefined,
+    parentRulePath: string,
+    name: string,
+    parent: PathLink | undefined,
+  ): void => {
+    const nested = (typeof a === 'object' && a !== null) || (typeof b === 'object' && b !== null);
+    walk(a, b, nested ? fieldRulePath(parentRulePath, name) : '', {
+      element: `f:${name}`,
+      parent,
+    });
   };
   walk(before, after, '', undefined);
   return result;

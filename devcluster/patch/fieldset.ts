@@ -180,27 +180,39 @@ export class FieldSet {
     const member = this.member && other.member === keep;
     let out: FieldSet | undefined;
     if (member !== this.member) out = new FieldSet();
-    if (this.kids === undefined) return out ?? this;
+    const kids = this.kids;
+    if (kids === undefined) return out ?? this;
+    const theirs = other.kids;
+    // Without children of its own, `other` leaves every child whole (or takes it away whole).
+    if (theirs === undefined && !keep) return out === undefined ? this : this.withMember(member);
+    // forEach, not for-of: no entry array per child, on the path of every write.
     let seen = 0;
-    for (const [element, node] of this.kids) {
-      const filtered = node.filter(other.kids?.get(element), keep);
+    kids.forEach((node, element) => {
+      const filtered = theirs === undefined ? emptySet : node.filter(theirs.get(element), keep);
       if (out === undefined && filtered === node) {
         seen++;
-        continue;
+        return;
       }
       if (out === undefined) {
         // First change: the children before this one were all kept as they are.
-        out = new FieldSet();
+        const fresh = new FieldSet();
         let i = 0;
-        for (const [e, n] of this.kids) {
-          if (i++ >= seen) break;
-          out.setChild(e, n);
-        }
+        kids.forEach((n, e) => {
+          if (i++ < seen) fresh.setChild(e, n);
+        });
+        out = fresh;
       }
       if (filtered === node || !filtered.isEmpty()) out.setChild(element, filtered);
       seen++;
-    }
+    });
     if (out === undefined) return this;
+    out.member = member;
+    return out;
+  }
+
+  // A node with the given membership and this node's (shared) children.
+  private withMember(member: boolean): FieldSet {
+    const out = this.shallowCopy();
     out.member = member;
     return out;
   }
