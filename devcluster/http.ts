@@ -39,7 +39,7 @@ import {
 } from './openapi.js';
 import { decodeProtobufBody, protobufMediaType } from './protobuf.js';
 import { answerReview } from './reviews.js';
-import { jsonText, listJsonText } from './serialization.js';
+import { jsonBytes, listJsonBytes } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
 import type { ApiRequest, ApiResponse } from './transport.js';
@@ -160,17 +160,16 @@ function sendJson(
   contentType = 'application/json',
   warnings: readonly string[] = [],
 ): void {
-  sendText(res, code, jsonText(body), contentType, warnings);
+  sendBytes(res, code, jsonBytes(body), contentType, warnings);
 }
 
-function sendText(
+function sendBytes(
   res: ApiResponse,
   code: number,
-  payload: string,
+  body: Buffer,
   contentType = 'application/json',
   warnings: readonly string[] = [],
 ): void {
-  const body = Buffer.from(payload);
   const headers: Record<string, string | string[]> = {
     'content-type': contentType,
     'content-length': String(body.length),
@@ -676,10 +675,10 @@ export function createRequestListener(
             items: result.items.map(partialObjectMetadata),
           });
         }
-        return sendText(
+        return sendBytes(
           res,
           200,
-          listJsonText(
+          listJsonBytes(
             { kind: type.listKind, apiVersion: apiVersionOf(type.group, type.version), metadata },
             result.items,
           ),
@@ -710,7 +709,7 @@ export function createRequestListener(
             'the server does not allow this method on the requested resource',
           );
         const created = core.create(type, namespace, body, opts);
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return respondObject(res, req, query, type, 201, created, opts.warnings);
       }
       case 'update': {
@@ -719,12 +718,12 @@ export function createRequestListener(
         const opts = writeOptions(query, req, user);
         if (path.subresource === 'scale') {
           const updated = setScale(type, namespace, name, body, opts);
-          await core.store.flushed();
+          if (core.store.journal) await core.store.flushed();
           return sendJson(res, 200, scaleOf(type, updated));
         }
         const before = core.find(type, namespace, name);
         const updated = core.update(type, namespace, name, body, opts, path.subresource);
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return respondObject(res, req, query, type, before ? 200 : 201, updated, opts.warnings);
       }
       case 'patch': {
@@ -742,7 +741,7 @@ export function createRequestListener(
             { ...current, spec: { ...(current['spec'] as JsonObject), ...spec } },
             opts,
           );
-          await core.store.flushed();
+          if (core.store.journal) await core.store.flushed();
           return sendJson(res, 200, scaleOf(type, updated));
         }
         const existed = core.find(type, namespace, name) !== undefined;
@@ -755,14 +754,14 @@ export function createRequestListener(
           opts,
           path.subresource,
         );
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return respondObject(res, req, query, type, existed ? 200 : 201, patched, opts.warnings);
       }
       case 'delete': {
         const raw = await readBody(req);
         const deleteOptions = parseDeleteOptions(query, raw, mediaType(req));
         const { object, deleted } = core.delete(type, namespace, name, deleteOptions);
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return respondObject(res, req, query, type, deleted ? 200 : 202, object);
       }
       case 'deletecollection': {
@@ -786,7 +785,7 @@ export function createRequestListener(
             if (!(error instanceof ApiError && error.reason === 'NotFound')) throw error;
           }
         }
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return sendJson(res, 200, {
           kind: type.listKind,
           apiVersion: apiVersionOf(type.group, type.version),
