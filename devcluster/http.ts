@@ -43,7 +43,8 @@ import { jsonBytes, listJsonBytes } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
 import type { ApiRequest, ApiResponse } from './transport.js';
-import type { WatchHub, WatchSink } from './watch.js';
+import type { WatchHub } from './watch.js';
+import { batchedSink } from './watch-sink.js';
 import {
   parseFieldSelector,
   parseLabelSelector,
@@ -148,6 +149,14 @@ const plainPath = /^\/(?!\/)[\w\-.~/]*$/;
 /** The query of the many requests without one (writes, gets): shared, and never modified. */
 const noQuery = new URLSearchParams();
 
+/** The product of the client's User-Agent ("kubectl" of "kubectl/v1.30.0 (linux/amd64) ..."), kube's default field manager. */
+function userAgentProduct(req: ApiRequest): string {
+  const agent = req.headers['user-agent'];
+  if (agent === undefined) return 'unknown';
+  const slash = agent.indexOf('/');
+  return slash < 0 ? agent : agent.slice(0, slash);
+}
+
 /** One `Warning` header value as kube-apiserver writes it: `299 - "<text>"`. */
 function warningHeaderValue(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
@@ -229,9 +238,10 @@ function readBody(req: ApiRequest): Promise<Buffer> {
 }
 
 function mediaType(req: ApiRequest): string {
-  return (
-    (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? ''
-  );
+  const header = req.headers['content-type'];
+  if (header === undefined) return 'application/json';
+  const semicolon = header.indexOf(';');
+  return (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
 }
 
 /** Decodes a JSON or YAML body into an object, with kube's errors for bad input. */
@@ -384,52 +394,6 @@ function readPeerCertificate(socket: TLSSocket): PeerIdentity {
   };
 }
 
-/** Sinks with lines waiting, flushed together by one timer. */
-const dirtySinks = new Set<() => void>();
-let flushTimer: NodeJS.Timeout | undefined;
-
-/** How long watch lines may wait to be coalesced into one socket write. */
-const watchFlushDelayMs = 2;
-
-function scheduleFlush(flush: () => void): void {
-  dirtySinks.add(flush);
-  flushTimer ??= setTimeout(() => {
-    flushTimer = undefined;
-    const sinks = [...dirtySinks];
-    dirtySinks.clear();
-    for (const f of sinks) f();
-  }, watchFlushDelayMs);
-}
-
-/**
- * A watch sink that gathers the lines of a couple of milliseconds into one socket write: with
- * many writers and watchers, one TLS write per event per watcher would dominate the server's time.
- */
-function batchedSink(res: ApiResponse): WatchSink {
-  let pending: Buffer[] = [];
-  let ended = false;
-  const flush = (): void => {
-    if (pending.length === 0 || res.ended || res.gone) return;
-    const lines = pending;
-    pending = [];
-    res.write(lines);
-  };
-  return {
-    write: (line) => {
-      if (ended) return;
-      pending.push(typeof line === 'string' ? Buffer.from(line) : line);
-      if (pending.length === 1) scheduleFlush(flush);
-    },
-    end: () => {
-      if (ended) return;
-      ended = true;
-      dirtySinks.delete(flush);
-      flush();
-      res.end();
-    },
-  };
-}
-
 const openPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
 
 /** The API server's HTTP request listener. */
@@ -551,10 +515,9 @@ export function createRequestListener(
       throw badRequest(
         `dryRun: Unsupported value: ${JSON.stringify(dryRun[0])}: supported values: "All"`,
       );
-    const agent = (req.headers['user-agent'] ?? 'unknown').split('/')[0] ?? 'unknown';
     return {
       dryRun: dryRun.length > 0,
-      fieldManager: query.get('fieldManager') ?? agent,
+      fieldManager: query.get('fieldManager') ?? userAgentProduct(req),
       fieldValidation: validation,
       warnings: [],
       user,
