@@ -145,7 +145,7 @@ export function compareObjects(
   };
   // Paths are built only for what changed: `at` links each element to its parent's.
   const insert = (set: FieldSet, at: PathLink | undefined): void => {
-    set.insert(pathOf(at));
+    nodeAt(set, at).member = true;
   };
   const walk = (
     a: JsonValue | undefined,
@@ -218,6 +218,11 @@ export function compareObjects(
 interface PathLink {
   element: PathElement;
   parent: PathLink | undefined;
+}
+
+// The node of `set` at the linked path, made when absent (no list of the path is built).
+function nodeAt(set: FieldSet, at: PathLink | undefined): FieldSet {
+  return at === undefined ? set : nodeAt(set, at.parent).child(at.element);
 }
 
 function pathOf(at: PathLink | undefined): PathElement[] {
