@@ -8,12 +8,7 @@
 // reports whether the backend answers its discovery document.
 import { request as httpsRequest } from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
-import {
-  connectionSpecificHeaders,
-  flushHead,
-  type ApiRequest,
-  type ApiResponse,
-} from './transport.js';
+import { connectionSpecificHeaders, type ApiRequest, type ApiResponse } from './transport.js';
 import type { Logger } from 'pino';
 import { nonResourceAttributes, type RequestAttributes, type UserInfo } from './auth/index.js';
 import { systemWrite, type ApiCore } from './core.js';
@@ -476,7 +471,7 @@ export class ApiAggregator {
   ): void {
     if (rest.length === 0) return this.#authorizeNonResource(request);
     let parts = rest.map((p) => decodeURIComponent(p));
-    const method = request.req.method ?? 'GET';
+    const { method } = request.req;
     let watch = request.query.get('watch') === 'true' || request.query.get('watch') === '1';
     if (parts[0] === 'watch') {
       watch = true;
@@ -614,7 +609,7 @@ export class ApiAggregator {
       const upstream = httpsRequest(
         {
           ...this.#tlsOptions(backend, target),
-          method: req.method ?? 'GET',
+          method: req.method,
           path: query.size === 0 ? pathname : `${pathname}?${query.toString()}`,
           headers,
         },
@@ -623,9 +618,8 @@ export class ApiAggregator {
           for (const [name, value] of Object.entries(answer.headers))
             if (value !== undefined && !connectionSpecificHeaders.has(name))
               responseHeaders[name] = value;
-          res.writeHead(answer.statusCode ?? 502, responseHeaders);
-          flushHead(res);
-          answer.pipe(res);
+          res.start(answer.statusCode ?? 502, responseHeaders);
+          answer.pipe(res.writable);
           answer.on('end', () => resolve());
           answer.on('error', reject);
         },
@@ -637,8 +631,8 @@ export class ApiAggregator {
           resolve();
         } else reject(new ApiError('ServiceUnavailable', `service unavailable: ${error.message}`));
       });
-      res.on('close', () => upstream.destroy());
-      req.pipe(upstream);
+      res.onClose(() => upstream.destroy());
+      req.body.pipe(upstream);
     });
   }
 }
@@ -664,10 +658,13 @@ function sendJson(
   contentType = 'application/json',
 ): void {
   const payload = jsonText(body);
-  res.writeHead(code, {
-    'Content-Type': contentType,
-    'Content-Length': String(Buffer.byteLength(payload)),
-    'Cache-Control': 'no-cache, private',
-  });
-  res.end(payload);
+  res.send(
+    code,
+    {
+      'content-type': contentType,
+      'content-length': String(Buffer.byteLength(payload)),
+      'cache-control': 'no-cache, private',
+    },
+    payload,
+  );
 }

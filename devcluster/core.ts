@@ -192,6 +192,30 @@ function clone<T extends JsonValue>(value: T): T {
   return copyJson(value);
 }
 
+/**
+ * A deep copy of an object to build a write on, except metadata.managedFields, which it shares
+ * with `object`: the field manager replaces that list whole and never changes it in place, and a
+ * shared list is recognised as unchanged without comparing it (it is most of a small object).
+ * Key order is kept, so the written object serialises as the copied one did.
+ */
+function writableCopy(value: JsonValue): JsonValue {
+  if (!isJsonObject(value) || !isJsonObject(value['metadata'])) return clone(value);
+  const metadata = value['metadata'];
+  const out: JsonObject = {};
+  for (const key in value) {
+    const child = value[key];
+    if (child === undefined || !Object.hasOwn(value, key)) continue;
+    out[key] = key === 'metadata' ? {} : clone(child);
+  }
+  const metadataCopy = out['metadata'] as JsonObject;
+  for (const key in metadata) {
+    const child = metadata[key];
+    if (child === undefined || !Object.hasOwn(metadata, key)) continue;
+    metadataCopy[key] = key === 'managedFields' ? child : clone(child);
+  }
+  return out;
+}
+
 /** The value of a field-selector field of an object ("metadata.name", "involvedObject.kind", ...). */
 export function fieldValueOf(object: JsonObject, field: string): string | undefined {
   let current: JsonValue | undefined = object;
@@ -905,7 +929,7 @@ export class ApiCore {
       let result: JsonValue;
       if (patchType === 'json') result = applyJsonPatch(clone(presented), patchBody);
       else if (!isJsonObject(patchBody)) throw badRequest('the patch must be a JSON object');
-      else if (patchType === 'merge') result = applyMergePatch(clone(presented), patchBody);
+      else if (patchType === 'merge') result = writableCopy(applyMergePatch(presented, patchBody));
       else {
         if (type.crdName !== undefined) {
           throw new ApiError(

@@ -39,18 +39,12 @@ import {
 } from './openapi.js';
 import { decodeProtobufBody, protobufMediaType } from './protobuf.js';
 import { answerReview } from './reviews.js';
-import { jsonText, listJsonText } from './serialization.js';
+import { jsonBytes, listJsonBytes } from './serialization.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
-import {
-  connectionOf,
-  distinctHeaders,
-  flushHead,
-  tlsSocketOf,
-  type ApiRequest,
-  type ApiResponse,
-} from './transport.js';
-import type { WatchHub, WatchSink } from './watch.js';
+import type { ApiRequest, ApiResponse } from './transport.js';
+import type { WatchHub } from './watch.js';
+import { batchedSink } from './watch-sink.js';
 import {
   parseFieldSelector,
   parseLabelSelector,
@@ -155,6 +149,14 @@ const plainPath = /^\/(?!\/)[\w\-.~/]*$/;
 /** The query of the many requests without one (writes, gets): shared, and never modified. */
 const noQuery = new URLSearchParams();
 
+/** The product of the client's User-Agent ("kubectl" of "kubectl/v1.30.0 (linux/amd64) ..."), kube's default field manager. */
+function userAgentProduct(req: ApiRequest): string {
+  const agent = req.headers['user-agent'];
+  if (agent === undefined) return 'unknown';
+  const slash = agent.indexOf('/');
+  return slash < 0 ? agent : agent.slice(0, slash);
+}
+
 /** One `Warning` header value as kube-apiserver writes it: `299 - "<text>"`. */
 function warningHeaderValue(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
@@ -167,17 +169,16 @@ function sendJson(
   contentType = 'application/json',
   warnings: readonly string[] = [],
 ): void {
-  sendText(res, code, jsonText(body), contentType, warnings);
+  sendBytes(res, code, jsonBytes(body), contentType, warnings);
 }
 
-function sendText(
+function sendBytes(
   res: ApiResponse,
   code: number,
-  payload: string,
+  body: Buffer,
   contentType = 'application/json',
   warnings: readonly string[] = [],
 ): void {
-  const body = Buffer.from(payload);
   const headers: Record<string, string | string[]> = {
     'content-type': contentType,
     'content-length': String(body.length),
@@ -185,25 +186,13 @@ function sendText(
   };
   if (warnings.length > 0) {
     // After any warning set earlier for the whole request (a deprecated version's), as kube orders them.
-    const earlier = res.getHeader('Warning');
+    const earlier = res.getHeader('warning');
     headers['warning'] = [
-      ...(earlier === undefined ? [] : Array.isArray(earlier) ? earlier : [String(earlier)]),
+      ...(earlier === undefined ? [] : Array.isArray(earlier) ? earlier : [earlier]),
       ...warnings.map(warningHeaderValue),
     ];
   }
-  if ('stream' in res && res.req.method !== 'HEAD') {
-    // Straight onto the HTTP/2 stream: the compatibility layer would validate each header again
-    // and hold every response open for trailers it never has. The stream ends once the body is
-    // written: ended together, the stream closes before the write completes, and node then
-    // builds (and drops) an ERR_STREAM_DESTROYED with its stack trace for every response.
-    const { stream } = res;
-    if (stream.destroyed || stream.closed) return;
-    stream.respond({ ...res.getHeaders(), ...headers, ':status': code });
-    stream.write(body, () => stream.end());
-    return;
-  }
-  res.writeHead(code, headers);
-  res.end(body);
+  res.send(code, headers, body);
 }
 
 function sendError(res: ApiResponse, error: ApiError): void {
@@ -223,16 +212,14 @@ function readBody(req: ApiRequest): Promise<Buffer> {
         `Request entity too large: limit is ${maxRequestBytes}`,
       );
     if (declared > maxRequestBytes) {
-      req.resume();
+      req.discardBody();
       reject(tooLarge());
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
-    // Under HTTP/2 the body is read from the stream itself, without the compatibility layer's
-    // second readable stream in between.
-    const source = 'stream' in req ? req.stream : req;
+    const source = req.body;
     source.on('data', (chunk: Buffer) => {
       if (failed) return;
       size += chunk.length;
@@ -251,9 +238,10 @@ function readBody(req: ApiRequest): Promise<Buffer> {
 }
 
 function mediaType(req: ApiRequest): string {
-  return (
-    (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase() ?? ''
-  );
+  const header = req.headers['content-type'];
+  if (header === undefined) return 'application/json';
+  const semicolon = header.indexOf(';');
+  return (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
 }
 
 /** Decodes a JSON or YAML body into an object, with kube's errors for bad input. */
@@ -386,9 +374,9 @@ type PeerIdentity = { commonName: string; organizations: string[] } | undefined;
 const peerIdentities = new WeakMap<object, PeerIdentity>();
 
 function peerCertificate(req: ApiRequest): PeerIdentity {
-  const connection = connectionOf(req);
+  const { connection } = req;
   if (peerIdentities.has(connection)) return peerIdentities.get(connection);
-  const identity = readPeerCertificate(tlsSocketOf(req));
+  const identity = readPeerCertificate(req.tlsSocket);
   peerIdentities.set(connection, identity);
   return identity;
 }
@@ -403,63 +391,6 @@ function readPeerCertificate(socket: TLSSocket): PeerIdentity {
   return {
     commonName: Array.isArray(cn) ? (cn[0] ?? '') : (cn ?? ''),
     organizations: Array.isArray(o) ? o : o !== undefined ? [o] : [],
-  };
-}
-
-/** Sinks with lines waiting, flushed together by one timer. */
-const dirtySinks = new Set<() => void>();
-let flushTimer: NodeJS.Timeout | undefined;
-
-/** How long watch lines may wait to be coalesced into one socket write. */
-const watchFlushDelayMs = 2;
-
-function scheduleFlush(flush: () => void): void {
-  dirtySinks.add(flush);
-  flushTimer ??= setTimeout(() => {
-    flushTimer = undefined;
-    const sinks = [...dirtySinks];
-    dirtySinks.clear();
-    for (const f of sinks) f();
-  }, watchFlushDelayMs);
-}
-
-/** Whether the client has gone (a reset HTTP/2 stream, a closed connection): nothing to write to. */
-function gone(res: ApiResponse): boolean {
-  return 'stream' in res ? res.stream.destroyed : res.destroyed;
-}
-
-/**
- * A watch sink that gathers the lines of a couple of milliseconds into one socket write: with
- * many writers and watchers, one TLS write per event per watcher would dominate the server's time.
- */
-function batchedSink(res: ApiResponse): WatchSink {
-  let pending: Buffer[] = [];
-  let ended = false;
-  const flush = (): void => {
-    if (pending.length === 0 || res.writableEnded || gone(res)) return;
-    const lines = pending;
-    pending = [];
-    // Corked, the lines leave in one vectored write, without copying them into one buffer first.
-    res.cork();
-    for (const line of lines) {
-      if ('stream' in res) res.write(line);
-      else res.write(line);
-    }
-    res.uncork();
-  };
-  return {
-    write: (line) => {
-      if (ended) return;
-      pending.push(typeof line === 'string' ? Buffer.from(line) : line);
-      if (pending.length === 1) scheduleFlush(flush);
-    },
-    end: () => {
-      if (ended) return;
-      ended = true;
-      dirtySinks.delete(flush);
-      flush();
-      res.end();
-    },
   };
 }
 
@@ -498,7 +429,7 @@ export function createRequestListener(
   }
 
   function nonResource(req: ApiRequest, res: ApiResponse, pathname: string, user: UserInfo): void {
-    authorizeOrThrow(nonResourceAttributes(user, (req.method ?? 'GET').toLowerCase(), pathname));
+    authorizeOrThrow(nonResourceAttributes(user, req.method.toLowerCase(), pathname));
     const accept = req.headers['accept'];
     const parts = pathname.split('/').filter((p) => p !== '');
     if (pathname === '/api' || pathname === '/api/') {
@@ -538,11 +469,14 @@ export function createRequestListener(
     if (pathname === '/openapi/v2') {
       if ((accept ?? '').includes('protobuf')) {
         const body = openApiV2Protobuf(options.kubernetesVersion);
-        res.writeHead(200, {
-          'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
-          'Content-Length': text(body.length),
-        });
-        res.end(body);
+        res.send(
+          200,
+          {
+            'content-type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+            'content-length': text(body.length),
+          },
+          body,
+        );
         return;
       }
       return sendJson(
@@ -581,10 +515,9 @@ export function createRequestListener(
       throw badRequest(
         `dryRun: Unsupported value: ${JSON.stringify(dryRun[0])}: supported values: "All"`,
       );
-    const agent = (req.headers['user-agent'] ?? 'unknown').split('/')[0] ?? 'unknown';
     return {
       dryRun: dryRun.length > 0,
-      fieldManager: query.get('fieldManager') ?? agent,
+      fieldManager: query.get('fieldManager') ?? userAgentProduct(req),
       fieldValidation: validation,
       warnings: [],
       user,
@@ -621,7 +554,7 @@ export function createRequestListener(
     query: URLSearchParams,
     user: UserInfo,
   ): Promise<void> {
-    const method = req.method ?? 'GET';
+    const { method } = req;
     const verb = verbOf(method, path, query);
     const type = registry.get(path.group, path.version, path.resource);
     const namespace = path.namespace ?? '';
@@ -640,7 +573,7 @@ export function createRequestListener(
     if (!type) throw new ApiError('NotFound', 'the server could not find the requested resource');
     // Every request for a deprecated CRD version carries its warning, whatever the verb.
     if (type.deprecationWarning !== undefined)
-      res.setHeader('Warning', [warningHeaderValue(type.deprecationWarning)]);
+      res.setHeader('warning', [warningHeaderValue(type.deprecationWarning)]);
     if (
       type.namespaced &&
       path.namespace === undefined &&
@@ -705,10 +638,10 @@ export function createRequestListener(
             items: result.items.map(partialObjectMetadata),
           });
         }
-        return sendText(
+        return sendBytes(
           res,
           200,
-          listJsonText(
+          listJsonBytes(
             { kind: type.listKind, apiVersion: apiVersionOf(type.group, type.version), metadata },
             result.items,
           ),
@@ -739,7 +672,7 @@ export function createRequestListener(
             'the server does not allow this method on the requested resource',
           );
         const created = core.create(type, namespace, body, opts);
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return respondObject(res, req, query, type, 201, created, opts.warnings);
       }
       case 'update': {
@@ -748,12 +681,12 @@ export function createRequestListener(
         const opts = writeOptions(query, req, user);
         if (path.subresource === 'scale') {
           const updated = setScale(type, namespace, name, body, opts);
-          await core.store.flushed();
+          if (core.store.journal) await core.store.flushed();
           return sendJson(res, 200, scaleOf(type, updated));
         }
         const before = core.find(type, namespace, name);
         const updated = core.update(type, namespace, name, body, opts, path.subresource);
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return respondObject(res, req, query, type, before ? 200 : 201, updated, opts.warnings);
       }
       case 'patch': {
@@ -771,7 +704,7 @@ export function createRequestListener(
             { ...current, spec: { ...(current['spec'] as JsonObject), ...spec } },
             opts,
           );
-          await core.store.flushed();
+          if (core.store.journal) await core.store.flushed();
           return sendJson(res, 200, scaleOf(type, updated));
         }
         const existed = core.find(type, namespace, name) !== undefined;
@@ -784,14 +717,14 @@ export function createRequestListener(
           opts,
           path.subresource,
         );
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return respondObject(res, req, query, type, existed ? 200 : 201, patched, opts.warnings);
       }
       case 'delete': {
         const raw = await readBody(req);
         const deleteOptions = parseDeleteOptions(query, raw, mediaType(req));
         const { object, deleted } = core.delete(type, namespace, name, deleteOptions);
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return respondObject(res, req, query, type, deleted ? 200 : 202, object);
       }
       case 'deletecollection': {
@@ -815,7 +748,7 @@ export function createRequestListener(
             if (!(error instanceof ApiError && error.reason === 'NotFound')) throw error;
           }
         }
-        await core.store.flushed();
+        if (core.store.journal) await core.store.flushed();
         return sendJson(res, 200, {
           kind: type.listKind,
           apiVersion: apiVersionOf(type.group, type.version),
@@ -980,11 +913,10 @@ export function createRequestListener(
     const timeout = query.get('timeoutSeconds');
     const table = tableAccepted(req.headers['accept']);
     const includeObject = (query.get('includeObject') as IncludeObject | null) ?? 'Metadata';
-    res.writeHead(200, {
-      'Content-Type': table ? 'application/json;as=Table;v=v1;g=meta.k8s.io' : 'application/json',
-      'Cache-Control': 'no-cache, private',
+    res.start(200, {
+      'content-type': table ? 'application/json;as=Table;v=v1;g=meta.k8s.io' : 'application/json',
+      'cache-control': 'no-cache, private',
     });
-    flushHead(res);
     const handle = options.hub.open(
       {
         type,
@@ -1011,7 +943,7 @@ export function createRequestListener(
         bookmarkIntervalMs: options.bookmarkIntervalMs,
       },
     );
-    res.on('close', () => handle.close());
+    res.onClose(() => handle.close());
   }
 
   /**
@@ -1022,23 +954,23 @@ export function createRequestListener(
     let plain = req.headers['authorization'] === undefined;
     for (const header in req.headers) if (header.startsWith('impersonate-')) plain = false;
     if (plain) {
-      const cached = certificateUsers.get(connectionOf(req));
+      const cached = certificateUsers.get(req.connection);
       if (cached) return cached;
     }
     const outcome = authenticate(
       {
         clientCertificate: peerCertificate(req),
         authorizationHeader: req.headers['authorization'],
-        headers: distinctHeaders(req),
+        headers: req.distinctHeaders(),
       },
       options.authContext(),
     );
-    if (plain && outcome.ok) certificateUsers.set(connectionOf(req), outcome);
+    if (plain && outcome.ok) certificateUsers.set(req.connection, outcome);
     return outcome;
   }
 
   async function handle(req: ApiRequest, res: ApiResponse): Promise<void> {
-    const { pathname, query } = requestTarget(req.url ?? '/');
+    const { pathname, query } = requestTarget(req.url);
     if (
       pathname === '/healthz' ||
       pathname === '/livez' ||
@@ -1047,14 +979,13 @@ export function createRequestListener(
       pathname.startsWith('/livez/') ||
       pathname.startsWith('/readyz/')
     ) {
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('ok');
+      res.send(200, { 'content-type': 'text/plain; charset=utf-8' }, 'ok');
       return;
     }
     if (openPaths.has(pathname)) return sendJson(res, 200, versionInfo(options.kubernetesVersion));
     const outcome = authenticateRequest(req);
     if (!outcome.ok) {
-      req.resume();
+      req.discardBody();
       throw new ApiError(outcome.reason, outcome.message);
     }
     const aggregated = options.aggregator?.serve({

@@ -3,9 +3,10 @@ import { text } from './values.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { createSecureServer, type Http2SecureServer } from 'node:http2';
+import { createServer as createHttp1Server, type IncomingHttpHeaders } from 'node:http';
+import { createServer as createHttp2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import {
@@ -32,6 +33,7 @@ import {
 import { WorkloadControllers } from './controllers/workloads.js';
 import { Faults, type FaultHooks } from './faults.js';
 import { createRequestListener } from './http.js';
+import { Http1Exchange, Http2Exchange } from './transport.js';
 import { FileJournal, recoverStore } from './journal.js';
 import type { JsonObject } from '../shared/kube/json.js';
 import { renderKubeconfig } from './kubeconfig.js';
@@ -114,6 +116,15 @@ function bootstrap(core: ApiCore): void {
     if (core.find(type, namespace, text(metadata['name']))) continue;
     core.create(type, namespace, structuredClone(object), write);
   }
+}
+
+/** The raw header list of an HTTP/2 request, or one made from its headers should node not give it. */
+function rawHeadersOf(raw: unknown, headers: IncomingHttpHeaders): readonly string[] {
+  if (Array.isArray(raw) && raw.every((item) => typeof item === 'string')) return raw;
+  const list: string[] = [];
+  for (const [name, value] of Object.entries(headers))
+    for (const item of Array.isArray(value) ? value : [value ?? '']) list.push(name, item);
+  return list;
 }
 
 /** Starts a devcluster and resolves once it serves. */
@@ -223,26 +234,41 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
   });
   const { certificates } = secrets;
   // HTTP/2 for clients that negotiate it (kubectl and client-go do, as with kube-apiserver), HTTP/1.1
-  // for the others (@kubernetes/client-node): one handler serves both through node's compatibility API.
-  const server: Http2SecureServer = createSecureServer(
+  // for the others (@kubernetes/client-node). The TLS server hands each connection to the server of
+  // the protocol it negotiated: HTTP/2 requests are served on their streams, HTTP/1.1 ones by
+  // node:http, one handler for both (transport.ts).
+  const http2 = createHttp2Server({
+    // Watches replaying a long history queue more than the default 10 MB per connection.
+    maxSessionMemory: 256,
+  });
+  // Node passes the raw headers after the flags (not in its type declarations): repeated
+  // headers stay apart there.
+  http2.on('stream', (stream, headers, _flags, ...more: unknown[]) => {
+    const exchange = new Http2Exchange(stream, headers, rawHeadersOf(more[0], headers));
+    listener(exchange, exchange);
+  });
+  const http1 = createHttp1Server((req, res) => {
+    const exchange = new Http1Exchange(req, res);
+    listener(exchange, exchange);
+  });
+  // Kept so close() can end them: HTTP/2 sessions and idle HTTP/1.1 keep-alive connections alike.
+  const connections = new Set<TLSSocket>();
+  const server = createTlsServer(
     {
       key: certificates.serverKeyPem,
       cert: certificates.serverCertPem,
       ca: certificates.caCertPem,
       requestCert: true,
       rejectUnauthorized: false,
-      allowHTTP1: true,
-      // Watches replaying a long history queue more than the default 10 MB per connection.
-      maxSessionMemory: 256,
+      ALPNProtocols: ['h2', 'http/1.1'],
     },
-    listener,
+    (socket) => {
+      connections.add(socket);
+      socket.once('close', () => connections.delete(socket));
+      if (socket.alpnProtocol === 'h2') http2.emit('connection', socket);
+      else http1.emit('connection', socket);
+    },
   );
-  // Kept so close() can end them: HTTP/2 sessions and idle HTTP/1.1 keep-alive connections alike.
-  const connections = new Set<TLSSocket>();
-  server.on('secureConnection', (socket: TLSSocket) => {
-    connections.add(socket);
-    socket.once('close', () => connections.delete(socket));
-  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -278,6 +304,8 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
         server.close(() => resolve());
         for (const socket of connections) socket.destroy();
       });
+      // Never listening itself, node:http's server still has its connection bookkeeping to stop.
+      http1.close(() => undefined);
       await journal?.close();
     },
   };

@@ -17,7 +17,10 @@ export interface ChangeEvent {
   object: JsonObject;
   /** The object before the change, for MODIFIED and DELETED. */
   previous?: JsonObject;
-  /** Watch lines (UTF-8), encoded once per event type and apiVersion and shared by every watcher. */
+  /** The first watch line made of the event (UTF-8) and its key (event type and apiVersion). */
+  line?: Buffer;
+  lineKey?: string;
+  /** Further watch lines by key: each encoded once and shared by every watcher. */
   cache?: Map<string, Buffer>;
 }
 

@@ -1,7 +1,7 @@
 // Watches: replays the event log from a resourceVersion, then streams live changes, each
 // event serialised once per apiVersion and shared by every watcher that receives it.
 import type { JsonObject } from '../shared/kube/json.js';
-import { jsonText } from './serialization.js';
+import { jsonBytes } from './serialization.js';
 import { apiVersionOf, storageKey, type ResourceType } from './resources.js';
 import type { ChangeEvent, ChangeType, ObjectStore } from './store.js';
 
@@ -64,6 +64,14 @@ export function expiredEventLine(requested: number, oldest: number): string {
     },
   })}\n`;
 }
+
+// The bytes around an object's JSON in a watch line.
+const linePrefixes: Record<ChangeType, Buffer> = {
+  ADDED: Buffer.from('{"type":"ADDED","object":'),
+  MODIFIED: Buffer.from('{"type":"MODIFIED","object":'),
+  DELETED: Buffer.from('{"type":"DELETED","object":'),
+};
+const lineEnd = Buffer.from('}\n');
 
 /** Fans committed changes out to open watches. */
 export class WatchHub {
@@ -221,12 +229,15 @@ export class WatchHub {
       );
       return;
     }
-    event.cache ??= new Map();
     const cacheKey = watcher.cacheKeys[type];
-    let line = event.cache.get(cacheKey);
+    // Most events are seen in one form only: that one is kept without a map.
+    let line = event.lineKey === cacheKey ? event.line : event.cache?.get(cacheKey);
     if (line === undefined) {
       line = this.line(watcher, type, event.object);
-      event.cache.set(cacheKey, line);
+      if (event.lineKey === undefined) {
+        event.lineKey = cacheKey;
+        event.line = line;
+      } else (event.cache ??= new Map()).set(cacheKey, line);
     }
     watcher.sink.write(line);
   }
@@ -241,6 +252,6 @@ export class WatchHub {
   private line(watcher: Watcher, type: ChangeType, object: JsonObject): Buffer {
     const presented = this.present(watcher, object);
     const rendered = watcher.filter.render ? watcher.filter.render(presented) : presented;
-    return Buffer.from(`{"type":"${type}","object":${jsonText(rendered)}}\n`);
+    return Buffer.concat([linePrefixes[type], jsonBytes(rendered), lineEnd]);
   }
 }

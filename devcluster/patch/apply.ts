@@ -9,6 +9,7 @@ import { FieldSet, describePath } from './fieldset.js';
 import { compareObjects, fieldSetOf, mergeApplied, removeFields } from './fields.js';
 import type { MergeRules } from './index.js';
 import { cloneJson, compareStrings, jsonEqual } from './values.js';
+import { memoized } from '../memo.js';
 
 /** Who writes and how: the field manager, its merge rules and what to record. */
 export interface ApplyOptions {
@@ -96,6 +97,19 @@ function sameManager(a: ManagerIdentity, b: ManagerIdentity): boolean {
  */
 function decodeEntries(value: JsonValue | undefined, stored: boolean): ManagerEntry[] {
   if (!Array.isArray(value)) return [];
+  // A stored list never changes, so it is decoded once; each write gets entries of its own
+  // (it reassigns their fields), sharing the decoded field sets, which are never modified.
+  if (stored) return memoized(value, decodedSlot, decodeStoredEntries).map((e) => ({ ...e }));
+  return decodeList(value, false);
+}
+
+const decodedSlot = Symbol('decodedManagedFields');
+
+function decodeStoredEntries(value: JsonValue[]): readonly ManagerEntry[] {
+  return decodeList(value, true);
+}
+
+function decodeList(value: readonly JsonValue[], stored: boolean): ManagerEntry[] {
   const entries: ManagerEntry[] = [];
   for (const raw of value) {
     if (!isJsonObject(raw) || typeof raw.manager !== 'string') continue;
@@ -129,12 +143,19 @@ function compareEntries(a: ManagerEntry, b: ManagerEntry): number {
 
 function secondsOf(time: string | undefined): string {
   if (time === undefined) return '';
+  // The server's own stamps are already whole seconds in this form: no need to parse them.
+  if (wholeSeconds.test(time)) return time;
   const ms = Date.parse(time);
-  return Number.isNaN(ms) ? time : new Date(Math.floor(ms / 1000) * 1000).toISOString();
+  return Number.isNaN(ms)
+    ? time
+    : `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
 }
 
+const wholeSeconds = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+
 function encodeEntries(entries: readonly ManagerEntry[]): JsonObject[] {
-  return entries
+  const decoded: ManagerEntry[] = [];
+  const list = entries
     .filter((e) => !e.fields.isEmpty())
     .sort(compareEntries)
     .map((e) => {
@@ -145,10 +166,15 @@ function encodeEntries(entries: readonly ManagerEntry[]): JsonObject[] {
       };
       if (e.time !== undefined) out.time = e.time;
       out.fieldsType = 'FieldsV1';
-      out.fieldsV1 = e.stored?.fields === e.fields ? e.stored.json : e.fields.toFieldsV1();
+      const json = e.stored?.fields === e.fields ? e.stored.json : e.fields.toFieldsV1();
+      out.fieldsV1 = json;
       if (e.subresource !== undefined) out.subresource = e.subresource;
+      decoded.push({ ...e, stored: { fields: e.fields, json } });
       return out;
     });
+  // Once stored, the list is what the next write of the object decodes: its entries are these.
+  memoized(list, decodedSlot, () => decoded);
+  return list;
 }
 
 function metadataOf(object: JsonObject | undefined): JsonObject {
@@ -363,14 +389,21 @@ export function recordUpdate(
   }
   const taken = ownable(touched, resetFields);
   if (!taken.isEmpty()) {
-    const self: ManagerIdentity = { ...options, operation: 'Update' };
+    const self: ManagerIdentity = {
+      manager: options.manager,
+      operation: 'Update',
+      apiVersion: options.apiVersion,
+      ...(options.subresource !== undefined ? { subresource: options.subresource } : {}),
+    };
     const index = entries.findIndex((e) => sameManager(e, self));
     const prior = index >= 0 ? entries.splice(index, 1)[0] : undefined;
     let fields = prior ? prior.fields.union(taken) : taken;
     // A manager writing the fields it owns again keeps the same set (and its encoded form).
     const owned = index >= 0 ? original[index] : undefined;
     if (owned !== undefined && fields.equals(owned)) fields = owned;
-    entries.push(entryFor(options, 'Update', fields, options.now));
+    const entry = entryFor(options, 'Update', fields, options.now);
+    if (prior?.stored?.fields === fields) entry.stored = prior.stored;
+    entries.push(entry);
   }
   return replaceManagedFields(after, entries);
 }

@@ -145,7 +145,7 @@ export function compareObjects(
   };
   // Paths are built only for what changed: `at` links each element to its parent's.
   const insert = (set: FieldSet, at: PathLink | undefined): void => {
-    set.insert(pathOf(at));
+    nodeAt(set, at).member = true;
   };
   const walk = (
     a: JsonValue | undefined,
@@ -169,17 +169,14 @@ export function compareObjects(
       const mb = isJsonObject(b) ? b : EMPTY;
       for (const name in ma) {
         if (!Object.hasOwn(ma, name)) continue;
-        walk(ma[name], mb[name], fieldRulePath(rulePath, name), {
-          element: `f:${name}`,
-          parent: at,
-        });
+        const va = ma[name];
+        const vb = mb[name];
+        // Equal leaves and shared values: nothing to record, and no path to build.
+        if (va !== vb) field(va, vb, rulePath, name, at);
       }
       for (const name in mb) {
         if (!Object.hasOwn(mb, name) || Object.hasOwn(ma, name)) continue;
-        walk(undefined, mb[name], fieldRulePath(rulePath, name), {
-          element: `f:${name}`,
-          parent: at,
-        });
+        field(undefined, mb[name], rulePath, name, at);
       }
     } else {
       const path = pathOf(at);
@@ -199,6 +196,20 @@ export function compareObjects(
     if (a === undefined && !rules.structs?.has(rulePath)) insert(result.added, at);
     if (b === undefined) insert(result.removed, at);
   };
+  // A field of a map: its rule path is only read for maps and lists (leaves need none).
+  const field = (
+    a: JsonValue | undefined,
+    b: JsonValue | undefined,
+    parentRulePath: string,
+    name: string,
+    parent: PathLink | undefined,
+  ): void => {
+    const nested = (typeof a === 'object' && a !== null) || (typeof b === 'object' && b !== null);
+    walk(a, b, nested ? fieldRulePath(parentRulePath, name) : '', {
+      element: `f:${name}`,
+      parent,
+    });
+  };
   walk(before, after, '', undefined);
   return result;
 }
@@ -207,6 +218,11 @@ export function compareObjects(
 interface PathLink {
   element: PathElement;
   parent: PathLink | undefined;
+}
+
+// The node of `set` at the linked path, made when absent (no list of the path is built).
+function nodeAt(set: FieldSet, at: PathLink | undefined): FieldSet {
+  return at === undefined ? set : nodeAt(set, at.parent).child(at.element);
 }
 
 function pathOf(at: PathLink | undefined): PathElement[] {

@@ -180,27 +180,39 @@ export class FieldSet {
     const member = this.member && other.member === keep;
     let out: FieldSet | undefined;
     if (member !== this.member) out = new FieldSet();
-    if (this.kids === undefined) return out ?? this;
+    const kids = this.kids;
+    if (kids === undefined) return out ?? this;
+    const theirs = other.kids;
+    // Without children of its own, `other` leaves every child whole (or takes it away whole).
+    if (theirs === undefined && !keep) return out === undefined ? this : this.withMember(member);
+    // forEach, not for-of: no entry array per child, on the path of every write.
     let seen = 0;
-    for (const [element, node] of this.kids) {
-      const filtered = node.filter(other.kids?.get(element), keep);
+    kids.forEach((node, element) => {
+      const filtered = theirs === undefined ? emptySet : node.filter(theirs.get(element), keep);
       if (out === undefined && filtered === node) {
         seen++;
-        continue;
+        return;
       }
       if (out === undefined) {
         // First change: the children before this one were all kept as they are.
-        out = new FieldSet();
+        const fresh = new FieldSet();
         let i = 0;
-        for (const [e, n] of this.kids) {
-          if (i++ >= seen) break;
-          out.setChild(e, n);
-        }
+        kids.forEach((n, e) => {
+          if (i++ < seen) fresh.setChild(e, n);
+        });
+        out = fresh;
       }
       if (filtered === node || !filtered.isEmpty()) out.setChild(element, filtered);
       seen++;
-    }
+    });
     if (out === undefined) return this;
+    out.member = member;
+    return out;
+  }
+
+  // A node with the given membership and this node's (shared) children.
+  private withMember(member: boolean): FieldSet {
+    const out = this.shallowCopy();
     out.member = member;
     return out;
   }
@@ -229,6 +241,8 @@ const emptySet = new FieldSet();
 const ELEMENT_RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 function compareElements(a: PathElement, b: PathElement): number {
+  // Two fields (most elements): their names order them as the whole strings do.
+  if (a.startsWith('f:') && b.startsWith('f:')) return compareStrings(a, b);
   const ka = a.slice(0, 1);
   const kb = b.slice(0, 1);
   const rank = (ELEMENT_RANK[ka] ?? 4) - (ELEMENT_RANK[kb] ?? 4);
@@ -250,7 +264,11 @@ function parseOr(text: string): JsonValue {
 
 function sortedChildren(node: FieldSet): [PathElement, FieldSet][] {
   const children = [...node.children];
-  return children.length < 2 ? children : children.sort(([a], [b]) => compareElements(a, b));
+  return children.length < 2 ? children : children.sort(byElement);
+}
+
+function byElement(a: [PathElement, FieldSet], b: [PathElement, FieldSet]): number {
+  return compareElements(a[0], b[0]);
 }
 
 /** A path in kubectl's words, as conflicts print it: `.spec.containers[name="nginx"].image`. */

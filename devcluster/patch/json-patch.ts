@@ -234,10 +234,14 @@ export function applyJsonPatch(target: JsonValue, patch: unknown): JsonValue {
   return holder.root ?? null;
 }
 
-/** RFC 7386 JSON merge patch (application/merge-patch+json). */
+/**
+ * RFC 7386 JSON merge patch (application/merge-patch+json). Neither input is modified: the result
+ * shares with `target` every part the patch leaves alone (copying those parts is the caller's
+ * choice, made once, not at every level of the patch).
+ */
 export function applyMergePatch(target: JsonValue, patch: JsonValue): JsonValue {
   if (!isJsonObject(patch)) return cloneJson(patch);
-  const result: JsonObject = isJsonObject(target) ? cloneJson(target) : {};
+  const result: JsonObject = isJsonObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else result[key] = applyMergePatch(result[key] ?? null, value);

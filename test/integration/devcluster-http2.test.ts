@@ -163,3 +163,34 @@ void t.test('http2 - HEAD answers carry the headers without a body', async (t) =
   t.equal(response.status, 200);
   t.equal(response.body, '');
 });
+
+void t.test('http2 - a write warns of unknown fields in a Warning header', async (t) => {
+  const response = await http2Request(
+    session,
+    'POST',
+    cms,
+    JSON.stringify({ metadata: { name: 'warned' }, data: { a: '1' }, bogus: true }),
+  );
+  t.equal(response.status, 201);
+  t.same(response.headers['warning'], '299 - "unknown field \\"bogus\\""');
+});
+
+void t.test(
+  'http2 - a request the client resets before sending its body leaves the server serving',
+  async (t) => {
+    const stream = session.request({ ':method': 'POST', ':path': cms });
+    stream.on('error', () => undefined);
+    stream.write('{"metadata":');
+    // INTERNAL_ERROR, not CANCEL: node reports it as an error on the server's stream.
+    stream.close(0x2);
+    await waitFor('the stream closed', () => stream.closed, 5000);
+    const created = await http2Request(
+      session,
+      'POST',
+      cms,
+      JSON.stringify({ metadata: { name: 'after-reset' } }),
+    );
+    t.equal(created.status, 201);
+    t.equal((await rawRequest(fixture, 'GET', `${cms}/after-reset`)).status, 200);
+  },
+);

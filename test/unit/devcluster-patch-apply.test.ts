@@ -632,3 +632,28 @@ void t.test('managed fields - reset fields are not recorded by an update', (t) =
   t.strictSame(withStatus, { ...created, status: { replicas: 1 } });
   t.end();
 });
+
+void t.test(
+  'managed fields - a list this server wrote and the same list read back from JSON record the next writes alike',
+  (t) => {
+    // The written list carries its decoded entries; the parsed copy has to be decoded.
+    const created = recordUpdate(undefined, deployment({ replicas: 1 }), options('create', T1));
+    const parsed = JSON.parse(JSON.stringify(created)) as JsonObject;
+    const scale = (before: JsonObject, manager: string, now: string) =>
+      recordUpdate(
+        before,
+        { ...deployment({ replicas: 3 }), metadata: before['metadata'] ?? {} },
+        options(manager, now),
+      );
+    t.strictSame(scale(created, 'scaler', T2), scale(parsed, 'scaler', T2));
+    t.strictSame(scale(created, 'create', T3), scale(parsed, 'create', T3));
+    const twice = scale(scale(created, 'scaler', T2), 'create', T3);
+    const twiceParsed = scale(
+      JSON.parse(JSON.stringify(scale(parsed, 'scaler', T2))) as JsonObject,
+      'create',
+      T3,
+    );
+    t.strictSame(twice, twiceParsed);
+    t.end();
+  },
+);

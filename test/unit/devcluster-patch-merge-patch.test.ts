@@ -38,3 +38,12 @@ void t.test('merge patch - the target is left untouched', (t) => {
   t.same(target, { a: { b: 1 } });
   t.end();
 });
+
+void t.test('merge patch - parts the patch leaves alone are shared with the target', (t) => {
+  const untouched = { b: 1 };
+  const target = { a: untouched, c: { d: 1 } };
+  const result = applyMergePatch(target, { c: { d: 2 } }) as Record<string, unknown>;
+  t.equal(result['a'], untouched);
+  t.same(target, { a: { b: 1 }, c: { d: 1 } });
+  t.end();
+});

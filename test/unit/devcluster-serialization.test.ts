@@ -1,6 +1,6 @@
-// JSON text of stored objects and lists, shared between responses and watch events.
+// JSON of stored objects and lists, shared between responses and watch events.
 import t from 'tap';
-import { jsonText, listJsonText } from '../../devcluster/serialization.js';
+import { jsonBytes, listJsonBytes } from '../../devcluster/serialization.js';
 import type { JsonObject } from '../../shared/kube/json.js';
 
 const configMap = (name: string): JsonObject => ({
@@ -11,16 +11,16 @@ const configMap = (name: string): JsonObject => ({
 });
 
 void t.test(
-  'serialization - a list is the text JSON.stringify gives, items taken from their memo',
+  'serialization - a list is the JSON JSON.stringify gives, items taken from their memo',
   (t) => {
     const items = [configMap('a'), configMap('b'), configMap('c')];
-    jsonText(items[0] as JsonObject); // memoised before listing, as after a write
+    jsonBytes(items[0] as JsonObject); // memoised before listing, as after a write
     const head: JsonObject = {
       kind: 'ConfigMapList',
       apiVersion: 'v1',
       metadata: { resourceVersion: '42', continue: 'e30' },
     };
-    const text = listJsonText(head, items);
+    const text = listJsonBytes(head, items).toString('utf8');
     t.equal(text, JSON.stringify({ ...head, items }));
     t.same(JSON.parse(text), { ...head, items });
     t.end();
@@ -29,7 +29,23 @@ void t.test(
 
 void t.test('serialization - an empty list and an empty head still make valid JSON', (t) => {
   const head: JsonObject = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: {} };
-  t.equal(listJsonText(head, []), JSON.stringify({ ...head, items: [] }));
-  t.equal(listJsonText({}, [configMap('a')]), JSON.stringify({ items: [configMap('a')] }));
+  t.equal(listJsonBytes(head, []).toString(), JSON.stringify({ ...head, items: [] }));
+  t.equal(
+    listJsonBytes({}, [configMap('a')]).toString(),
+    JSON.stringify({ items: [configMap('a')] }),
+  );
+  t.end();
+});
+
+void t.test('serialization - an object is encoded once, its bytes shared by every use', (t) => {
+  const object = configMap('once');
+  const bytes = jsonBytes(object);
+  t.equal(jsonBytes(object), bytes);
+  t.equal(bytes.toString('utf8'), JSON.stringify(object));
+  t.same(
+    Object.keys(object),
+    ['apiVersion', 'kind', 'metadata', 'data'],
+    'the memo is not a field',
+  );
   t.end();
 });
