@@ -89,14 +89,14 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       const h = natsHeaders();
       if (intent.changed !== undefined && intent.retry !== true)
         h.set(changedPartsHeader, intent.changed);
-      published = backbone.js.publish(subject, intent.json, {
+      published = backbone.pipe.publish(subject, intent.json, {
         msgID: `${uid}@${resourceVersion}${retry}`,
         headers: h,
       });
     } else {
       const h = natsHeaders();
       h.set('KV-Operation', 'DEL');
-      published = backbone.js.publish(subject, undefined, {
+      published = backbone.pipe.publish(subject, undefined, {
         headers: h,
         msgID: `${uid}@deleted${retry}`,
       });
