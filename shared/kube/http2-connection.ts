@@ -24,6 +24,20 @@ export interface Http2Answer {
   warnings: string[];
 }
 
+/** Where a streamed answer's body goes. */
+export interface StreamSink {
+  data(chunk: Buffer): void;
+  /** The body ended: normally (or closed by us), or broken off with `error`. */
+  end(error?: Error): void;
+}
+
+/** A streamed answer: its status code; the body text when it is not a 2xx; a way to stop it. */
+export interface StreamedAnswer {
+  code: number;
+  text: string;
+  close(): void;
+}
+
 /** The TLS handshake failed because the server offers no h2 (ALPN): it speaks HTTP/1.1 only. */
 function refusesHttp2(error: Error): boolean {
   const code = (e: unknown): unknown => (e as { code?: unknown } | undefined)?.code;
@@ -72,14 +86,86 @@ export class Http2Connection {
         warnings = warning === undefined ? [] : Array.isArray(warning) ? warning : [warning];
       });
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () =>
-        resolve({ code, text: Buffer.concat(chunks).toString('utf8'), warnings }),
-      );
+      // A stream of a session that went away ends (or only closes) without an answer: that is a
+      // failure, not an empty success, and without the close its caller would wait forever.
+      stream.on('end', () => {
+        if (code === 0) reject(new Error('the connection went away before an answer'));
+        else resolve({ code, text: Buffer.concat(chunks).toString('utf8'), warnings });
+      });
+      stream.on('close', () => reject(new Error('the stream closed before its answer ended')));
       stream.on('error', (error: Error) =>
         reject(refusesHttp2(error) ? new Http2UnavailableError(error) : error),
       );
       if (payload !== undefined) stream.end(payload);
     }).finally(settle);
+  }
+
+  /**
+   * A request whose answer is read as it comes (a watch): resolves once the headers arrive. A
+   * 2xx answer's body goes to `sink` chunk by chunk, and `sink.end` is told when it ends (with
+   * the error if it broke off); another answer's body is read whole into `text`.
+   */
+  stream(
+    method: string,
+    path: string,
+    headers: Record<string, string | number>,
+    sink: StreamSink,
+  ): Promise<StreamedAnswer> {
+    const state = this.current();
+    const { session } = state;
+    if (state.active++ === 0) session.ref();
+    let settled = false;
+    const settle = (): void => {
+      if (settled) return;
+      settled = true;
+      if (--state.active === 0 && !session.destroyed) session.unref();
+    };
+    return new Promise<StreamedAnswer>((resolve, reject) => {
+      const stream = session.request(
+        {
+          [constants.HTTP2_HEADER_METHOD]: method,
+          [constants.HTTP2_HEADER_PATH]: path,
+          ...headers,
+        },
+        { endStream: true },
+      );
+      const close = (): void => {
+        if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL);
+      };
+      let streaming = false;
+      let code = 0;
+      const chunks: Buffer[] = [];
+      stream.on('response', (h) => {
+        code = Number(h[constants.HTTP2_HEADER_STATUS] ?? 0);
+        if (code >= 200 && code < 300) {
+          streaming = true;
+          resolve({ code, text: '', close });
+        }
+      });
+      stream.on('data', (chunk: Buffer) => (streaming ? sink.data(chunk) : chunks.push(chunk)));
+      stream.on('end', () => {
+        if (streaming) return;
+        if (code === 0) reject(new Error('the connection went away before an answer'));
+        else resolve({ code, text: Buffer.concat(chunks).toString('utf8'), close });
+      });
+      let failure: Error | undefined;
+      stream.on('close', () => {
+        settle();
+        if (!streaming) return reject(new Error('the stream closed before an answer'));
+        const reset = stream.rstCode;
+        if (
+          failure === undefined &&
+          reset !== constants.NGHTTP2_NO_ERROR &&
+          reset !== constants.NGHTTP2_CANCEL
+        )
+          failure = new Error(`the server reset the stream (code ${reset})`);
+        sink.end(failure);
+      });
+      stream.on('error', (error: Error) => {
+        if (streaming) failure = error;
+        else reject(refusesHttp2(error) ? new Http2UnavailableError(error) : error);
+      });
+    });
   }
 
   close(): void {
@@ -98,7 +184,10 @@ export class Http2Connection {
     session.on('error', forget); // each stream reports the failure to its caller
     session.on('goaway', forget);
     session.on('close', forget);
-    session.setTimeout(idleMs, () => session.close());
+    // Idle means no frames for idleMs; a quiet watch is not idle.
+    session.setTimeout(idleMs, () => {
+      if (state.active === 0) session.close();
+    });
     session.unref(); // idle, the connection does not keep the process alive
     this.state = state;
     return state;
