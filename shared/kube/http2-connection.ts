@@ -47,9 +47,28 @@ function refusesHttp2(error: Error): boolean {
 /** Idle connections close after this long (a new one opens on the next request). */
 const idleMs = 90_000;
 
+/** An answer (not a watch) taking longer than this is given up as lost. */
+const answerTimeoutMs = 60_000;
+
+/**
+ * While streams are open, the connection is checked this often with a PING, and closed (failing
+ * them) if the PING is not answered in pingTimeoutMs, as client-go's HTTP/2 health check does: a
+ * watch on a connection that died silently would otherwise wait forever.
+ */
+const pingEveryMs = 30_000;
+const pingTimeoutMs = 15_000;
+
+interface SessionState {
+  session: ClientHttp2Session;
+  /** Requests and watches in flight (while there are some, the session keeps the process alive). */
+  active: number;
+  /** How to fail each of them when the session goes away under them. */
+  failers: Set<(error: Error) => void>;
+}
+
 export class Http2Connection {
   /** The session and its requests in flight (while there are some, it keeps the process alive). */
-  private state: { session: ClientHttp2Session; active: number } | undefined;
+  private state: SessionState | undefined;
 
   constructor(
     private readonly authority: string,
@@ -65,10 +84,14 @@ export class Http2Connection {
     const state = this.current();
     const { session } = state;
     if (state.active++ === 0) session.ref();
+    let fail: (error: Error) => void = () => undefined;
     const settle = (): void => {
+      state.failers.delete(fail);
       if (--state.active === 0 && !session.destroyed) session.unref();
     };
     return new Promise<Http2Answer>((resolve, reject) => {
+      fail = reject;
+      state.failers.add(fail);
       const stream = session.request(
         {
           [constants.HTTP2_HEADER_METHOD]: method,
@@ -96,6 +119,12 @@ export class Http2Connection {
       stream.on('error', (error: Error) =>
         reject(refusesHttp2(error) ? new Http2UnavailableError(error) : error),
       );
+      // Nothing else bounds a request: a server that stops answering must not hold its caller
+      // (and the work item it serves) forever.
+      stream.setTimeout(answerTimeoutMs, () => {
+        reject(new Error(`no answer within ${answerTimeoutMs / 1000} s`));
+        stream.close(constants.NGHTTP2_CANCEL);
+      });
       if (payload !== undefined) stream.end(payload);
     }).finally(settle);
   }
@@ -115,9 +144,11 @@ export class Http2Connection {
     const { session } = state;
     if (state.active++ === 0) session.ref();
     let settled = false;
+    let fail: (error: Error) => void = () => undefined;
     const settle = (): void => {
       if (settled) return;
       settled = true;
+      state.failers.delete(fail);
       if (--state.active === 0 && !session.destroyed) session.unref();
     };
     return new Promise<StreamedAnswer>((resolve, reject) => {
@@ -149,7 +180,15 @@ export class Http2Connection {
         else resolve({ code, text: Buffer.concat(chunks).toString('utf8'), close });
       });
       let failure: Error | undefined;
+      fail = (error) => {
+        failure ??= error;
+        settle();
+        if (streaming) sink.end(failure);
+        else reject(error);
+      };
+      state.failers.add(fail);
       stream.on('close', () => {
+        if (settled) return; // failed with its session already
         settle();
         if (!streaming) return reject(new Error('the stream closed before an answer'));
         const reset = stream.rstCode;
@@ -177,10 +216,35 @@ export class Http2Connection {
     const live = this.state;
     if (live !== undefined && !live.session.closed && !live.session.destroyed) return live;
     const session = connect(this.authority, { ...this.tls, ALPNProtocols: ['h2'] });
-    const state = { session, active: 0 };
+    const state: SessionState = { session, active: 0, failers: new Set() };
     const forget = (): void => {
       if (this.state === state) this.state = undefined;
     };
+    const health = setInterval(() => {
+      if (state.active === 0 || session.destroyed) return;
+      const deadline = setTimeout(
+        () => session.destroy(new Error('the server did not answer a ping')),
+        pingTimeoutMs,
+      );
+      deadline.unref();
+      let sent = false;
+      try {
+        sent = session.ping((error) => {
+          clearTimeout(deadline);
+          if (error !== null && !session.destroyed) session.destroy(error);
+        });
+      } catch {
+        // Not connected yet, or closing: the next check looks again.
+      }
+      if (!sent) clearTimeout(deadline); // e.g. too many pings in flight: the next check retries
+    }, pingEveryMs);
+    health.unref();
+    // Streams of a session that went away do not always hear of it themselves.
+    session.on('close', () => {
+      clearInterval(health);
+      const error = new Error('the connection to the server closed');
+      for (const fail of [...state.failers]) fail(error);
+    });
     session.on('error', forget); // each stream reports the failure to its caller
     session.on('goaway', forget);
     session.on('close', forget);
