@@ -7,15 +7,15 @@
 //     [--burst 2000] [--concurrency 32]   (concurrency: reconciles in flight per replica)
 //
 // Prints one JSON object: per replica count, latency p50/p99 at the offered rate and the
-// throughput reached when items are created as fast as possible.
+// throughput reached when items are created as fast as possible, each with the CPU time per item
+// of every process (a figure that holds when the machine is shared, unlike the timings).
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Watch } from '@kubernetes/client-node';
 import { startNatsServer } from '../shared/bus/nats-server.js';
-import { killAll, launch, launchCluster, stopAll } from './harness/processes.js';
+import { killAll, launch, launchCluster, processStats, stopAll } from './harness/processes.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const replicaScript = join(root, 'dist', 'test', 'fixtures', 'echo-replica.js');
@@ -44,25 +44,58 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'olmq-bench-backbone-'));
   const nats = await startNatsServer();
   try {
-    const { kubeconfigPath, kubeConfig, admin: client } = await launchCluster(dir, nats.url);
+    const {
+      kubeconfigPath,
+      admin: client,
+      devcluster,
+      watcher,
+    } = await launchCluster(dir, nats.url);
 
     // Echoes seen by a watch, with their arrival times.
     const seen = new Map<string, number>();
     const created = new Map<string, number>();
-    const watch = new Watch(kubeConfig);
-    await watch.watch(
-      '/api/v1/namespaces/default/configmaps',
+    // Over the admin client's HTTP/2 connection: this process shares the machine it measures.
+    const watch = await client.watch(
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' },
       { labelSelector: 'olm.managed=true' },
-      (type: string, object: { metadata?: { name?: string } }) => {
-        const name = object.metadata?.name ?? '';
+      ({ type, object }) => {
+        const name = object.metadata.name ?? '';
         if (type === 'ADDED' && name.endsWith('-echo') && !seen.has(name))
           seen.set(name, performance.now());
       },
-      () => undefined,
     );
 
     const results: Record<string, unknown>[] = [];
     const replicas: ChildProcess[] = [];
+    // CPU seconds so far of each process of the pipeline (replicas summed), and of this one.
+    const cpu = (): Record<string, number> => {
+      const of = (child: ChildProcess): number =>
+        child.pid === undefined ? 0 : processStats(child.pid).cpuSeconds;
+      const self = process.cpuUsage();
+      return {
+        devcluster: of(devcluster),
+        natsServer: processStats(nats.pid).cpuSeconds,
+        watcher: of(watcher),
+        replicas: replicas.reduce((sum, r) => sum + of(r), 0),
+        benchClient: (self.user + self.system) / 1e6,
+      };
+    };
+    // CPU milliseconds per item of each process between two readings.
+    const cpuPerItem = (
+      before: Record<string, number>,
+      after: Record<string, number>,
+      items: number,
+    ): Record<string, number> => {
+      const out: Record<string, number> = {};
+      let total = 0;
+      for (const [name, seconds] of Object.entries(after)) {
+        const ms = ((seconds - (before[name] ?? 0)) * 1000) / items;
+        out[name] = Math.round(ms * 100) / 100;
+        if (name !== 'benchClient') total += ms;
+      }
+      out['pipelineTotal'] = Math.round(total * 100) / 100;
+      return out;
+    };
     let serial = 0;
     const createItem = async (): Promise<string> => {
       const name = `item-${serial++}`;
@@ -91,6 +124,7 @@ async function main(): Promise<void> {
           LEASE_TTL_MS: '15000',
           KUBE_QPS: '5000', // measure the pipeline, not the client's rate limit
           CONCURRENCY: String(concurrency),
+          ECHO_QUIET: '1',
         };
         replicas.push(await launch([replicaScript], /^ready$/, env));
       }
@@ -98,6 +132,7 @@ async function main(): Promise<void> {
 
       // Latency at the offered rate.
       const names: string[] = [];
+      const cpuStart = cpu();
       const start = performance.now();
       const total = rate * seconds;
       const inflight: Promise<void>[] = [];
@@ -110,6 +145,7 @@ async function main(): Promise<void> {
       await Promise.all(inflight);
       const offeredSeconds = (performance.now() - start) / 1000;
       await waitEchoes(names, 60_000);
+      const cpuOffered = cpuPerItem(cpuStart, cpu(), names.length);
       const latencies = names
         .map((n) => (seen.get(`${n}-echo`) ?? Number.NaN) - (created.get(n) ?? Number.NaN))
         .filter((l) => !Number.isNaN(l))
@@ -117,6 +153,7 @@ async function main(): Promise<void> {
 
       // Throughput: a burst created as fast as the API takes it.
       const burstNames: string[] = [];
+      const cpuBurstStart = cpu();
       const burstStart = performance.now();
       const writers = Array.from({ length: 32 }, async () => {
         while (burstNames.length < burst) {
@@ -126,6 +163,7 @@ async function main(): Promise<void> {
       });
       await Promise.all(writers);
       await waitEchoes(burstNames, 120_000);
+      const cpuBurst = cpuPerItem(cpuBurstStart, cpu(), burstNames.length);
       const burstDone = Math.max(...burstNames.map((n) => seen.get(`${n}-echo`) ?? Number.NaN));
 
       results.push({
@@ -140,15 +178,18 @@ async function main(): Promise<void> {
           p99: Math.round(percentile(latencies, 99) * 10) / 10,
           max: Math.round((latencies.at(-1) ?? Number.NaN) * 10) / 10,
         },
+        cpuMsPerItem: cpuOffered,
         burst: {
           items: burstNames.length,
           itemsPerSecond: Math.round(burstNames.length / ((burstDone - burstStart) / 1000)),
+          cpuMsPerItem: cpuBurst,
         },
       });
     }
     process.stdout.write(
       `${JSON.stringify({ benchmark: 'backbone', targets: { p50Ms: 20, p99Ms: 100, atRatePerSecond: 1000 }, results }, null, 2)}\n`,
     );
+    watch.stop();
     client.close();
   } finally {
     await stopAll();

@@ -4,12 +4,7 @@
 // (re)list the mirror converges: keys of objects that vanished meanwhile are deleted. Beside
 // the objects it keeps the names of each namespace's objects (./name-index.ts).
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import {
-  makeInformer,
-  type Informer,
-  type KubeConfig,
-  type ObjectCache,
-} from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { assets, type Backbone } from '../../shared/bus/backbone.js';
@@ -21,6 +16,7 @@ import {
 } from '../../shared/bus/object-parts.js';
 import { objectKey } from '../../shared/bus/subjects.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import { Informer } from '../../shared/kube/informer.js';
 import type { MirroredKind } from './kinds.js';
 import { NameIndex } from './name-index.js';
 
@@ -58,7 +54,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   const subjectOf = (object: KubeObject): string =>
     `$KV.${assets.objects}.${keyOf(cluster, kind.kind, object)}`;
   let stopped = false;
-  let informer: (Informer<KubeObject> & ObjectCache<KubeObject>) | undefined;
+  let informer: Informer | undefined;
   let restartTimer: NodeJS.Timeout | undefined;
 
   // Publishes are pipelined on one connection (so they land in event order). A failed one (NATS
@@ -92,14 +88,14 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       const h = natsHeaders();
       if (intent.changed !== undefined && intent.retry === undefined)
         h.set(changedPartsHeader, intent.changed);
-      published = backbone.js.publish(subject, intent.json, {
+      published = backbone.pipe.publish(subject, intent.json, {
         msgID: `${uid}@${resourceVersion}${retry}`,
         headers: h,
       });
     } else {
       const h = natsHeaders();
       h.set('KV-Operation', 'DEL');
-      published = backbone.js.publish(subject, undefined, {
+      published = backbone.pipe.publish(subject, undefined, {
         headers: h,
         msgID: `${uid}@deleted${retry}`,
       });
@@ -160,7 +156,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     backbone,
     log,
     reannounce(namespace, name) {
-      const object = informer?.get(name, namespace);
+      const object = informer?.get(namespace, name);
       if (object !== undefined) publish('put', object, '#indexed');
     },
   });
@@ -175,7 +171,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
 
   // Deletes mirror keys of this kind whose object is not in the informer's cache, and names
   // of such objects from the index.
-  const converge = async (cache: ObjectCache<KubeObject>): Promise<void> => {
+  const converge = async (cache: Informer): Promise<void> => {
     const objects = cache.list();
     const live = new Set(objects.map((o) => keyOf(cluster, kind.kind, o)));
     const prefix = objectKey({ cluster, kind: kind.kind, namespace: '-', name: 'x' })
@@ -211,35 +207,26 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       indexOpened,
     ]);
     void ready.then(
-      ([collection]) => {
+      () => {
         if (stopped) return;
-        const list = async () => {
-          const result = await context.client.list(
-            { apiVersion: kind.apiVersion, kind: kind.kind },
-            kind.labelSelector === undefined ? {} : { labelSelector: kind.labelSelector },
-          );
-          return {
-            apiVersion: 'v1',
-            kind: 'List',
-            items: result.items,
-            metadata: { resourceVersion: result.resourceVersion },
-          };
-        };
-        const current = makeInformer<KubeObject>(
-          context.kubeConfig,
-          collection,
-          list,
-          kind.labelSelector,
-        );
-        informer = current;
-        current.on('add', put);
-        current.on('update', put);
-        current.on('delete', remove);
         // start() resolves once the list is mirrored and the watch runs; then sweep leftovers.
         // (Re-lists after a 410 inside the informer emit deletions for vanished objects.)
         // The informer reports a failed list (e.g. Forbidden) as an error event, not as a
         // rejected start(): only a start without one counts as synced.
         let failures = 0;
+        const onError = (error: unknown): void => {
+          failures++;
+          if (stopped) return;
+          log.warn({ err: error, kind: kind.kind }, 'watch failed; restarting the informer');
+          restartTimer = setTimeout(() => void run().catch(() => undefined), 1_000);
+        };
+        const current = new Informer(
+          context.client,
+          { apiVersion: kind.apiVersion, kind: kind.kind },
+          { add: put, update: put, delete: remove, error: onError },
+          kind.labelSelector === undefined ? {} : { labelSelector: kind.labelSelector },
+        );
+        informer = current;
         const run = async (): Promise<void> => {
           if (stopped) return;
           const before = failures;
@@ -248,12 +235,6 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
           await converge(current);
           markSynced();
         };
-        current.on('error', (error: unknown) => {
-          failures++;
-          if (stopped) return;
-          log.warn({ err: error, kind: kind.kind }, 'watch failed; restarting the informer');
-          restartTimer = setTimeout(() => void run().catch(() => undefined), 1_000);
-        });
         run().catch((error: unknown) =>
           log.warn({ err: error, kind: kind.kind }, 'informer start failed'),
         );
@@ -277,7 +258,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       clearTimeout(restartTimer);
       clearTimeout(retryTimer);
       index.stop();
-      void informer?.stop();
+      informer?.stop();
     },
   };
 }

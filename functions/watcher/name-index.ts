@@ -2,8 +2,8 @@
 // (namesKey), so a function lists a namespace with one read instead of a scan of every key
 // (shared/bus/mirror-read.ts). Cluster-scoped objects are not indexed.
 //
-// Order makes it safe. A name is published into its entry before the object's first put, on
-// the same connection into the same stream, so a reconcile triggered by that put finds the
+// Order makes it safe. A name is published into its entry before the object's first put, through
+// the same pipe (shared/bus/pipe.ts) into the same stream, so a reconcile triggered by that put finds the
 // name; a name is removed only after the object's deletion is published. If an entry's
 // publish fails, objects it announced may have landed without their names: once the entry
 // lands again they are published again (`reannounce`), so their triggers run once more.
@@ -106,9 +106,9 @@ export class NameIndex {
     if (entry.names.size === 0) {
       const h = natsHeaders();
       h.set('KV-Operation', 'DEL');
-      published = backbone.js.publish(subject, undefined, { headers: h });
+      published = backbone.pipe.publish(subject, undefined, { headers: h });
     } else {
-      published = backbone.js.publish(subject, JSON.stringify([...entry.names].sort()));
+      published = backbone.pipe.publish(subject, JSON.stringify([...entry.names].sort()));
     }
     published.then(
       () => {

@@ -22,6 +22,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { BusPipe } from './pipe.js';
 
 /** Names of olmq's JetStream streams and KV buckets. */
 export const assets = {
@@ -57,6 +58,8 @@ export interface Backbone {
   objects: KV;
   leases: KV;
   attempts: KV;
+  /** The hot path's publishes and one-way messages on nc, batched per event-loop turn. */
+  pipe: BusPipe;
   options: BackboneOptions;
 }
 
@@ -95,7 +98,7 @@ export async function openBackbone(
     storage: StorageType.File,
     num_replicas: replicas,
   });
-  return { nc, js, jsm, objects, leases, attempts, options };
+  return { nc, js, jsm, objects, leases, attempts, pipe: new BusPipe(nc), options };
 }
 
 async function ensureStream(

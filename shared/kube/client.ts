@@ -6,7 +6,13 @@ import { request as plainRequest, Agent as PlainAgent } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Counter } from 'prom-client';
 import { KubeApiError, isNotFound, kubeApiError } from './errors.js';
-import { Http2Connection, Http2UnavailableError } from './http2-connection.js';
+import { StringDecoder } from 'node:string_decoder';
+import {
+  Http2Connection,
+  Http2UnavailableError,
+  type StreamSink,
+  type StreamedAnswer,
+} from './http2-connection.js';
 import { parseWarningHeader, type WarningHandler } from './warnings.js';
 
 /** The fields of any Kubernetes object olmq relies on. */
@@ -114,6 +120,19 @@ export interface PartialObjectMetadata {
 // What client-go's metadata client sends; plain JSON last, for servers that offer no other.
 const metadataAccept =
   'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
+/** One event of a watch; ERROR carries a Status (410 Gone: the resourceVersion is too old). */
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject;
+}
+
+/** A running watch. */
+export interface WatchStream {
+  /** Resolves when the watch ends normally (the server's timeout, or stop()); rejects if it broke off. */
+  ended: Promise<void>;
+  stop(): void;
+}
 
 /** A list answer. */
 export interface ObjectList<T> {
@@ -302,12 +321,12 @@ export class KubeClient {
 
   /** Reads an object; undefined when it does not exist. */
   async get<T extends KubeObject = KubeObject>(ref: ObjectRef): Promise<T | undefined> {
-    try {
-      return (await this.request('GET', await this.pathOf(ref), 'get')) as T;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    // A missing object is a common answer (a function looking for what it may create): it is
+    // not made into an error first.
+    const { code, text } = await this.exchange('GET', await this.pathOf(ref), 'get');
+    if (code === 404) return undefined;
+    if (code >= 400) throw kubeApiError(this.cluster, code, text);
+    return JSON.parse(text) as T;
   }
 
   /** Lists objects of a kind (in one namespace, or all). */
@@ -434,18 +453,140 @@ export class KubeClient {
     }
   }
 
-  /** One request with JSON in and out; throws KubeApiError on an error answer. */
-  async request(
+  /**
+   * Watches a kind (in one namespace, or all) from `resourceVersion`, handing each event to
+   * `onEvent` as its line arrives. Resolves once the server accepted the watch; throws
+   * KubeApiError when it refused it (410 Gone: list again).
+   */
+  async watch(
+    ref: ObjectRef,
+    query: {
+      resourceVersion?: string;
+      labelSelector?: string;
+      allowWatchBookmarks?: boolean;
+      timeoutSeconds?: number;
+    },
+    onEvent: (event: WatchEvent) => void,
+  ): Promise<WatchStream> {
+    await this.connection.bucket.take();
+    const params = new URLSearchParams({ watch: 'true' });
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const path = `${await this.pathOf({ ...ref, name: undefined })}?${params.toString()}`;
+    let endWatch: (error?: Error) => void = () => undefined;
+    const ended = new Promise<void>((resolve, reject) => {
+      endWatch = (error) => (error === undefined ? resolve() : reject(error));
+    });
+    ended.catch(() => undefined); // the caller may only stop() it
+    // Events are lines of JSON; a chunk may end inside a line (or inside a character).
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    // Set once the watch is open: a broken line must stop it.
+    const stream = { close: (): void => undefined };
+    let broken: Error | undefined;
+    const sink: StreamSink = {
+      data: (chunk) => {
+        if (broken !== undefined) return;
+        const text = rest + decoder.write(chunk);
+        let start = 0;
+        try {
+          for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+            const line = text.slice(start, nl);
+            start = nl + 1;
+            if (line.length > 1) onEvent(JSON.parse(line) as WatchEvent);
+          }
+        } catch (error) {
+          // A line that is not an event: this watch cannot be trusted further.
+          broken = error instanceof Error ? error : new Error(String(error));
+          stream.close();
+          return;
+        }
+        rest = text.slice(start);
+      },
+      end: (error) => endWatch(broken ?? error),
+    };
+    const headers = this.headersFor(undefined, 'application/json');
+    const answer = await this.openStream('GET', path, headers, sink).catch((error: Error) => {
+      this.options.requests?.inc({ cluster: this.cluster, verb: 'watch', code: 'error' });
+      throw new KubeApiError(
+        this.cluster,
+        0,
+        'ServiceUnavailable',
+        `GET ${path}: ${error.message}`,
+        {},
+        { cause: error },
+      );
+    });
+    this.options.requests?.inc({ cluster: this.cluster, verb: 'watch', code: String(answer.code) });
+    if (answer.code >= 400) throw kubeApiError(this.cluster, answer.code, answer.text);
+    stream.close = () => answer.close();
+    if (broken !== undefined) answer.close(); // broken before it could be closed
+    return { ended, stop: () => answer.close() };
+  }
+
+  private openStream(
     method: string,
     path: string,
-    verb: string,
-    body?: unknown,
-    contentType = 'application/json',
+    headers: Record<string, string | number>,
+    sink: StreamSink,
+  ): Promise<StreamedAnswer> {
+    const http2 = this.connection.http2;
+    if (http2 === undefined) return this.streamHttp1(method, path, headers, sink);
+    return http2.stream(method, path, headers, sink).catch((error: unknown) => {
+      if (!(error instanceof Http2UnavailableError)) throw error;
+      this.connection.http2 = undefined;
+      return this.streamHttp1(method, path, headers, sink);
+    });
+  }
+
+  private streamHttp1(
+    method: string,
+    path: string,
+    headers: Record<string, string | number>,
+    sink: StreamSink,
+  ): Promise<StreamedAnswer> {
+    const send = this.server.protocol === 'https:' ? request : plainRequest;
+    return new Promise((resolve, reject) => {
+      let closed = false;
+      const req = send(
+        { ...this.base, agent: this.connection.agent, method, path, headers },
+        (res) => {
+          const code = res.statusCode ?? 0;
+          const close = (): void => {
+            closed = true;
+            req.destroy();
+          };
+          if (code < 200 || code >= 300) {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
+              resolve({ code, text: Buffer.concat(chunks).toString('utf8'), close }),
+            );
+            res.on('error', reject);
+            return;
+          }
+          resolve({ code, text: '', close });
+          let failure: Error | undefined;
+          res.on('data', (chunk: Buffer) => sink.data(chunk));
+          res.on('error', (error) => (failure = error));
+          res.on('close', () =>
+            sink.end(
+              closed || res.complete
+                ? undefined
+                : (failure ?? new Error('the watch connection closed')),
+            ),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  private headersFor(
+    payload: string | undefined,
+    contentType: string,
     accept = 'application/json',
-  ): Promise<unknown> {
-    await this.connection.bucket.take();
-    const payload =
-      body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  ): Record<string, string | number> {
     const headers: Record<string, string | number> = {
       ...(this.base.headers as Record<string, string>),
       accept,
@@ -457,6 +598,37 @@ export class KubeClient {
     }
     if (this.options.impersonate !== undefined)
       headers['impersonate-user'] = this.options.impersonate;
+    return headers;
+  }
+
+  /** One request with JSON in and out; throws KubeApiError on an error answer. */
+  async request(
+    method: string,
+    path: string,
+    verb: string,
+    body?: unknown,
+    contentType = 'application/json',
+    accept = 'application/json',
+  ): Promise<unknown> {
+    const { code, text } = await this.exchange(method, path, verb, body, contentType, accept);
+    if (code >= 400) throw kubeApiError(this.cluster, code, text);
+    return text === '' ? undefined : JSON.parse(text);
+  }
+
+  // One request: its status code and body text (error answers included), counted and with its
+  // warnings handed on.
+  private async exchange(
+    method: string,
+    path: string,
+    verb: string,
+    body?: unknown,
+    contentType = 'application/json',
+    accept = 'application/json',
+  ): Promise<{ code: number; text: string }> {
+    await this.connection.bucket.take();
+    const payload =
+      body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const headers = this.headersFor(payload, contentType, accept);
     const { code, text, warnings } = await this.send(method, path, headers, payload).catch(
       (error: Error) => {
         this.options.requests?.inc({ cluster: this.cluster, verb, code: 'error' });
@@ -476,8 +648,7 @@ export class KubeClient {
         for (const warning of parseWarningHeader(value)) onWarning(warning);
     }
     this.options.requests?.inc({ cluster: this.cluster, verb, code: String(code) });
-    if (code >= 400) throw kubeApiError(this.cluster, code, text);
-    return text === '' ? undefined : JSON.parse(text);
+    return { code, text };
   }
 
   private async send(

@@ -132,3 +132,8 @@ export function isConflict(error: unknown): error is KubeApiError {
 export function isAlreadyExists(error: unknown): error is KubeApiError {
   return error instanceof KubeApiError && error.reason === 'AlreadyExists';
 }
+
+/** True for a 410 Gone answer: a watch's resourceVersion is too old, list again. */
+export function isGone(error: unknown): error is KubeApiError {
+  return error instanceof KubeApiError && error.code === 410;
+}

@@ -186,10 +186,20 @@ export async function campaign(
     signal.removeEventListener('abort', stopLeading);
     await work;
     if (signal.aborted && (options.releaseOnStop?.() ?? true)) {
-      await release(client, ref, options.identity, log);
+      // Best effort, and bounded: an API server going away at the same time (everything shut
+      // down together) must not hold up this shutdown; the lease then expires instead.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        release(client, ref, options.identity, log),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, releaseTimeoutMs))),
+      ]);
+      clearTimeout(timer);
     }
   }
 }
+
+/** How long a stopping leader tries to hand its Lease back. */
+const releaseTimeoutMs = 5_000;
 
 // On a clean shutdown the leader hands the Lease back (no holder), so a standby takes over at
 // its next check instead of waiting for the lease to expire.

@@ -24,6 +24,7 @@ import { KvWatchInclude } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import { assets, type Backbone } from '../bus/backbone.js';
 import { changedPartsHeader, touchesParts, type ObjectPart } from '../bus/object-parts.js';
+import { JetStreamPublishError, wrongLastSequence } from '../bus/pipe.js';
 import {
   deadLetterSubject,
   encodeToken,
@@ -282,6 +283,7 @@ export class FunctionHost<Snapshot, Writes> {
     this.stopping.abort();
     await Promise.allSettled([...this.inflight, ...this.loops]);
     // Acks are sent without waiting for an answer: make sure the last ones reached the server.
+    this.backbone.pipe.flush();
     await this.backbone.nc.flush().catch(() => undefined);
   }
 
@@ -336,7 +338,7 @@ export class FunctionHost<Snapshot, Writes> {
             trigger.parts,
           )
         ) {
-          m.ack();
+          this.settle(() => m.ack());
           return;
         }
         // Parsed only if the trigger looks at it: most map the key alone.
@@ -351,7 +353,7 @@ export class FunctionHost<Snapshot, Writes> {
         });
         await Promise.all(
           keys.map((key, i) =>
-            this.backbone.js.publish(
+            this.backbone.pipe.publish(
               workSubject(this.definition.name, ref.cluster, key),
               undefined,
               {
@@ -361,15 +363,15 @@ export class FunctionHost<Snapshot, Writes> {
             ),
           ),
         );
-        m.ack();
+        this.settle(() => m.ack());
       } catch (error) {
         this.log.error({ err: error, subject: m.subject }, 'trigger failed; will retry');
-        m.nak(this.options.baseBackoffMs);
+        this.settle(() => m.nak(this.options.baseBackoffMs));
       }
     };
     for await (const m of messages) {
       if (this.stopping.signal.aborted) {
-        m.nak();
+        this.settle(() => m.nak());
         continue;
       }
       const task = handle(m).finally(() => inflight.delete(task));
@@ -382,7 +384,7 @@ export class FunctionHost<Snapshot, Writes> {
   private async workLoop(messages: ConsumerMessages): Promise<void> {
     for await (const m of messages) {
       if (this.stopping.signal.aborted) {
-        m.nak();
+        this.settle(() => m.nak());
         continue;
       }
       const leaseKey = m.subject.slice('olmq.work.'.length);
@@ -390,7 +392,7 @@ export class FunctionHost<Snapshot, Writes> {
         const waiting = this.running.get(leaseKey);
         // The newer item names the same key, so it supersedes the waiting one (unless it is
         // that same item redelivered, which must stay unacknowledged until it has run).
-        if (waiting !== undefined && waiting.seq !== m.seq) waiting.ack();
+        if (waiting !== undefined && waiting.seq !== m.seq) this.settle(() => waiting.ack());
         this.running.set(leaseKey, m);
         continue;
       }
@@ -404,7 +406,7 @@ export class FunctionHost<Snapshot, Writes> {
     const task = this.reconcileItem(m)
       .catch((error: unknown) => {
         this.log.error({ err: error, subject: m.subject }, 'reconcile crashed; redelivering');
-        m.nak(this.options.baseBackoffMs);
+        this.settle(() => m.nak(this.options.baseBackoffMs));
       })
       .finally(() => {
         this.inflight.delete(task);
@@ -412,7 +414,7 @@ export class FunctionHost<Snapshot, Writes> {
         const next = this.running.get(leaseKey);
         this.running.delete(leaseKey);
         if (next === undefined) return;
-        if (this.stopping.signal.aborted) next.nak();
+        if (this.stopping.signal.aborted) this.settle(() => next.nak());
         else void this.dispatch(next, leaseKey);
       });
     this.inflight.add(task);
@@ -451,11 +453,11 @@ export class FunctionHost<Snapshot, Writes> {
     attemptsRead.catch(() => undefined); // awaited below, unless contended
     let leaseRevision: number;
     try {
-      leaseRevision = await leases.create(leaseKey, this.options.replicaId);
+      leaseRevision = await this.createLease(leaseKey);
     } catch {
       this.metrics.leaseContended.inc(labels);
       this.log.debug({ cluster, key: key.join('/') }, 'key busy; retrying shortly');
-      m.nak(this.options.contentionDelayMs);
+      this.settle(() => m.nak(this.options.contentionDelayMs));
       return;
     }
 
@@ -486,9 +488,10 @@ export class FunctionHost<Snapshot, Writes> {
       for (let pass = 1; decision.again === true && pass < this.options.maxPasses; pass++)
         decision = await this.decideAndApply(context, labels);
       // Still progressing after maxPasses: come back soon rather than spin here.
-      if (decision.again === true) m.nak(this.options.baseBackoffMs);
-      else if (decision.requeueAfterMs === undefined) m.ack();
-      else m.nak(decision.requeueAfterMs);
+      const requeueAfterMs = decision.requeueAfterMs;
+      if (decision.again === true) this.settle(() => m.nak(this.options.baseBackoffMs));
+      else if (requeueAfterMs === undefined) this.settle(() => m.ack());
+      else this.settle(() => m.nak(requeueAfterMs));
       this.metrics.processed.inc({ ...labels, outcome: 'success' });
       if (record.failures > 0 || this.mayBeFailing(leaseKey))
         await attempts.delete(leaseKey).catch(() => undefined);
@@ -502,7 +505,7 @@ export class FunctionHost<Snapshot, Writes> {
         .catch((failure: unknown) => {
           // Not even the failure could be recorded (NATS unreachable): redeliver soon.
           log.warn({ err: failure, cause: error }, 'could not record a failed reconcile; retrying');
-          m.nak(this.options.baseBackoffMs);
+          this.settle(() => m.nak(this.options.baseBackoffMs));
         });
     } finally {
       stopTimer();
@@ -513,16 +516,43 @@ export class FunctionHost<Snapshot, Writes> {
     }
   }
 
+  // Sends a settlement (ack, nak, term) of a consumed message with this turn's other messages.
+  private settle(action: () => void): void {
+    this.backbone.pipe.later(action);
+  }
+
+  // Creates the key's lease: a publish that the stream stores only while the key has no entry.
+  // Releases delete the entry's message (below), so the key is normally empty. If it holds a
+  // delete marker (a lease removed by hand with a KV delete) the KV client's create handles it.
+  private async createLease(leaseKey: string): Promise<number> {
+    try {
+      const ack = await this.backbone.pipe.publish(
+        `$KV.${assets.leases}.${leaseKey}`,
+        this.options.replicaId,
+        { expectLastSubjectSequence: 0 },
+      );
+      return ack.seq;
+    } catch (error) {
+      if (!(error instanceof JetStreamPublishError) || error.errCode !== wrongLastSequence)
+        throw error;
+      return this.backbone.leases.create(leaseKey, this.options.replicaId);
+    }
+  }
+
   // Removes our lease entry by its sequence, without waiting for the answer: the item is settled,
   // so nothing depends on it. Deleting the message (rather than a KV delete, which leaves a
   // delete marker) keeps the key empty, so the next lease on it is one create, not a failed
   // create, a read and an update. By sequence, it can only ever remove our own lease: after a
   // takeover the entry has another sequence and the delete finds nothing.
   private releaseLease(revision: number): void {
-    this.backbone.jsm.streams
-      .deleteMessage(`KV_${assets.leases}`, revision, false)
+    this.backbone.pipe
+      .request(
+        `$JS.API.STREAM.MSG.DELETE.KV_${assets.leases}`,
+        JSON.stringify({ seq: revision, no_erase: true }),
+      )
       .catch((error: unknown) => {
-        // Already gone (expired and maybe taken over), or NATS unreachable: the TTL frees it.
+        // NATS unreachable: the TTL frees it. (A lease already gone is answered with an error
+        // body, which nobody needs to read.)
         this.log.debug({ err: error, revision }, 'lease release failed; it expires with its TTL');
       });
   }
@@ -570,14 +600,14 @@ export class FunctionHost<Snapshot, Writes> {
         JSON.stringify(entry),
       );
       await this.backbone.attempts.delete(leaseKey);
-      m.term(message);
+      this.settle(() => m.term(message));
       this.metrics.deadLettered.inc(labels);
       context.log.error({ err: error, failures }, 'work dead-lettered after repeated failures');
       return;
     }
     const delay = backoffDelayMs(failures, this.options);
     await this.backbone.attempts.put(leaseKey, JSON.stringify({ failures, lastError: message }));
-    m.nak(delay);
+    this.settle(() => m.nak(delay));
     this.metrics.retried.inc(labels);
     context.log.warn(
       { err: error, failures, retryInMs: delay },

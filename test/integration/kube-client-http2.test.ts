@@ -94,3 +94,31 @@ for (const http2 of [true, false]) {
     },
   );
 }
+
+t.test(
+  'kube client - a request whose HTTP/2 connection goes away before the answer fails, not waits forever',
+  async (t) => {
+    const ca = await createCertificateAuthority('test-ca');
+    const leaf = await issueCertificate(ca, {
+      commonName: 'localhost',
+      hosts: ['127.0.0.1'],
+      usage: 'server',
+    });
+    // Takes the request, then drops the whole connection without a word (a server going away).
+    const server = createSecureServer({ cert: leaf.certPem, key: leaf.keyPem }, (req) => {
+      req.stream.session?.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const client = KubeClient.fromConnection('c1', {
+      server: `https://127.0.0.1:${port}`,
+      ca: ca.certPem,
+    });
+    t.teardown(() => client.close());
+    const error = await client
+      .request('GET', '/api/v1/namespaces/default/configmaps/x', 'get')
+      .catch((e: unknown) => e);
+    t.ok(error instanceof KubeApiError && error.reason === 'ServiceUnavailable', String(error));
+  },
+);

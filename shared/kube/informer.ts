@@ -1,0 +1,199 @@
+// An informer on our own client: list, then watch from the list's resourceVersion, keeping the
+// objects in a cache and telling handlers what was added, updated and deleted.
+//
+// Why not client-node's: it watches over HTTP/1.1 and re-lists every time a watch ends. This
+// one watches over the client's HTTP/2 connection (a stream beside the requests), parses the
+// events as their lines arrive, resumes an ended watch from the last resourceVersion it saw
+// (bookmarks keep it current), and lists again only when the server says it is too old (410).
+import { isGone } from './errors.js';
+import type { KubeClient, KubeObject, WatchEvent, WatchStream } from './client.js';
+
+/** What an informer tells its handlers. */
+export interface InformerHandlers {
+  add(object: KubeObject): void;
+  update(object: KubeObject): void;
+  delete(object: KubeObject): void;
+  /** The list or the watch failed; the informer has stopped until start() is called again. */
+  error(error: unknown): void;
+}
+
+/** Tunables of an informer. */
+export interface InformerOptions {
+  labelSelector?: string;
+  /** Each watch asks the server to end it after about this long (then it resumes). */
+  watchSeconds?: number;
+}
+
+const keyOf = (object: KubeObject): string =>
+  `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
+
+/** Thrown inside the watch loop when the server reported 410 Gone in the stream. */
+class GoneInStream extends Error {}
+
+/** Lists and watches one kind through a KubeClient. */
+export class Informer {
+  private readonly cache = new Map<string, KubeObject>();
+  private resourceVersion = '';
+  private watch: WatchStream | undefined;
+  /** Bumped by start() and stop(): a loop of an older run sees it and ends. */
+  private run = 0;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly kind: { apiVersion: string; kind: string },
+    private readonly handlers: InformerHandlers,
+    private readonly options: InformerOptions = {},
+  ) {}
+
+  /** The objects as last seen. */
+  list(): KubeObject[] {
+    return [...this.cache.values()];
+  }
+
+  /** One object as last seen ("" namespace for cluster-scoped ones). */
+  get(namespace: string, name: string): KubeObject | undefined {
+    return this.cache.get(`${namespace}/${name}`);
+  }
+
+  /**
+   * Lists (handlers hear of every difference from the cache) and starts watching. Resolves
+   * once the watch runs; a failure goes to the error handler, and start() may be called again.
+   */
+  async start(): Promise<void> {
+    const run = ++this.run;
+    this.watch?.stop();
+    let watch: WatchStream;
+    try {
+      await this.relist(run);
+      if (run !== this.run) return;
+      watch = await this.openWatch(run);
+    } catch (error) {
+      if (run === this.run) this.handlers.error(error);
+      return;
+    }
+    if (run !== this.run) return watch.stop(); // stopped (or started again) meanwhile
+    this.watch = watch;
+    void this.follow(run, watch);
+  }
+
+  /** Stops watching; the cache stays as it was. */
+  stop(): void {
+    this.run++;
+    this.watch?.stop();
+    this.watch = undefined;
+  }
+
+  // Watches on: each watch the server ends is resumed from the last resourceVersion; 410 Gone
+  // (in the stream, or refusing the resumed watch) lists again first.
+  private async follow(run: number, first: WatchStream): Promise<void> {
+    let current = first;
+    for (;;) {
+      try {
+        await current.ended;
+        if (run !== this.run) return;
+        current = await this.openWatch(run).catch(async (error: unknown) => {
+          if (!isGone(error)) throw error;
+          await this.relist(run);
+          return this.openWatch(run);
+        });
+      } catch (error) {
+        if (run !== this.run) return;
+        if (!(error instanceof GoneInStream)) {
+          this.handlers.error(error);
+          return;
+        }
+        try {
+          await this.relist(run);
+          current = await this.openWatch(run);
+        } catch (relistError) {
+          if (run === this.run) this.handlers.error(relistError);
+          return;
+        }
+      }
+      if (run !== this.run) {
+        current.stop();
+        return;
+      }
+      this.watch = current;
+    }
+  }
+
+  private async openWatch(run: number): Promise<WatchStream> {
+    let gone: ((error: Error) => void) | undefined;
+    const stream = await this.client.watch(
+      this.kind,
+      {
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        // Spread the watches' ends, as client-go does.
+        timeoutSeconds: Math.round((this.options.watchSeconds ?? 300) * (1 + Math.random())),
+        ...(this.options.labelSelector === undefined
+          ? {}
+          : { labelSelector: this.options.labelSelector }),
+      },
+      (event) => {
+        if (run !== this.run) return;
+        if (event.type === 'ERROR') {
+          gone?.(eventError(event));
+          return;
+        }
+        this.apply(event);
+      },
+    );
+    // An ERROR event ends the watch: with GoneInStream for 410 (list again), else the Status.
+    const ended = new Promise<void>((resolve, reject) => {
+      gone = (error) => {
+        stream.stop();
+        reject(error);
+      };
+      stream.ended.then(resolve, reject);
+    });
+    return { ended, stop: () => stream.stop() };
+  }
+
+  private apply(event: WatchEvent): void {
+    const object = event.object;
+    const version = object.metadata.resourceVersion;
+    if (version !== undefined && version !== '') this.resourceVersion = version;
+    if (event.type === 'BOOKMARK') return;
+    const key = keyOf(object);
+    if (event.type === 'DELETED') {
+      this.cache.delete(key);
+      this.handlers.delete(object);
+      return;
+    }
+    const known = this.cache.has(key);
+    this.cache.set(key, object);
+    if (known) this.handlers.update(object);
+    else this.handlers.add(object);
+  }
+
+  // Lists and tells the handlers how the list differs from the cache: objects new, changed
+  // (another resourceVersion) and gone.
+  private async relist(run: number): Promise<void> {
+    const listed = await this.client.list(
+      this.kind,
+      this.options.labelSelector === undefined ? {} : { labelSelector: this.options.labelSelector },
+    );
+    if (run !== this.run) return;
+    const before = new Map(this.cache);
+    this.cache.clear();
+    for (const object of listed.items) {
+      const key = keyOf(object);
+      this.cache.set(key, object);
+      const old = before.get(key);
+      before.delete(key);
+      if (old === undefined) this.handlers.add(object);
+      else if (old.metadata.resourceVersion !== object.metadata.resourceVersion)
+        this.handlers.update(object);
+    }
+    for (const vanished of before.values()) this.handlers.delete(vanished);
+    this.resourceVersion = listed.resourceVersion;
+  }
+}
+
+function eventError(event: WatchEvent): Error {
+  const status = event.object as unknown as { code?: number; message?: string };
+  if (status.code === 410) return new GoneInStream(status.message ?? 'resourceVersion too old');
+  return new Error(`watch error ${status.code ?? '?'}: ${status.message ?? 'unknown'}`);
+}
