@@ -529,13 +529,26 @@ export class KubeClient {
     headers: Record<string, string | number>,
     sink: StreamSink,
   ): Promise<StreamedAnswer> {
+    return this.overHttp2OrHttp1(
+      (http2) => http2.stream(method, path, headers, sink),
+      () => this.streamHttp1(method, path, headers, sink),
+    );
+  }
+
+  // HTTP/2 while the server offers it; HTTP/1.1 from its first ALPN refusal on.
+  private async overHttp2OrHttp1<T>(
+    viaHttp2: (http2: Http2Connection) => Promise<T>,
+    viaHttp1: () => Promise<T>,
+  ): Promise<T> {
     const http2 = this.connection.http2;
-    if (http2 === undefined) return this.streamHttp1(method, path, headers, sink);
-    return http2.stream(method, path, headers, sink).catch((error: unknown) => {
+    if (http2 === undefined) return viaHttp1();
+    try {
+      return await viaHttp2(http2);
+    } catch (error) {
       if (!(error instanceof Http2UnavailableError)) throw error;
       this.connection.http2 = undefined;
-      return this.streamHttp1(method, path, headers, sink);
-    });
+      return viaHttp1();
+    }
   }
 
   private streamHttp1(
@@ -657,15 +670,10 @@ export class KubeClient {
     headers: Record<string, string | number>,
     payload: string | undefined,
   ): Promise<{ code: number; text: string; warnings: string[] }> {
-    const http2 = this.connection.http2;
-    if (http2 === undefined) return this.sendHttp1(method, path, headers, payload);
-    try {
-      return await http2.request(method, path, headers, payload);
-    } catch (error) {
-      if (!(error instanceof Http2UnavailableError)) throw error;
-      this.connection.http2 = undefined;
-      return this.sendHttp1(method, path, headers, payload);
-    }
+    return this.overHttp2OrHttp1(
+      (http2) => http2.request(method, path, headers, payload),
+      () => this.sendHttp1(method, path, headers, payload),
+    );
   }
 
   private sendHttp1(
