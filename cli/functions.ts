@@ -34,18 +34,23 @@ export class UnknownFunctionError extends Error {
   }
 }
 
-/** One API client per cluster, counting requests in `registry`. */
+/** One API client per cluster, counting requests in `registry`, within `limits` when given. */
 export async function clientsFor(
   clusters: readonly ClusterAccess[],
   registry: Registry,
   userAgent: string,
+  limits: { qps?: number; burst?: number } = {},
 ): Promise<Map<string, KubeClient>> {
   const requests = createApiRequestCounter(registry);
   const clients = new Map<string, KubeClient>();
   for (const cluster of clusters) {
     clients.set(
       cluster.id,
-      await KubeClient.fromKubeConfig(cluster.id, cluster.kubeConfig, { userAgent, requests }),
+      await KubeClient.fromKubeConfig(cluster.id, cluster.kubeConfig, {
+        userAgent,
+        requests,
+        ...limits,
+      }),
     );
   }
   return clients;

@@ -72,7 +72,10 @@ export async function runFunction(
     });
     stops.push(() => endpoint.close());
     const backbone = await openBackbone(nc);
-    const clients = await clientsFor(clusters, registry, `olmq-${name}/${olmqVersion()}`);
+    const clients = await clientsFor(clusters, registry, `olmq-${name}/${olmqVersion()}`, {
+      qps: config.kubeApiQps,
+      burst: config.kubeApiBurst,
+    });
     stops.push(() => closeClients(clients));
     running = await startFunctions([name], table, {
       backbone,

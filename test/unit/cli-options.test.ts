@@ -1,4 +1,5 @@
 import t from 'tap';
+import { commands } from '../../cli/commands.js';
 import { ConfigError, option, parseCommandLine } from '../../cli/options.js';
 
 const options = {
@@ -91,5 +92,18 @@ t.test('cli options - unknown flags are refused by name', (t) => {
 t.test('cli options - --help skips validation of missing required options', (t) => {
   const parsed = parseCommandLine(options, ['--help'], {});
   t.equal(parsed.help, true);
+  t.end();
+});
+
+t.test('cli options - olmq run takes the API request limits by flag or environment', (t) => {
+  const run = commands.run.options;
+  const { config } = parseCommandLine(run, ['--kube-api-qps', '500'], {
+    OLMQ_KUBE_API_BURST: '900',
+  });
+  t.equal(config.kubeApiQps, 500);
+  t.equal(config.kubeApiBurst, 900);
+  t.equal(parseCommandLine(run, [], {}).config.kubeApiQps, 200, 'default');
+  const error = t.throws(() => parseCommandLine(run, ['--kube-api-qps', '0'], {}));
+  t.match(String(error), /--kube-api-qps/);
   t.end();
 });
