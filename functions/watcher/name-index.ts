@@ -7,11 +7,18 @@
 // name; a name is removed only after the object's deletion is published. If an entry's
 // publish fails, objects it announced may have landed without their names: once the entry
 // lands again they are published again (`reannounce`), so their triggers run once more.
+//
+// A namespace holding more than `nameIndexLimit` objects of the kind is marked as too many to
+// list instead (readers then scan its keys): republishing a growing list at every new name costs
+// the square of the count.
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { assets, type Backbone } from '../../shared/bus/backbone.js';
 import { readNameIndex } from '../../shared/bus/mirror-read.js';
-import { indexedKey, namesKey } from '../../shared/bus/subjects.js';
+import { indexedKey, namesKey, tooManyNames } from '../../shared/bus/subjects.js';
+
+/** Most names an index entry lists; a namespace with more is marked tooManyNames. */
+export const nameIndexLimit = 256;
 
 /** What the index of one kind in one cluster needs. */
 export interface NameIndexContext {
@@ -25,11 +32,23 @@ export interface NameIndexContext {
 
 interface Entry {
   names: Set<string>;
+  /** False while the names are unknown (an earlier watcher left the entry marked too many). */
+  known: boolean;
+  /** The entry's newest publish marked it tooManyNames. */
+  marked: boolean;
   /** Sequence of the entry's newest publish. */
   seq: number;
   /** Names announced by publishes that failed: published again once the entry lands. */
   unannounced: Set<string>;
 }
+
+const newEntry = (names: Iterable<string> = [], known = true): Entry => ({
+  names: new Set(names),
+  known,
+  marked: !known,
+  seq: 0,
+  unannounced: new Set(),
+});
 
 /** The name index of one kind in one cluster; the active watcher is its only writer. */
 export class NameIndex {
@@ -50,7 +69,7 @@ export class NameIndex {
     const { backbone, cluster, kind } = this.#context;
     for (const [namespace, names] of await readNameIndex(backbone, cluster, kind)) {
       if (!this.#entries.has(namespace))
-        this.#entries.set(namespace, { names: new Set(names), seq: 0, unannounced: new Set() });
+        this.#entries.set(namespace, names === undefined ? newEntry([], false) : newEntry(names));
     }
     await backbone.objects.put(indexedKey(cluster, kind), '{}');
   }
@@ -59,8 +78,7 @@ export class NameIndex {
   add(namespace: string, name: string): void {
     if (namespace === '') return;
     let entry = this.#entries.get(namespace);
-    if (entry === undefined)
-      this.#entries.set(namespace, (entry = { names: new Set(), seq: 0, unannounced: new Set() }));
+    if (entry === undefined) this.#entries.set(namespace, (entry = newEntry()));
     if (entry.names.has(name)) return;
     entry.names.add(name);
     this.#publish(namespace, entry, name);
@@ -85,9 +103,12 @@ export class NameIndex {
     for (const [namespace, entry] of this.#entries) {
       const names = byNamespace.get(namespace) ?? new Set<string>();
       const stale = [...entry.names].filter((n) => !names.has(n));
-      if (stale.length === 0) continue;
+      if (!entry.known) {
+        entry.names = new Set(names);
+        entry.known = true;
+      } else if (stale.length === 0) continue;
       for (const name of stale) entry.names.delete(name);
-      this.#publish(namespace, entry, undefined);
+      this.#publish(namespace, entry, undefined, true);
     }
     for (const [namespace, names] of byNamespace)
       for (const name of names) this.add(namespace, name);
@@ -98,17 +119,24 @@ export class NameIndex {
     clearTimeout(this.#retryTimer);
   }
 
-  #publish(namespace: string, entry: Entry, announced: string | undefined): void {
+  #publish(namespace: string, entry: Entry, announced: string | undefined, again = false): void {
     const { backbone, cluster, kind } = this.#context;
+    if (!entry.known) return; // marked too many, which holds until the names are known
+    const tooMany = entry.names.size > nameIndexLimit;
+    // Marked already: readers scan the namespace, so a new name needs no announcing.
+    if (tooMany && entry.marked && !again) return;
+    entry.marked = tooMany;
     const seq = ++entry.seq;
     const subject = `$KV.${assets.objects}.${namesKey(cluster, kind, namespace)}`;
     let published: Promise<unknown>;
-    if (entry.names.size === 0) {
+    if (tooMany) {
+      published = backbone.pipe.publish(subject, tooManyNames);
+    } else if (entry.names.size === 0) {
       const h = natsHeaders();
       h.set('KV-Operation', 'DEL');
       published = backbone.pipe.publish(subject, undefined, { headers: h });
     } else {
-      published = backbone.pipe.publish(subject, JSON.stringify([...entry.names].sort()));
+      published = backbone.pipe.publish(subject, JSON.stringify([...entry.names]));
     }
     published.then(
       () => {
@@ -145,12 +173,8 @@ export class NameIndex {
       this.#dirty.clear();
       for (const namespace of dirty) {
         let entry = this.#entries.get(namespace);
-        if (entry === undefined)
-          this.#entries.set(
-            namespace,
-            (entry = { names: new Set(), seq: 0, unannounced: new Set() }),
-          );
-        this.#publish(namespace, entry, undefined);
+        if (entry === undefined) this.#entries.set(namespace, (entry = newEntry()));
+        this.#publish(namespace, entry, undefined, true);
       }
     }, this.#retryDelayMs);
   }

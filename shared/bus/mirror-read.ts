@@ -137,21 +137,26 @@ async function indexedNames(
   ]);
   if (!indexed) return undefined;
   if (entry === null || isDeletion(entry.operation) || entry.length === 0) return [];
-  return entry.json<string[]>();
+  const names = entry.json<unknown>();
+  return Array.isArray(names) ? (names as string[]) : undefined; // too many to list: scan
 }
 
-/** Every name index entry of `kind` in `cluster`: namespace → names (for the watcher). */
+/**
+ * Every name index entry of `kind` in `cluster`, for the watcher: namespace → names, or
+ * undefined for a namespace marked as holding too many to list.
+ */
 export async function readNameIndex(
   mirror: MirrorSource,
   cluster: string,
   kind: string,
-): Promise<Map<string, string[]>> {
+): Promise<Map<string, string[] | undefined>> {
   const decoder = new TextDecoder();
-  const out = new Map<string, string[]>();
+  const out = new Map<string, string[] | undefined>();
   for (const { key, value } of await liveEntries(mirror, namesFilter(cluster, kind), true)) {
     const token = key.split('.')[3];
     if (token === undefined || value === undefined || value.length === 0) continue;
-    out.set(decodeToken(token), JSON.parse(decoder.decode(value)) as string[]);
+    const names: unknown = JSON.parse(decoder.decode(value));
+    out.set(decodeToken(token), Array.isArray(names) ? (names as string[]) : undefined);
   }
   return out;
 }

@@ -88,6 +88,12 @@ export function namesKey(cluster: string, kind: string, namespace: string): stri
   return [encodeToken(cluster), namesToken, encodeToken(kind), encodeToken(namespace)].join('.');
 }
 
+/**
+ * The value of a namesKey entry whose namespace holds too many names to list: readers list
+ * that namespace by its keys instead.
+ */
+export const tooManyNames = '{"tooMany":true}';
+
 /** The key whose presence says the watcher keeps namesKey entries for `kind` in `cluster`. */
 export function indexedKey(cluster: string, kind: string): string {
   return [encodeToken(cluster), indexedToken, encodeToken(kind), clusterScope].join('.');

@@ -9,6 +9,7 @@ import { natsServerFor } from '../harness/nats.js';
 import { olmqBin } from '../harness/repo.js';
 import t, { type Test } from 'tap';
 import { startWatcher, type Watcher } from '../../functions/watcher/index.js';
+import { nameIndexLimit } from '../../functions/watcher/name-index.js';
 import { mirroredKinds } from '../../functions/watcher/kinds.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { indexedKey, namesKey, objectKey } from '../../shared/bus/subjects.js';
@@ -243,6 +244,47 @@ t.test(
     await cluster.client.create(subscription('d'));
     await waitFor('a new name after the restart', async () => (await list('default')).length === 1);
     t.same(await names('default'), ['d']);
+  },
+);
+
+t.test(
+  'watcher - a namespace with more objects of a kind than the index lists is marked so, and listed by its keys',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    const watcher = await watcherFor(t, cluster, backbone, 'replica-a');
+    await watcher.synced();
+    await cluster.client.create({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'many' },
+    });
+    const count = nameIndexLimit + 1;
+    const names = Array.from({ length: count }, (_, i) => `s${i}`);
+    for (let i = 0; i < count; i += 32)
+      await Promise.all(
+        names
+          .slice(i, i + 32)
+          .map((name) =>
+            cluster.client.create({ ...subscription(name), metadata: { name, namespace: 'many' } }),
+          ),
+      );
+    const list = async () =>
+      listMirrored<KubeObject>(backbone, {
+        cluster: 'c1',
+        kind: 'Subscription',
+        namespace: 'many',
+      });
+    await waitFor('every object listed', async () => (await list()).length === count);
+    const entry = async () =>
+      (await backbone.objects.get(namesKey('c1', 'Subscription', 'many')))?.json<unknown>();
+    t.same(await entry(), { tooMany: true }, 'the entry says too many, instead of the names');
+
+    for (const name of names.slice(0, 2))
+      await cluster.client.delete({ ...subscriptionRef, namespace: 'many', name });
+    await waitFor('a list again below the limit', async () => Array.isArray(await entry()));
+    t.equal(((await entry()) as string[]).length, count - 2);
+    t.equal((await list()).length, count - 2);
   },
 );
 
