@@ -124,6 +124,10 @@ async function isIndexed(objects: KV, cluster: string, kind: string): Promise<bo
   return true;
 }
 
+// A name index entry's names, or undefined for one marked as holding too many to list.
+const namesIn = (value: unknown): string[] | undefined =>
+  Array.isArray(value) ? (value as string[]) : undefined;
+
 /** The names the watcher's index holds for `kind` in `namespace`, or undefined if unindexed. */
 async function indexedNames(
   objects: KV,
@@ -137,8 +141,7 @@ async function indexedNames(
   ]);
   if (!indexed) return undefined;
   if (entry === null || isDeletion(entry.operation) || entry.length === 0) return [];
-  const names = entry.json<unknown>();
-  return Array.isArray(names) ? (names as string[]) : undefined; // too many to list: scan
+  return namesIn(entry.json<unknown>()); // undefined (too many to list): scan
 }
 
 /**
@@ -155,8 +158,7 @@ export async function readNameIndex(
   for (const { key, value } of await liveEntries(mirror, namesFilter(cluster, kind), true)) {
     const token = key.split('.')[3];
     if (token === undefined || value === undefined || value.length === 0) continue;
-    const names: unknown = JSON.parse(decoder.decode(value));
-    out.set(decodeToken(token), Array.isArray(names) ? (names as string[]) : undefined);
+    out.set(decodeToken(token), namesIn(JSON.parse(decoder.decode(value))));
   }
   return out;
 }
