@@ -3,12 +3,18 @@
 // process, as in production: the devcluster, nats-server, `olmq watcher`, and 1, 2 or 4 replicas
 // of the echo test function (for each ConfigMap x it writes x-echo).
 //
-//   npm run build && node dist/bench/backbone.js [--rate 1000] [--seconds 5] [--replicas 1,2,4]
-//     [--burst 2000] [--concurrency 32]   (concurrency: reconciles in flight per replica)
+//   npm run build && node dist/bench/backbone.js [--rate 1000] [--seconds 5] [--warmup-seconds 2]
+//     [--replicas 1,2,4] [--burst 2000] [--concurrency 32]
+//   (concurrency: reconciles in flight per replica)
 //
 // Prints one JSON object: per replica count, latency p50/p99 at the offered rate and the
 // throughput reached when items are created as fast as possible, each with the CPU time per item
-// of every process (a figure that holds when the machine is shared, unlike the timings).
+// of every process (a figure that holds when the machine is shared, unlike the timings) and the
+// cores the whole machine kept busy (near the core count, the pipeline is CPU-bound).
+//
+// Latency is measured after a warm-up at the same rate: processes that just started run
+// unoptimised code for their first thousands of items, a transient a long-running deployment
+// does not see. The per-second worst latency shows whether a run held steady.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +30,7 @@ const { values } = parseArgs({
   options: {
     rate: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '5' },
+    'warmup-seconds': { type: 'string', default: '2' },
     replicas: { type: 'string', default: '1,2,4' },
     burst: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '32' },
@@ -31,6 +38,7 @@ const { values } = parseArgs({
 });
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
+const warmupSeconds = Number(values['warmup-seconds']);
 const replicaCounts = values.replicas.split(',').map(Number);
 const burst = Number(values.burst);
 const concurrency = Number(values.concurrency);
@@ -68,32 +76,39 @@ async function main(): Promise<void> {
     const results: Record<string, unknown>[] = [];
     const replicas: ChildProcess[] = [];
     // CPU seconds so far of each process of the pipeline (replicas summed), and of this one.
-    const cpu = (): Record<string, number> => {
+    const cpu = (): { wall: number; seconds: Record<string, number> } => {
       const of = (child: ChildProcess): number =>
         child.pid === undefined ? 0 : processStats(child.pid).cpuSeconds;
       const self = process.cpuUsage();
       return {
-        devcluster: of(devcluster),
-        natsServer: processStats(nats.pid).cpuSeconds,
-        watcher: of(watcher),
-        replicas: replicas.reduce((sum, r) => sum + of(r), 0),
-        benchClient: (self.user + self.system) / 1e6,
+        wall: performance.now(),
+        seconds: {
+          devcluster: of(devcluster),
+          natsServer: processStats(nats.pid).cpuSeconds,
+          watcher: of(watcher),
+          replicas: replicas.reduce((sum, r) => sum + of(r), 0),
+          benchClient: (self.user + self.system) / 1e6,
+        },
       };
     };
-    // CPU milliseconds per item of each process between two readings.
+    // CPU milliseconds per item of each process between two readings, and the cores all of them
+    // (this one included) kept busy meanwhile.
     const cpuPerItem = (
-      before: Record<string, number>,
-      after: Record<string, number>,
+      before: ReturnType<typeof cpu>,
+      after: ReturnType<typeof cpu>,
       items: number,
     ): Record<string, number> => {
       const out: Record<string, number> = {};
-      let total = 0;
-      for (const [name, seconds] of Object.entries(after)) {
-        const ms = ((seconds - (before[name] ?? 0)) * 1000) / items;
-        out[name] = Math.round(ms * 100) / 100;
-        if (name !== 'benchClient') total += ms;
+      let pipeline = 0;
+      let all = 0;
+      for (const [name, seconds] of Object.entries(after.seconds)) {
+        const spent = seconds - (before.seconds[name] ?? 0);
+        out[name] = Math.round(((spent * 1000) / items) * 100) / 100;
+        all += spent;
+        if (name !== 'benchClient') pipeline += spent;
       }
-      out['pipelineTotal'] = Math.round(total * 100) / 100;
+      out['pipelineTotal'] = Math.round(((pipeline * 1000) / items) * 100) / 100;
+      out['coresBusy'] = Math.round((all / ((after.wall - before.wall) / 1000)) * 100) / 100;
       return out;
     };
     let serial = 0;
@@ -107,6 +122,20 @@ async function main(): Promise<void> {
       });
       created.set(name, performance.now());
       return name;
+    };
+    // Creates `total` items at the offered rate; resolves with their names once all are created.
+    const offer = async (total: number): Promise<string[]> => {
+      const names: string[] = [];
+      const start = performance.now();
+      const inflight: Promise<void>[] = [];
+      for (let i = 0; i < total; i++) {
+        const due = start + (i * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+        inflight.push(createItem().then((n) => void names.push(n)));
+      }
+      await Promise.all(inflight);
+      return names;
     };
     const waitEchoes = async (names: string[], timeoutMs: number): Promise<void> => {
       const deadline = performance.now() + timeoutMs;
@@ -128,24 +157,23 @@ async function main(): Promise<void> {
         };
         replicas.push(await launch([replicaScript], /^ready$/, env));
       }
-      await waitEchoes([await createItem()], 10_000); // warm-up: everything connected
+      await waitEchoes([await createItem()], 10_000); // everything connected
+      await waitEchoes(await offer(rate * warmupSeconds), 60_000);
 
       // Latency at the offered rate.
-      const names: string[] = [];
       const cpuStart = cpu();
       const start = performance.now();
-      const total = rate * seconds;
-      const inflight: Promise<void>[] = [];
-      for (let i = 0; i < total; i++) {
-        const due = start + (i * 1000) / rate;
-        const wait = due - performance.now();
-        if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-        inflight.push(createItem().then((n) => void names.push(n)));
-      }
-      await Promise.all(inflight);
+      const names = await offer(rate * seconds);
       const offeredSeconds = (performance.now() - start) / 1000;
       await waitEchoes(names, 60_000);
       const cpuOffered = cpuPerItem(cpuStart, cpu(), names.length);
+      // The worst latency of the items offered in each second.
+      const worstPerSecond: number[] = [];
+      for (const n of names) {
+        const second = Math.floor(((created.get(n) ?? start) - start) / 1000);
+        const latency = (seen.get(`${n}-echo`) ?? Number.NaN) - (created.get(n) ?? Number.NaN);
+        worstPerSecond[second] = Math.round(Math.max(worstPerSecond[second] ?? 0, latency));
+      }
       const latencies = names
         .map((n) => (seen.get(`${n}-echo`) ?? Number.NaN) - (created.get(n) ?? Number.NaN))
         .filter((l) => !Number.isNaN(l))
@@ -169,6 +197,7 @@ async function main(): Promise<void> {
       results.push({
         replicas: count,
         offeredRatePerSecond: rate,
+        warmupSeconds,
         achievedOfferRatePerSecond: Math.round(names.length / offeredSeconds),
         items: names.length,
         completed: latencies.length,
@@ -177,6 +206,7 @@ async function main(): Promise<void> {
           p90: Math.round(percentile(latencies, 90) * 10) / 10,
           p99: Math.round(percentile(latencies, 99) * 10) / 10,
           max: Math.round((latencies.at(-1) ?? Number.NaN) * 10) / 10,
+          worstPerSecond,
         },
         cpuMsPerItem: cpuOffered,
         burst: {
