@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startNatsServer } from '../shared/bus/nats-server.js';
+import { echoOfLabel } from '../test/fixtures/echo-function.js';
 import { killAll, launch, launchCluster, processStats, stopAll } from './harness/processes.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -65,10 +66,10 @@ async function main(): Promise<void> {
     // Over the admin client's HTTP/2 connection: this process shares the machine it measures.
     const watch = await client.watch(
       { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' },
-      { labelSelector: 'olm.managed=true' },
+      { labelSelector: echoOfLabel },
       ({ type, object }) => {
         const name = object.metadata.name ?? '';
-        if (type === 'ADDED' && name.endsWith('-echo') && !seen.has(name))
+        if (type === 'ADDED' && !seen.has(name))
           seen.set(name, performance.now());
       },
     );

@@ -100,13 +100,13 @@ export function copyCsvFunction(
   const loadNamespace = async (work: WorkContext, namespace: string): Promise<Snapshot> => {
     const { cluster } = work;
     const [ns, olmConfig, groupList, present] = await Promise.all([
-      getMirrored<{ status?: { phase?: string } }>(backbone.objects, {
+      getMirrored<{ status?: { phase?: string } }>(backbone, {
         cluster,
         kind: 'Namespace',
         namespace: '',
         name: namespace,
       }),
-      getMirrored<OlmConfigObject>(backbone.objects, {
+      getMirrored<OlmConfigObject>(backbone, {
         cluster,
         kind: 'OLMConfig',
         namespace: '',
@@ -155,7 +155,7 @@ export function copyCsvFunction(
         .map(async (copy) => {
           const parentNs = copy.metadata.annotations?.['olm.operatorNamespace'];
           if (parentNs === undefined) return;
-          const parent = await getMirrored<CsvObject>(backbone.objects, {
+          const parent = await getMirrored<CsvObject>(backbone, {
             cluster,
             kind: 'ClusterServiceVersion',
             namespace: parentNs,
@@ -187,7 +187,7 @@ export function copyCsvFunction(
     name: string,
   ): Promise<Snapshot> => {
     const { cluster } = work;
-    const source = await getMirrored<CsvObject>(backbone.objects, {
+    const source = await getMirrored<CsvObject>(backbone, {
       cluster,
       kind: 'ClusterServiceVersion',
       namespace,
@@ -216,7 +216,7 @@ export function copyCsvFunction(
       holding
         .filter((ns) => ns !== namespace && !targetedSet.has(ns))
         .map(async (ns) => {
-          const held = await getMirrored<CsvObject>(backbone.objects, {
+          const held = await getMirrored<CsvObject>(backbone, {
             cluster,
             kind: 'ClusterServiceVersion',
             namespace: ns,
@@ -237,7 +237,7 @@ export function copyCsvFunction(
 
   const loadOlmConfig = async (work: WorkContext): Promise<Snapshot> => {
     const { cluster } = work;
-    const config = await getMirrored<OlmConfigObject>(backbone.objects, {
+    const config = await getMirrored<OlmConfigObject>(backbone, {
       cluster,
       kind: 'OLMConfig',
       namespace: '',

@@ -230,7 +230,7 @@ export function csvFunction(options: {
           const crd =
             mirror === undefined
               ? await client.get({ apiVersion: 'apiextensions.k8s.io/v1', ...ref })
-              : await getMirrored<KubeObject>(mirror.objects, { cluster: work.cluster, ...ref });
+              : await getMirrored<KubeObject>(mirror, { cluster: work.cluster, ...ref });
           if (crd !== undefined) crds.set(name, crd);
         }),
       );

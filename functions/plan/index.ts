@@ -97,7 +97,7 @@ export const createFunction: CreateFunction = async (context) => {
       const namespace = work.key[1] ?? '';
       const client = clientOf(work.cluster);
       const [record, subscriptions, installPlans, csvs] = await Promise.all([
-        getMirrored<ResolutionRecord>(backbone.objects, {
+        getMirrored<ResolutionRecord>(backbone, {
           cluster: work.cluster,
           kind: resolutionKind,
           namespace,

@@ -95,7 +95,7 @@ export function rbacFunction(
       registers: [registry],
     });
   const mirror = <T>(cluster: string, kind: string, namespace: string, name: string) =>
-    getMirrored<T>(backbone.objects, { cluster, kind, namespace, name });
+    getMirrored<T>(backbone, { cluster, kind, namespace, name });
   // Every reconcile reads every group of the cluster (intersections, conflicts): a live view.
   const groups = lazyMirrorView<OperatorGroupObject>(backbone, 'OperatorGroup');
   const groupsOf = (cluster: string, namespace?: string) => groups.list(cluster, namespace);

@@ -178,7 +178,7 @@ export async function loadSnapshot(
         }),
       ),
     ).then((lists) => lists.flat()),
-    getMirrored<ResolutionRecord>(backbone.objects, {
+    getMirrored<ResolutionRecord>(backbone, {
       cluster,
       kind: resolutionKind,
       namespace,

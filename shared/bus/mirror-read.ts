@@ -26,7 +26,7 @@ import {
 } from './subjects.js';
 
 /** What reading the mirror needs of the backbone. */
-export type MirrorSource = Pick<Backbone, 'objects' | 'js' | 'jsm'>;
+export type MirrorSource = Pick<Backbone, 'objects' | 'js' | 'jsm' | 'pipe'>;
 
 /** One mirrored object: its mirror revision and the object as mirrored. */
 export interface Mirrored<T> {
@@ -34,19 +34,32 @@ export interface Mirrored<T> {
   object: T;
 }
 
-/** The mirrored object, or undefined when it is absent (never mirrored or deleted). */
-export async function getMirrored<T>(
-  objects: KV,
-  ref: { cluster: string; kind: string; namespace: string; name: string },
-): Promise<T | undefined> {
-  const entry = await objects.get(objectKey(ref));
-  if (entry === null || entry.operation !== 'PUT' || entry.length === 0) return undefined;
-  return entry.json<T>();
-}
-
 /** The mirror's stream, and the prefix its subjects put before an object key. */
 export const mirrorStream = `KV_${assets.objects}`;
 export const subjectPrefix = `$KV.${assets.objects}.`;
+
+/**
+ * The mirrored object, or undefined when it is absent (never mirrored or deleted). A direct get
+ * through the backbone's pipe: the hot path of most loads, and a third the cost of the KV
+ * client's get, which sets up a timer, a muxed request and an error object per read.
+ */
+export async function getMirrored<T>(
+  mirror: Pick<Backbone, 'pipe'>,
+  ref: { cluster: string; kind: string; namespace: string; name: string },
+): Promise<T | undefined> {
+  const answer = await mirror.pipe.request(
+    `$JS.API.DIRECT.GET.${mirrorStream}.${subjectPrefix}${objectKey(ref)}`,
+  );
+  const status = answer.headers?.code ?? 0;
+  if (status === 404) return undefined;
+  if (status !== 0)
+    throw new Error(
+      `reading ${objectKey(ref)} from the mirror: ${answer.headers?.description ?? status}`,
+    );
+  if (isDeletion(answer.headers?.get('KV-Operation')) || answer.data.length === 0) return undefined;
+  return answer.json<T>();
+}
+
 /** Up to this many matching keys are read one by one; more are scanned. */
 const pointReadLimit = 32;
 
@@ -177,7 +190,7 @@ export async function listMirrored<T>(
     if (names !== undefined) {
       const found: T[] = [];
       for (const object of await Promise.all(
-        names.map((name) => getMirrored<T>(mirror.objects, { cluster, kind, namespace, name })),
+        names.map((name) => getMirrored<T>(mirror, { cluster, kind, namespace, name })),
       ))
         if (object !== undefined) found.push(object);
       return found;

@@ -304,7 +304,7 @@ t.test(
     await waitFor('the echo made by olmq run', () => cluster.client.get(echoRef('via-cli')));
     const metrics = await (await fetch(`${base}/metrics`)).text();
     t.match(metrics, /olmq_work_processed_total\{cluster="c1",function="echo",outcome="success"\}/);
-    t.match(metrics, /olmq_api_requests_total\{cluster="c1",verb="get",code="\d+"\}/);
+    t.match(metrics, /olmq_api_requests_total\{cluster="c1",verb="patch",code="20[01]"\}/);
 
     stop('SIGTERM');
     t.equal(await exit, 0, 'exit code 0 after the drain');

@@ -131,6 +131,37 @@ void t.test('core - a stale resourceVersion is a Conflict', (t) => {
   t.end();
 });
 
+void t.test('core - a resourceVersion in an applied configuration is a precondition', (t) => {
+  const core = setup();
+  const type = core.typeOf('', 'configmaps');
+  const apply = (body: JsonObject) =>
+    core.patch(type, 'default', 'c', 'apply', JSON.stringify(body), {
+      ...systemWrite(),
+      fieldManager: 'm',
+      force: true,
+    });
+  const created = apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } });
+  const rv = String(meta(created)['resourceVersion']);
+  const landed = apply({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', resourceVersion: rv },
+    data: { a: '1' },
+  });
+  t.same(landed['data'], { a: '1' }, 'the current resourceVersion lands');
+  const error = apiError(() =>
+    apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', resourceVersion: rv },
+      data: { a: '2' },
+    }),
+  );
+  t.equal(error.reason, 'Conflict', 'a stale one is refused');
+  t.equal(error.code, 409);
+  t.end();
+});
+
 void t.test('core - an update that changes nothing keeps the resourceVersion', (t) => {
   const core = setup();
   const type = core.typeOf('', 'configmaps');
