@@ -51,12 +51,18 @@ const idleMs = 90_000;
 const answerTimeoutMs = 60_000;
 
 /**
- * While streams are open, the connection is checked this often with a PING, and closed (failing
- * them) if the PING is not answered in pingTimeoutMs, as client-go's HTTP/2 health check does: a
- * watch on a connection that died silently would otherwise wait forever.
+ * While streams are open, the connection is checked every `pingEveryMs` with a PING, and closed
+ * (failing them) if the PING is not answered in `pingTimeoutMs`, as client-go's HTTP/2 health
+ * check does: a watch on a connection that died silently would otherwise wait forever.
  */
-const pingEveryMs = 30_000;
-const pingTimeoutMs = 15_000;
+export interface Http2HealthCheck {
+  /** How often a connection with streams open is checked. */
+  pingEveryMs: number;
+  /** How long a PING may go unanswered before the connection is given up. */
+  pingTimeoutMs: number;
+}
+
+const defaultHealthCheck: Http2HealthCheck = { pingEveryMs: 30_000, pingTimeoutMs: 15_000 };
 
 interface SessionState {
   session: ClientHttp2Session;
@@ -73,6 +79,7 @@ export class Http2Connection {
   constructor(
     private readonly authority: string,
     private readonly tls: SecureClientSessionOptions,
+    private readonly health: Http2HealthCheck = defaultHealthCheck,
   ) {}
 
   request(
@@ -220,6 +227,7 @@ export class Http2Connection {
     const forget = (): void => {
       if (this.state === state) this.state = undefined;
     };
+    const { pingEveryMs, pingTimeoutMs } = this.health;
     const health = setInterval(() => {
       if (state.active === 0 || session.destroyed) return;
       const deadline = setTimeout(

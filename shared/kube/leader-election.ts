@@ -88,6 +88,8 @@ export interface LeaderElectionOptions {
   retryIntervalMs: number;
   /** Asked when the campaign stops: hand the Lease back (default) or let it expire. */
   releaseOnStop?: () => boolean;
+  /** How long a stopping leader tries to hand the Lease back (default 5 s). */
+  releaseTimeoutMs?: number;
 }
 
 /**
@@ -188,6 +190,7 @@ export async function campaign(
     if (signal.aborted && (options.releaseOnStop?.() ?? true)) {
       // Best effort, and bounded: an API server going away at the same time (everything shut
       // down together) must not hold up this shutdown; the lease then expires instead.
+      const releaseTimeoutMs = options.releaseTimeoutMs ?? defaultReleaseTimeoutMs;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         release(client, ref, options.identity, log),
@@ -198,8 +201,8 @@ export async function campaign(
   }
 }
 
-/** How long a stopping leader tries to hand its Lease back. */
-const releaseTimeoutMs = 5_000;
+/** How long a stopping leader tries to hand its Lease back, unless told otherwise. */
+const defaultReleaseTimeoutMs = 5_000;
 
 // On a clean shutdown the leader hands the Lease back (no holder), so a standby takes over at
 // its next check instead of waiting for the lease to expire.
