@@ -69,8 +69,7 @@ async function main(): Promise<void> {
       { labelSelector: echoOfLabel },
       ({ type, object }) => {
         const name = object.metadata.name ?? '';
-        if (type === 'ADDED' && !seen.has(name))
-          seen.set(name, performance.now());
+        if (type === 'ADDED' && !seen.has(name)) seen.set(name, performance.now());
       },
     );
 
