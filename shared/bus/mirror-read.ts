@@ -13,8 +13,9 @@
 // before the object's first put and removes it after the deletion, so the index never misses
 // an object a reconcile was triggered by; names of objects not (or no longer) there are skipped.
 import { DeliverPolicy } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
+import type { Msg } from '@nats-io/transport-node';
 import { assets, type Backbone } from './backbone.js';
+import type { BusPipe } from './pipe.js';
 import {
   clusterScope,
   decodeToken,
@@ -26,7 +27,7 @@ import {
 } from './subjects.js';
 
 /** What reading the mirror needs of the backbone. */
-export type MirrorSource = Pick<Backbone, 'objects' | 'js' | 'jsm' | 'pipe'>;
+export type MirrorSource = Pick<Backbone, 'js' | 'jsm' | 'pipe'>;
 
 /** One mirrored object: its mirror revision and the object as mirrored. */
 export interface Mirrored<T> {
@@ -38,26 +39,40 @@ export interface Mirrored<T> {
 export const mirrorStream = `KV_${assets.objects}`;
 export const subjectPrefix = `$KV.${assets.objects}.`;
 
+/** A mirror entry could not be read (not absent: the read itself failed). */
+export class MirrorReadError extends Error {
+  constructor(
+    readonly key: string,
+    reason: string,
+  ) {
+    super(`reading ${key} from the mirror: ${reason}`);
+    this.name = 'MirrorReadError';
+  }
+}
+
 /**
- * The mirrored object, or undefined when it is absent (never mirrored or deleted). A direct get
- * through the backbone's pipe: the hot path of most loads, and a third the cost of the KV
- * client's get, which sets up a timer, a muxed request and an error object per read.
+ * The value of a live mirror entry, or undefined when the key is absent, deleted or empty. A
+ * direct get through the backbone's pipe: the hot path of most loads, and a third the cost of
+ * the KV client's get, which sets up a timer, a muxed request and an error object per read.
  */
-export async function getMirrored<T>(
-  mirror: Pick<Backbone, 'pipe'>,
-  ref: { cluster: string; kind: string; namespace: string; name: string },
-): Promise<T | undefined> {
+async function readEntry(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<Msg | undefined> {
   const answer = await mirror.pipe.request(
-    `$JS.API.DIRECT.GET.${mirrorStream}.${subjectPrefix}${objectKey(ref)}`,
+    `$JS.API.DIRECT.GET.${mirrorStream}.${subjectPrefix}${key}`,
   );
   const status = answer.headers?.code ?? 0;
   if (status === 404) return undefined;
   if (status !== 0)
-    throw new Error(
-      `reading ${objectKey(ref)} from the mirror: ${answer.headers?.description ?? status}`,
-    );
+    throw new MirrorReadError(key, answer.headers?.description ?? `status ${status}`);
   if (isDeletion(answer.headers?.get('KV-Operation')) || answer.data.length === 0) return undefined;
-  return answer.json<T>();
+  return answer;
+}
+
+/** The mirrored object, or undefined when it is absent (never mirrored or deleted). */
+export async function getMirrored<T>(
+  mirror: Pick<Backbone, 'pipe'>,
+  ref: { cluster: string; kind: string; namespace: string; name: string },
+): Promise<T | undefined> {
+  return (await readEntry(mirror, objectKey(ref)))?.json<T>();
 }
 
 /** Up to this many matching keys are read one by one; more are scanned. */
@@ -85,12 +100,11 @@ async function liveEntries(
   const keys = Object.keys(info.state.subjects ?? {}).map((s) => s.slice(subjectPrefix.length));
   if (keys.length === 0) return [];
   if (keys.length <= pointReadLimit) {
-    const entries = await Promise.all(keys.map((key) => mirror.objects.get(key)));
-    return entries.flatMap((entry) =>
-      entry === null || isDeletion(entry.operation) || entry.length === 0
-        ? []
-        : [{ key: entry.key, value: withValues ? entry.value : undefined }],
-    );
+    const entries = await Promise.all(keys.map((key) => readEntry(mirror, key)));
+    return keys.flatMap((key, i) => {
+      const entry = entries[i];
+      return entry === undefined ? [] : [{ key, value: withValues ? entry.data : undefined }];
+    });
   }
   const remaining = new Set(keys);
   const live = new Map<string, Uint8Array | undefined>();
@@ -122,17 +136,16 @@ export async function mirroredKeys(mirror: MirrorSource, filter: string): Promis
   return (await liveEntries(mirror, filter, false)).map((entry) => entry.key);
 }
 
-// Buckets (by handle) and `cluster.kind` pairs whose index is known to be kept: the watcher
-// never stops keeping one, so a kind found indexed needs no second look.
-const indexedKinds = new WeakMap<KV, Set<string>>();
+// Pipes (by handle) and `cluster.kind` pairs whose index is known to be kept: the watcher never
+// stops keeping one, so a kind found indexed needs no second look.
+const indexedKinds = new WeakMap<BusPipe, Set<string>>();
 
-async function isIndexed(objects: KV, cluster: string, kind: string): Promise<boolean> {
+async function isIndexed(mirror: MirrorSource, cluster: string, kind: string): Promise<boolean> {
   const key = indexedKey(cluster, kind);
-  let known = indexedKinds.get(objects);
+  let known = indexedKinds.get(mirror.pipe);
   if (known?.has(key) === true) return true;
-  const entry = await objects.get(key);
-  if (entry === null || isDeletion(entry.operation)) return false;
-  if (known === undefined) indexedKinds.set(objects, (known = new Set()));
+  if ((await readEntry(mirror, key)) === undefined) return false;
+  if (known === undefined) indexedKinds.set(mirror.pipe, (known = new Set()));
   known.add(key);
   return true;
 }
@@ -143,17 +156,17 @@ const namesIn = (value: unknown): string[] | undefined =>
 
 /** The names the watcher's index holds for `kind` in `namespace`, or undefined if unindexed. */
 async function indexedNames(
-  objects: KV,
+  mirror: MirrorSource,
   cluster: string,
   kind: string,
   namespace: string,
 ): Promise<string[] | undefined> {
   const [entry, indexed] = await Promise.all([
-    objects.get(namesKey(cluster, kind, namespace)),
-    isIndexed(objects, cluster, kind),
+    readEntry(mirror, namesKey(cluster, kind, namespace)),
+    isIndexed(mirror, cluster, kind),
   ]);
   if (!indexed) return undefined;
-  if (entry === null || isDeletion(entry.operation) || entry.length === 0) return [];
+  if (entry === undefined) return [];
   return namesIn(entry.json<unknown>()); // undefined (too many to list): scan
 }
 
@@ -186,7 +199,7 @@ export async function listMirrored<T>(
 ): Promise<T[]> {
   if (query.namespace !== undefined && query.namespace !== '' && query.name === undefined) {
     const { cluster, kind, namespace } = query;
-    const names = await indexedNames(mirror.objects, cluster, kind, namespace);
+    const names = await indexedNames(mirror, cluster, kind, namespace);
     if (names !== undefined) {
       const found: T[] = [];
       for (const object of await Promise.all(

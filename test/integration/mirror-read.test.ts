@@ -2,7 +2,12 @@
 // reads (few keys) and by scan (many), and live views of a kind.
 import t from 'tap';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { listMirrored, mirroredKeys, namespacesWith } from '../../shared/bus/mirror-read.js';
+import {
+  getMirrored,
+  listMirrored,
+  mirroredKeys,
+  namespacesWith,
+} from '../../shared/bus/mirror-read.js';
 import { lazyMirrorView, openMirrorView } from '../../shared/bus/mirror-view.js';
 import { objectKey } from '../../shared/bus/subjects.js';
 import { backboneFor } from '../harness/backbone.js';
@@ -25,6 +30,17 @@ async function putGroup(backbone: Backbone, namespace: string, name: string, n: 
 }
 
 const names = (groups: Group[]): string[] => groups.map((g) => g.metadata.name).sort();
+
+t.test('mirror read - an object by key: its latest value, or nothing once deleted', async (t) => {
+  const backbone = await backboneFor(t);
+  await putGroup(backbone, 'ns', 'og', 1);
+  await putGroup(backbone, 'ns', 'og', 2);
+  await putGroup(backbone, 'ns', 'gone', 1);
+  await backbone.objects.delete(objectKey(ref('ns', 'gone')));
+  t.equal((await getMirrored<Group>(backbone, ref('ns', 'og')))?.spec.n, 2, 'the latest value');
+  t.equal(await getMirrored(backbone, ref('ns', 'gone')), undefined, 'a deleted object');
+  t.equal(await getMirrored(backbone, ref('ns', 'never')), undefined, 'a key never written');
+});
 
 t.test('mirror read - listings by point reads and by scan skip deleted objects', async (t) => {
   const backbone = await backboneFor(t);
