@@ -17,6 +17,7 @@ import { startWatcher } from '../functions/watcher/index.js';
 import { mirroredKinds } from '../functions/watcher/kinds.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer } from '../shared/bus/nats-server.js';
+import { unansweredSuffix } from '../shared/bus/pipe.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { ensureOlmApi } from '../shared/kube/olm-api.js';
 import { startFunction } from '../shared/runtime/function-runner.js';
@@ -56,7 +57,8 @@ interface Protocol {
 }
 
 // Counts what `nc` sends: requests (a message with a reply subject: a round trip) and messages
-// without one (acks, and the pulls of consumers, counted apart). It wraps the connection's
+// without one or whose answer nobody reads (acks, lease releases; the pulls of consumers are
+// counted apart). It wraps the connection's
 // protocol handler (internal to nats.js) because acks bypass the connection's publish.
 function tally(nc: NatsConnection): { requests: Tally; publishes: Tally } {
   const requests: Tally = new Map();
@@ -66,7 +68,8 @@ function tally(nc: NatsConnection): { requests: Tally; publishes: Tally } {
   const publish = protocol.publish.bind(protocol);
   protocol.publish = (subject, payload, options) => {
     const key = purpose(subject, options?.headers?.get('KV-Operation'));
-    add(options?.reply !== undefined && key !== 'pull' ? requests : publishes, key);
+    const answered = options?.reply !== undefined && !options.reply.endsWith(unansweredSuffix);
+    add(answered && key !== 'pull' ? requests : publishes, key);
     publish(subject, payload, options);
   };
   return { requests, publishes };
@@ -164,7 +167,7 @@ async function main(): Promise<void> {
     metadata: { name, namespace: 'default', labels: { 'olm.managed': 'true' } },
     data: { value },
   });
-  const leaseReleases = (): number => fnTally.requests.get('lease release') ?? 0;
+  const leaseReleases = (): number => fnTally.publishes.get('lease release') ?? 0;
 
   // Each phase: snapshot counters, run items one at a time, wait for quiescence, diff.
   const phase = async (

@@ -71,9 +71,13 @@ interface Waiting {
 
 const decoder = new TextDecoder();
 
+/** The end of the reply subject of a request sent with sendRequest, whose answer nobody reads. */
+export const unansweredSuffix = '-unanswered';
+
 /** Requests and one-way messages of one connection, batched per event-loop turn. */
 export class BusPipe {
   private readonly inbox: string;
+  private readonly unanswered: string;
   private readonly waiting = new Map<string, Waiting>();
   private serial = 0;
   private queue: (() => void)[] = [];
@@ -86,6 +90,8 @@ export class BusPipe {
     private readonly timeoutMs = 5_000,
   ) {
     this.inbox = createInbox();
+    // Not matched by the inbox's wildcard subscription below.
+    this.unanswered = `${this.inbox}${unansweredSuffix}`;
     nc.subscribe(`${this.inbox}.*`, {
       callback: (error, msg) => {
         if (error === null) this.answer(msg);
@@ -150,6 +156,21 @@ export class BusPipe {
     this.later(() => {
       try {
         this.nc.publish(subject, payload);
+      } catch {
+        // Closed connection: like a message lost on the way, which no caller relies on.
+      }
+    });
+  }
+
+  /**
+   * Sends a request whose answer nobody needs (e.g. a JetStream API call made best effort), with
+   * this turn's others. The service still needs a subject to answer to; this one has no
+   * subscriber, so the answer costs this connection nothing.
+   */
+  sendRequest(subject: string, payload?: string | Uint8Array): void {
+    this.later(() => {
+      try {
+        this.nc.publish(subject, payload, { reply: this.unanswered });
       } catch {
         // Closed connection: like a message lost on the way, which no caller relies on.
       }

@@ -5,11 +5,12 @@
 //    change feed maps each change to work keys (an object, a namespace, an OperatorGroup...)
 //    and publishes one work item per key to OLMQ_WORK. The stream keeps one pending item per
 //    key, so a burst of changes coalesces into one item.
-// 2. Work: replicas share one durable pull consumer per function. Before working a key a
+// 2. Work: replicas share one durable pull consumer per function. Before deciding on a key a
 //    replica creates its lease in olmq_leases (create fails while another replica holds it;
 //    the item is then redelivered shortly). The lease is renewed while working and expires
 //    with its TTL if the replica dies.
-// 3. Reconcile: load a snapshot, decide (pure), apply the writes. A StaleDecisionError
+// 3. Reconcile: load a snapshot (the first one while the lease is taken), decide (pure), apply
+//    the writes. A StaleDecisionError
 //    (write conflict) means "re-read and decide again", immediately. Success acks the item,
 //    or holds it back for `requeueAfterMs` when the decision asks to look again later.
 // 4. Failure: the key's consecutive failures are counted in olmq_attempts; the item is
@@ -451,17 +452,26 @@ export class FunctionHost<Snapshot, Writes> {
       ? readAttempts(attempts, leaseKey)
       : Promise.resolve(noFailures);
     attemptsRead.catch(() => undefined); // awaited below, unless contended
+    const abort = new AbortController();
+    const log = this.log.child({ cluster, key: key.join('/') });
+    const context: WorkContext = { cluster, key, failures: 0, log, signal: abort.signal };
+    // The first snapshot is read while the lease is taken, in the same round trip. That is as
+    // safe as reading after it: the item arrived after the change it names was mirrored, so the
+    // read shows at least that; and the mirror may lag the previous holder's last writes either
+    // way, which the writes' preconditions catch.
+    const firstSnapshot = this.definition.load(context);
+    firstSnapshot.catch(() => undefined); // awaited below, unless contended
     let leaseRevision: number;
     try {
       leaseRevision = await this.createLease(leaseKey);
     } catch {
+      abort.abort();
       this.metrics.leaseContended.inc(labels);
       this.log.debug({ cluster, key: key.join('/') }, 'key busy; retrying shortly');
       this.settle(() => m.nak(this.options.contentionDelayMs));
       return;
     }
 
-    const abort = new AbortController();
     const onStop = (): void => abort.abort();
     this.stopping.signal.addEventListener('abort', onStop);
     let renewing = Promise.resolve();
@@ -476,15 +486,13 @@ export class FunctionHost<Snapshot, Writes> {
       Math.max(100, Math.floor(this.backbone.options.leaseTtlMs / 3)),
     );
 
-    const log = this.log.child({ cluster, key: key.join('/') });
-    const context: WorkContext = { cluster, key, failures: 0, log, signal: abort.signal };
     let record: AttemptRecord = { failures: 0, lastError: '' };
     const stopTimer = this.metrics.reconcileDuration.startTimer(labels);
     try {
       // Every NATS call may time out (a restarting server): any error lands in the failure path.
       record = await attemptsRead;
       context.failures = record.failures;
-      let decision = await this.decideAndApply(context, labels);
+      let decision = await this.decideAndApply(context, labels, firstSnapshot);
       for (let pass = 1; decision.again === true && pass < this.options.maxPasses; pass++)
         decision = await this.decideAndApply(context, labels);
       // Still progressing after maxPasses: come back soon rather than spin here.
@@ -539,30 +547,30 @@ export class FunctionHost<Snapshot, Writes> {
     }
   }
 
-  // Removes our lease entry by its sequence, without waiting for the answer: the item is settled,
-  // so nothing depends on it. Deleting the message (rather than a KV delete, which leaves a
-  // delete marker) keeps the key empty, so the next lease on it is one create, not a failed
-  // create, a read and an update. By sequence, it can only ever remove our own lease: after a
-  // takeover the entry has another sequence and the delete finds nothing.
+  // Removes our lease entry by its sequence, and nobody reads the answer: the item is settled,
+  // so nothing depends on it, and if NATS is unreachable the TTL frees the lease. Deleting the
+  // message (rather than a KV delete, which leaves a delete marker) keeps the key empty, so the
+  // next lease on it is one create, not a failed create, a read and an update. By sequence, it
+  // can only ever remove our own lease: after a takeover the entry has another sequence and the
+  // delete finds nothing.
   private releaseLease(revision: number): void {
-    this.backbone.pipe
-      .request(
-        `$JS.API.STREAM.MSG.DELETE.KV_${assets.leases}`,
-        JSON.stringify({ seq: revision, no_erase: true }),
-      )
-      .catch((error: unknown) => {
-        // NATS unreachable: the TTL frees it. (A lease already gone is answered with an error
-        // body, which nobody needs to read.)
-        this.log.debug({ err: error, revision }, 'lease release failed; it expires with its TTL');
-      });
+    this.backbone.pipe.sendRequest(
+      `$JS.API.STREAM.MSG.DELETE.KV_${assets.leases}`,
+      JSON.stringify({ seq: revision, no_erase: true }),
+    );
   }
 
   private async decideAndApply(
     context: WorkContext,
     labels: { cluster: string; function: string },
+    firstSnapshot?: Promise<Snapshot>,
   ): Promise<Decision<Writes>> {
     for (let round = 0; ; round++) {
-      const decision = this.definition.decide(await this.definition.load(context));
+      const snapshot =
+        round === 0 && firstSnapshot !== undefined
+          ? await firstSnapshot
+          : await this.definition.load(context);
+      const decision = this.definition.decide(snapshot);
       try {
         await this.definition.apply(decision.writes, context);
         return decision;

@@ -67,6 +67,31 @@ t.test('bus pipe - one-way messages and actions run in the order given', async (
   t.same(seen, ['order.1', 'order.2', 'order.3']);
 });
 
+t.test(
+  'bus pipe - a request sent for its effect alone is served; its answer never comes back',
+  async (t) => {
+    const server = await natsServerFor(t);
+    const nc = await connected(t, server.url);
+    const service = await connected(t, server.url);
+    const pipe = new BusPipe(nc);
+    const replies: string[] = [];
+    service.subscribe('svc', {
+      callback: (_error, msg) => {
+        replies.push(msg.reply ?? '');
+        msg.respond('answer');
+      },
+    });
+    await service.flush();
+    const before = nc.stats().inMsgs;
+    pipe.sendRequest('svc', 'x');
+    await waitFor('the request served', () => replies.length === 1);
+    t.not(replies[0], '', 'the service is given a subject to answer to');
+    await service.flush(); // the answer has reached the server
+    await nc.flush(); // anything the server had for this connection has arrived
+    t.equal(nc.stats().inMsgs, before, 'no answer is delivered to the sender');
+  },
+);
+
 t.test('bus pipe - a request nobody serves fails as no responders', async (t) => {
   const server = await natsServerFor(t);
   const pipe = new BusPipe(await connected(t, server.url));
