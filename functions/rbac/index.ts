@@ -13,6 +13,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Counter, type Registry } from 'prom-client';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
+import type { ObjectPart } from '../../shared/bus/object-parts.js';
 import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
 import { workSubject, type WorkKey } from '../../shared/bus/subjects.js';
 import { OlmAnnotation, OlmLabel, OlmLabelPrefix } from '../../shared/api/codes.js';
@@ -67,6 +68,10 @@ interface Writes {
 }
 
 const rbac = 'rbac.authorization.k8s.io/v1';
+
+// What the roles of an operator's own CSV follow: what it provides and asks for, and its phase;
+// not its conditions.
+const csvParts: readonly ObjectPart[] = ['metadata', 'spec', 'status.phase', 'status.reason'];
 
 // Groups that are all global: their operators' copies get no tenant RBAC.
 const onlyGlobal = (groups: readonly OperatorGroupObject[]): boolean =>
@@ -388,20 +393,21 @@ export function rbacFunction(
       { kind: 'Namespace', workKeys: (c) => [['namespace', c.ref.name]] },
       {
         kind: 'ClusterServiceVersion',
-        // Roles follow what a CSV provides and asks for, and its phase; not its conditions.
-        parts: ['metadata', 'spec', 'status.phase', 'status.reason'],
+        // No trigger-wide parts: they would hide copies (below).
         workKeys: async (c) => {
           const csv = c.object as CsvObject | undefined;
-          // A copy matters here for its uid (tenant RBAC is owned by it): look when it appears
-          // (seen first, which a list may show already Copied) or is not Copied, unless it comes
-          // from a global group, whose operators get no tenant RBAC (at 10,000 namespaces, that
-          // is 5 reconciles a namespace saved per global operator).
+          // A copy matters here for its uid (tenant RBAC is owned by it), so any change of one
+          // looks at its namespace. Not only its appearance: the mirror keeps one message per
+          // object, so a trigger behind the watcher may get a new copy's latest version only,
+          // already Copied and naming just its status as changed. Copies of global groups'
+          // operators get no tenant RBAC (at 10,000 namespaces, that is 5 reconciles a
+          // namespace saved per global operator).
           if (csv !== undefined && isCopy(csv)) {
-            if (!c.firstSight && csv.status?.reason === 'Copied') return [];
             const from = csv.metadata.labels?.[OlmLabel.CopiedFrom];
             if (from !== undefined && onlyGlobal(await groupsOf(c.ref.cluster, from))) return [];
             return [['namespace', c.ref.namespace]];
           }
+          if (!c.touches(csvParts)) return [];
           return [
             ['csv', c.ref.namespace, c.ref.name],
             ['groups', c.ref.namespace],

@@ -43,12 +43,14 @@ export interface ObjectChange {
   /** The object as mirrored (parsed JSON), or undefined when it was deleted. */
   object: unknown;
   /**
-   * Whether the watcher saw the object for the first time (a creation, a first list after it
-   * started) or cannot say what changed (a retried publish). A trigger that must not miss an
-   * object appearing keys on this, not on how a new object looks: a list can show it already
-   * past its first writes.
+   * Whether the change may concern any of `parts`, judged as Trigger.parts is: from the parts
+   * the watcher named as changed since the key's previous message (all of them when it named
+   * none, and for a deletion). The same caveat holds: the mirror keeps one message per key, so
+   * a consumer behind the watcher sees an object's latest message only, and what that message
+   * names is relative to one this consumer may never have seen. A change that must not be
+   * missed (an object appearing, say) cannot be told from it: look at the object itself.
    */
-  firstSight: boolean;
+  touches(parts: readonly ObjectPart[]): boolean;
 }
 
 /** Which changes start work for a function, and which keys they concern. */
@@ -59,7 +61,11 @@ export interface Trigger {
   workKeys(change: ObjectChange): readonly WorkKey[] | Promise<readonly WorkKey[]>;
   /**
    * The parts of the object the function reads, when not all: a change the watcher reports as
-   * touching none of them starts no work (creations and deletions always do).
+   * touching none of them starts no work (creations and deletions always do). The parts are
+   * named relative to the key's previous message, which a consumer behind the watcher may not
+   * have seen (the mirror keeps one message per key): a change to these parts followed at once
+   * by a change to others can go unnoticed, and an object appearing always can. Triggers that
+   * must not miss an object's appearance filter in workKeys instead (ObjectChange.touches).
    */
   parts?: readonly ObjectPart[];
 }
@@ -329,16 +335,13 @@ export class FunctionHost<Snapshot, Writes> {
         const ref = parseObjectKey(m.subject.slice(prefix.length));
         const operation = m.headers?.get('KV-Operation') ?? '';
         const deleted = operation === 'DEL' || operation === 'PURGE';
-        if (
-          !deleted &&
-          trigger.parts !== undefined &&
-          !touchesParts(
-            m.headers?.has(changedPartsHeader) === true
-              ? m.headers.get(changedPartsHeader)
-              : undefined,
-            trigger.parts,
-          )
-        ) {
+        const changed =
+          m.headers?.has(changedPartsHeader) === true
+            ? m.headers.get(changedPartsHeader)
+            : undefined;
+        const touches = (parts: readonly ObjectPart[]): boolean =>
+          deleted || touchesParts(changed, parts);
+        if (trigger.parts !== undefined && !touches(trigger.parts)) {
           this.settle(() => m.ack());
           return;
         }
@@ -346,7 +349,7 @@ export class FunctionHost<Snapshot, Writes> {
         let parsed: { object: unknown } | undefined;
         const keys = await trigger.workKeys({
           ref,
-          firstSight: !deleted && m.headers?.has(changedPartsHeader) !== true,
+          touches,
           get object() {
             parsed ??= { object: deleted ? undefined : m.json<unknown>() };
             return parsed.object;

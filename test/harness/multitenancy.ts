@@ -6,14 +6,14 @@ import { Registry } from 'prom-client';
 import type { Test } from 'tap';
 import { copyCsvFunction } from '../../functions/copy-csv/index.js';
 import { rbacFunction } from '../../functions/rbac/index.js';
-import type { Backbone } from '../../shared/bus/backbone.js';
+import { assets, type Backbone } from '../../shared/bus/backbone.js';
 import {
   buildCatalogIndex,
   decodeBundleManifests,
   readCatalogDirectory,
 } from '../../shared/catalog/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
-import { FunctionHost } from '../../shared/runtime/function-host.js';
+import { FunctionHost, type FunctionDefinition } from '../../shared/runtime/function-host.js';
 import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
 import { backboneFor, clusterFor } from './backbone.js';
 import type { ClusterFixture } from './devcluster.js';
@@ -30,6 +30,18 @@ export interface Multitenancy {
   registry: Registry;
   /** Log lines of both functions (JSON, parsed). */
   lines: Record<string, unknown>[];
+  /** The two hosted functions, which a test may stop and start again. */
+  hosts: { rbac: HostedFunction; copyCsv: HostedFunction };
+}
+
+/** A function the fixture hosts. */
+export interface HostedFunction {
+  /** Stops its host (its durable consumers stay, and keep collecting work and changes). */
+  stop(): Promise<void>;
+  /** Starts a new host of it, resuming from its consumers' positions. */
+  start(): Promise<void>;
+  /** Whether none of its consumers holds anything undelivered or unacknowledged. */
+  idle(): Promise<boolean>;
 }
 
 /** Starts cluster, NATS, watcher, rbac and copy-csv; all stopped at t's teardown. */
@@ -50,27 +62,42 @@ export async function startMultitenancy(t: Test): Promise<Multitenancy> {
   const clients = new Map([['c1', client]]);
   const metrics = createFunctionMetrics(registry);
   const hostOptions = { baseBackoffMs: 50, contentionDelayMs: 20, concurrency: 8 };
-  const hosts = [
-    new FunctionHost(
-      backbone,
-      rbacFunction(backbone, clients, registry),
-      log,
-      metrics,
-      hostOptions,
-    ),
-    new FunctionHost(
-      backbone,
-      copyCsvFunction(backbone, clients, registry),
-      log,
-      metrics,
-      hostOptions,
-    ),
-  ];
-  for (const host of hosts) {
-    await host.start();
-    t.teardown(() => host.stop(1_000));
-  }
-  return { fixture, client, backbone, registry, lines };
+  const hosted = <S, W>(definition: FunctionDefinition<S, W>): HostedFunction => {
+    let host: FunctionHost<S, W> | undefined;
+    const consumers = [
+      { stream: assets.workStream, name: `${definition.name}-work` },
+      ...definition.triggers.map((trigger) => ({
+        stream: `KV_${assets.objects}`,
+        name: `${definition.name}-trigger-${trigger.kind}`,
+      })),
+    ];
+    t.teardown(() => host?.stop(1_000));
+    return {
+      async stop() {
+        await host?.stop(1_000);
+        host = undefined;
+      },
+      async start() {
+        if (host !== undefined) throw new Error(`${definition.name} is running already`);
+        host = new FunctionHost(backbone, definition, log, metrics, hostOptions);
+        await host.start();
+      },
+      async idle() {
+        for (const { stream, name } of consumers) {
+          const info = await backbone.jsm.consumers.info(stream, name);
+          if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
+        }
+        return true;
+      },
+    };
+  };
+  const hosts = {
+    rbac: hosted(rbacFunction(backbone, clients, registry)),
+    copyCsv: hosted(copyCsvFunction(backbone, clients, registry)),
+  };
+  await hosts.rbac.start();
+  await hosts.copyCsv.start();
+  return { fixture, client, backbone, registry, lines, hosts };
 }
 
 const bundleCache = new Map<string, KubeObject>();

@@ -10,9 +10,10 @@ import {
   waitForObject,
 } from '../harness/multitenancy.js';
 import { waitFor } from '../harness/wait.js';
+import { getMirrored } from '../../shared/bus/mirror-read.js';
 
 type Csv = KubeObject & {
-  status?: { phase?: string; reason?: string; message?: string };
+  status?: { phase?: string; reason?: string; message?: string; lastUpdateTime?: string };
   spec?: Record<string, unknown>;
 };
 const csvRef = (namespace: string, name: string) => ({
@@ -213,6 +214,70 @@ t.test(
       (r) => r === undefined,
     );
     t.ok(await client.get(csvRef('a', name)), 'the copy in a stays');
+  },
+);
+
+t.test(
+  'copy-csv - a copy the rbac function sees only as its latest, Copied version still gets its tenant Roles (a lagging trigger saw no creation and made none)',
+  async (t) => {
+    const { client, backbone, hosts } = await startMultitenancy(t);
+    for (const ns of ['operators', 'a']) await createNamespace(client, ns);
+    await createOperatorGroup(client, 'operators', 'og', { targetNamespaces: ['a'] });
+    await waitForObject(client, 'group status', ogRef('operators', 'og'), hasStatus);
+    // No copy yet: rbac annotates the operator's CSV and handles its Roles, then settles.
+    await hosts.copyCsv.stop();
+    const source = await installCsv(
+      client,
+      await bundleCsv('prometheus', 'prometheusoperator.0.22.2'),
+      'operators',
+    );
+    await createPermissionRbac(client, source);
+    const name = source.metadata.name ?? '';
+    const mirrored = <T extends KubeObject>(kind: string, namespace: string, objectName: string) =>
+      getMirrored<T>(backbone, { cluster: 'c1', kind, namespace, name: objectName });
+    await waitFor('rbac settled on the annotated CSV and its Roles', async () => {
+      const csv = await mirrored<Csv>('ClusterServiceVersion', 'operators', name);
+      if (csv?.metadata.annotations?.['olm.targetNamespaces'] !== 'a') return false;
+      for (const kind of ['Role', 'RoleBinding'])
+        for (const suffix of ['-0', '-1'])
+          if ((await mirrored(kind, 'operators', `${name}${suffix}`)) === undefined) return false;
+      return hosts.rbac.idle();
+    });
+    // With rbac away, the copy is created, written Copied, then given the parent's new
+    // lastUpdateTime: the mirror keeps only the last, which names just that as changed.
+    await hosts.rbac.stop();
+    await hosts.copyCsv.start();
+    await waitForObject<Csv>(
+      client,
+      'copy in a',
+      csvRef('a', name),
+      (c) => c?.status?.reason === 'Copied',
+    );
+    const parent = await client.get<Csv>(csvRef('operators', name));
+    const lastUpdateTime = '2001-01-01T00:00:00Z';
+    await client.updateStatus({
+      ...parent,
+      status: { ...parent?.status, lastUpdateTime },
+    } as KubeObject);
+    const copy = await waitFor('the copy in a mirrored with the new time', async () => {
+      const c = await mirrored<Csv>('ClusterServiceVersion', 'a', name);
+      return c?.status?.reason === 'Copied' && c.status.lastUpdateTime === lastUpdateTime
+        ? c
+        : undefined;
+    });
+    await hosts.rbac.start();
+    const role = await waitForObject(
+      client,
+      'tenant Role in a',
+      {
+        kind: 'Role',
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        namespace: 'a',
+        name: `${name}-0`,
+      },
+      (r) => r !== undefined,
+    );
+    t.equal(role?.metadata.ownerReferences?.[0]?.uid, copy.metadata.uid, 'owned by the copy');
   },
 );
 
