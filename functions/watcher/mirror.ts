@@ -9,11 +9,7 @@ import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { assets, type Backbone } from '../../shared/bus/backbone.js';
 import { mirroredKeys } from '../../shared/bus/mirror-read.js';
-import {
-  changedParts,
-  changedPartsHeader,
-  serializeByParts,
-} from '../../shared/bus/object-parts.js';
+import { partsHeader, serializeByParts } from '../../shared/bus/object-parts.js';
 import { objectKey } from '../../shared/bus/subjects.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { Informer } from '../../shared/kube/informer.js';
@@ -60,21 +56,19 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   // Publishes are pipelined on one connection (so they land in event order). A failed one (NATS
   // down or restarting) is remembered as the key's latest intent and retried until it lands;
   // an older failure never overwrites a newer intent, so the mirror cannot regress.
-  // Each put names the parts that changed since the previous put of the key (object-parts.ts).
-  // After a failure that is unknown for the key: the retry (of its newest intent) names none,
-  // so every trigger sees it, and so does the key's next put.
+  // Each put carries the signature of the object's parts (object-parts.ts), retries too: it
+  // describes the content, not a change.
   type Intent = {
     operation: 'put' | 'delete';
     object: KubeObject;
     seq: number;
     json?: string;
-    changed?: string;
+    signature?: string;
     /** Sent again: after a failed publish, or after its name index entry failed. */
     retry?: '#retry' | '#indexed';
   };
   let seq = 0;
   const latest = new Map<string, Intent>();
-  const signatures = new Map<string, string>();
   const pending = new Map<string, Intent>();
   let retryTimer: NodeJS.Timeout | undefined;
   let retryDelayMs = 100;
@@ -86,8 +80,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     let published: Promise<unknown>;
     if (intent.operation === 'put') {
       const h = natsHeaders();
-      if (intent.changed !== undefined && intent.retry === undefined)
-        h.set(changedPartsHeader, intent.changed);
+      if (intent.signature !== undefined) h.set(partsHeader, intent.signature);
       published = backbone.pipe.publish(subject, intent.json, {
         msgID: `${uid}@${resourceVersion}${retry}`,
         headers: h,
@@ -109,7 +102,6 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       },
       (error: unknown) => {
         if (stopped) return;
-        signatures.delete(subject);
         const newest = latest.get(subject);
         if (newest === undefined || newest.seq < intent.seq) return; // the key moved on and landed
         pending.set(subject, { ...newest, retry: '#retry' });
@@ -139,13 +131,8 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     if (operation === 'put') {
       const trimmed = kind.trim({ ...object, apiVersion: kind.apiVersion, kind: kind.kind });
       const { json, signature } = serializeByParts(trimmed);
-      const before = signatures.get(subject);
       intent.json = json;
-      if (before !== undefined)
-        intent.changed = changedParts(before, signature).join(',') || 'none';
-      signatures.set(subject, signature);
-    } else {
-      signatures.delete(subject);
+      intent.signature = signature;
     }
     latest.set(subject, intent);
     send(intent);

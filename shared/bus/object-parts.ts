@@ -1,9 +1,14 @@
 // Which parts of a mirrored object a change touched. The watcher, the one writer of the mirror,
-// compares each object with the version it published before and names the changed parts in a
-// header of the mirror message; a trigger that reads only some parts of a kind (say, the spec
-// of Subscriptions) then skips changes to the others (their status, written several times per
-// install) without a reconcile. Missing header = unknown = every part changed (first sight of
-// an object after a watcher start, deletions, writers other than the watcher).
+// puts a signature of the object's parts (a digest per part) in a header of each mirror message.
+// A trigger that reads only some parts of a kind (say, the spec of Subscriptions) compares them
+// with the signature of the last message of the key it looked at, and skips a change to the
+// others (their status, written several times per install) without a reconcile.
+//
+// Why digests and not "what changed since the previous message": the mirror keeps one message
+// per key, so a consumer behind the watcher sees only an object's latest message, and a list of
+// what changed since a message it never saw would hide a change in between (a spec edit, then
+// a status write). Comparing contents with what this consumer itself last saw cannot.
+// Missing header = unknown = every part changed (deletions, writers other than the watcher).
 import { createHash } from 'node:crypto';
 
 /**
@@ -12,8 +17,8 @@ import { createHash } from 'node:crypto';
  */
 export type ObjectPart = 'metadata' | 'spec' | 'status' | 'other' | `status.${string}`;
 
-/** Header of a mirror message: the changed parts, comma-separated, or `none`. */
-export const changedPartsHeader = 'Olmq-Changed';
+/** Header of a mirror message: the signature of the object's parts (serializeByParts). */
+export const partsHeader = 'Olmq-Parts';
 
 const digestLength = 10;
 
@@ -63,27 +68,18 @@ function digestsOf(signature: string): Map<string, string> {
   );
 }
 
-/** The parts whose digests differ between two signatures of one object. */
-export function changedParts(before: string, after: string): ObjectPart[] {
+/**
+ * Whether any of `wanted` may differ between two signatures of one object; an unknown signature
+ * may differ in every part. `status` covers its fields, and a field is absent from a signature
+ * when the status lacks it.
+ */
+export function partsDiffer(
+  before: string | undefined,
+  after: string | undefined,
+  wanted: readonly ObjectPart[],
+): boolean {
+  if (before === undefined || after === undefined) return true;
   const was = digestsOf(before);
   const now = digestsOf(after);
-  const parts = new Set([...was.keys(), ...now.keys()]);
-  return [...parts].filter((part) => was.get(part) !== now.get(part)) as ObjectPart[];
-}
-
-/**
- * Whether a change concerns a trigger reading only `wanted`: the header's parts (if any) meet
- * them. Without a header every part may have changed; a status change naming none of its fields
- * (an older watcher) may have changed any of them.
- */
-export function touchesParts(header: string | undefined, wanted: readonly ObjectPart[]): boolean {
-  if (header === undefined) return true;
-  const changed = header.split(',');
-  if (changed.some((part) => wanted.includes(part as ObjectPart))) return true;
-  const statusFields = wanted.some((part) => part.startsWith('status.'));
-  return (
-    statusFields &&
-    changed.includes('status') &&
-    !changed.some((part) => part.startsWith('status.'))
-  );
+  return wanted.some((part) => was.get(part) !== now.get(part));
 }

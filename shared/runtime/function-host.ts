@@ -24,7 +24,7 @@ import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@na
 import { KvWatchInclude } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import { assets, type Backbone } from '../bus/backbone.js';
-import { changedPartsHeader, touchesParts, type ObjectPart } from '../bus/object-parts.js';
+import { partsDiffer, partsHeader, type ObjectPart } from '../bus/object-parts.js';
 import { JetStreamPublishError, wrongLastSequence } from '../bus/pipe.js';
 import {
   deadLetterSubject,
@@ -43,12 +43,9 @@ export interface ObjectChange {
   /** The object as mirrored (parsed JSON), or undefined when it was deleted. */
   object: unknown;
   /**
-   * Whether the change may concern any of `parts`, judged as Trigger.parts is: from the parts
-   * the watcher named as changed since the key's previous message (all of them when it named
-   * none, and for a deletion). The same caveat holds: the mirror keeps one message per key, so
-   * a consumer behind the watcher sees an object's latest message only, and what that message
-   * names is relative to one this consumer may never have seen. A change that must not be
-   * missed (an object appearing, say) cannot be told from it: look at the object itself.
+   * Whether the change may concern any of `parts`, judged as Trigger.parts is: against the last
+   * version of the object this replica's trigger looked at (object-parts.ts). Always true for a
+   * deletion, and for an object this replica has not looked at yet.
    */
   touches(parts: readonly ObjectPart[]): boolean;
 }
@@ -60,12 +57,9 @@ export interface Trigger {
   /** The work keys a change maps to; none to ignore it. Async for fan-out (e.g. every namespace). */
   workKeys(change: ObjectChange): readonly WorkKey[] | Promise<readonly WorkKey[]>;
   /**
-   * The parts of the object the function reads, when not all: a change the watcher reports as
-   * touching none of them starts no work (creations and deletions always do). The parts are
-   * named relative to the key's previous message, which a consumer behind the watcher may not
-   * have seen (the mirror keeps one message per key): a change to these parts followed at once
-   * by a change to others can go unnoticed, and an object appearing always can. Triggers that
-   * must not miss an object's appearance filter in workKeys instead (ObjectChange.touches).
+   * The parts of the object the function reads, when not all: a change that leaves all of them
+   * as they were when this replica last looked at the object starts no work (deletions, and
+   * objects it has not looked at, always do).
    */
   parts?: readonly ObjectPart[];
 }
@@ -135,6 +129,8 @@ export interface FunctionHostOptions {
   maxPasses: number;
   /** Object changes mapped to work items at once, per trigger. */
   triggerWindow: number;
+  /** Objects per trigger whose last looked-at signature is remembered (for Trigger.parts). */
+  lastSeenLimit: number;
   /** Delay before retrying a key another replica is working on. */
   contentionDelayMs: number;
   /** How long an unacknowledged item waits before redelivery (a replica died mid-work). */
@@ -154,6 +150,7 @@ export const defaultFunctionHostOptions: FunctionHostOptions = {
   staleRetries: 5,
   maxPasses: 5,
   triggerWindow: 256,
+  lastSeenLimit: 100_000,
   contentionDelayMs: 250,
   ackWaitMs: 30_000,
   replicaId: `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
@@ -330,17 +327,17 @@ export class FunctionHost<Snapshot, Writes> {
   private async triggerLoop(trigger: Trigger, messages: ConsumerMessages): Promise<void> {
     const prefix = `$KV.${assets.objects}.`;
     const inflight = new Set<Promise<void>>();
+    const lastSeen = new LastSeen(this.options.lastSeenLimit);
     const handle = async (m: JsMsg): Promise<void> => {
       try {
         const ref = parseObjectKey(m.subject.slice(prefix.length));
         const operation = m.headers?.get('KV-Operation') ?? '';
         const deleted = operation === 'DEL' || operation === 'PURGE';
-        const changed =
-          m.headers?.has(changedPartsHeader) === true
-            ? m.headers.get(changedPartsHeader)
-            : undefined;
+        const signature =
+          m.headers?.has(partsHeader) === true ? m.headers.get(partsHeader) : undefined;
+        const seen = lastSeen.get(m.subject);
         const touches = (parts: readonly ObjectPart[]): boolean =>
-          deleted || touchesParts(changed, parts);
+          deleted || partsDiffer(seen?.signature, signature, parts);
         if (trigger.parts !== undefined && !touches(trigger.parts)) {
           this.settle(() => m.ack());
           return;
@@ -368,6 +365,7 @@ export class FunctionHost<Snapshot, Writes> {
           ),
         );
         this.settle(() => m.ack());
+        lastSeen.look(m.subject, m.seq, deleted ? undefined : signature);
       } catch (error) {
         this.log.error({ err: error, subject: m.subject }, 'trigger failed; will retry');
         this.settle(() => m.nak(this.options.baseBackoffMs));
@@ -634,4 +632,33 @@ async function readAttempts(attempts: Backbone['attempts'], key: string): Promis
   if (entry === null || entry.operation !== 'PUT' || entry.length === 0)
     return { failures: 0, lastError: '' };
   return entry.json<AttemptRecord>();
+}
+
+/**
+ * The signature of the last message of each object a trigger looked at (mapped to work keys,
+ * not skipped), by mirror subject. What a change touches is judged against it: only content
+ * this replica has looked at can be skipped. Bounded: the oldest entries go first, and an object
+ * without one counts as changed in every part.
+ */
+class LastSeen {
+  private readonly entries = new Map<string, { seq: number; signature: string }>();
+
+  constructor(private readonly limit: number) {}
+
+  get(subject: string): { seq: number; signature: string } | undefined {
+    return this.entries.get(subject);
+  }
+
+  /** Records a message looked at; an older one (a redelivery) does not replace a newer. */
+  look(subject: string, seq: number, signature: string | undefined): void {
+    const current = this.entries.get(subject);
+    if (current !== undefined && current.seq > seq) return;
+    this.entries.delete(subject);
+    if (signature === undefined) return;
+    this.entries.set(subject, { seq, signature });
+    if (this.entries.size > this.limit) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+  }
 }
