@@ -60,26 +60,34 @@ export function serializeByParts(object: Record<string, unknown>): {
 }
 
 function digestsOf(signature: string): Map<string, string> {
-  return new Map(
-    signature.split(' ').map((pair) => {
-      const at = pair.indexOf('=');
-      return [pair.slice(0, at), pair.slice(at + 1)] as const;
-    }),
-  );
+  const digests = new Map<string, string>();
+  for (const pair of signature.split(' ')) {
+    const at = pair.indexOf('=');
+    if (at > 0) digests.set(pair.slice(0, at), pair.slice(at + 1));
+  }
+  return digests;
 }
 
 /**
- * Whether any of `wanted` may differ between two signatures of one object; an unknown signature
- * may differ in every part. `status` covers its fields, and a field is absent from a signature
- * when the status lacks it.
+ * What a trigger remembers of a signature: the digests of `parts`, an absent part (a status
+ * field the object lacks) as empty.
+ */
+export function pickParts(signature: string, parts: Iterable<ObjectPart>): string {
+  const digests = digestsOf(signature);
+  return [...new Set(parts)].map((part) => `${part}=${digests.get(part) ?? ''}`).join(' ');
+}
+
+/**
+ * Whether any of `wanted` may differ between what was remembered of an object (pickParts) and
+ * its signature now. A part not remembered, or an unknown signature, may differ.
  */
 export function partsDiffer(
-  before: string | undefined,
-  after: string | undefined,
+  remembered: string | undefined,
+  signature: string | undefined,
   wanted: readonly ObjectPart[],
 ): boolean {
-  if (before === undefined || after === undefined) return true;
-  const was = digestsOf(before);
-  const now = digestsOf(after);
-  return wanted.some((part) => was.get(part) !== now.get(part));
+  if (remembered === undefined || signature === undefined) return true;
+  const was = digestsOf(remembered);
+  const now = digestsOf(signature);
+  return wanted.some((part) => was.get(part) !== (now.get(part) ?? ''));
 }

@@ -24,7 +24,7 @@ import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@na
 import { KvWatchInclude } from '@nats-io/kv';
 import type { Logger } from 'pino';
 import { assets, type Backbone } from '../bus/backbone.js';
-import { partsDiffer, partsHeader, type ObjectPart } from '../bus/object-parts.js';
+import { partsDiffer, partsHeader, pickParts, type ObjectPart } from '../bus/object-parts.js';
 import { JetStreamPublishError, wrongLastSequence } from '../bus/pipe.js';
 import {
   deadLetterSubject,
@@ -336,8 +336,13 @@ export class FunctionHost<Snapshot, Writes> {
         const signature =
           m.headers?.has(partsHeader) === true ? m.headers.get(partsHeader) : undefined;
         const seen = lastSeen.get(m.subject);
-        const touches = (parts: readonly ObjectPart[]): boolean =>
-          deleted || partsDiffer(seen?.signature, signature, parts);
+        // Remembered: the parts asked about, of objects they were asked about (most triggers never
+        // ask), so a bucket of 50,000 CSV copies costs no memory here.
+        const asked = new Set<ObjectPart>();
+        const touches = (parts: readonly ObjectPart[]): boolean => {
+          for (const part of parts) asked.add(part);
+          return deleted || partsDiffer(seen?.parts, signature, parts);
+        };
         if (trigger.parts !== undefined && !touches(trigger.parts)) {
           this.settle(() => m.ack());
           return;
@@ -365,7 +370,12 @@ export class FunctionHost<Snapshot, Writes> {
           ),
         );
         this.settle(() => m.ack());
-        lastSeen.look(m.subject, m.seq, deleted ? undefined : signature);
+        if (asked.size > 0 || seen !== undefined)
+          lastSeen.look(
+            m.subject,
+            m.seq,
+            deleted || signature === undefined ? undefined : pickParts(signature, asked),
+          );
       } catch (error) {
         this.log.error({ err: error, subject: m.subject }, 'trigger failed; will retry');
         this.settle(() => m.nak(this.options.baseBackoffMs));
@@ -635,27 +645,27 @@ async function readAttempts(attempts: Backbone['attempts'], key: string): Promis
 }
 
 /**
- * The signature of the last message of each object a trigger looked at (mapped to work keys,
- * not skipped), by mirror subject. What a change touches is judged against it: only content
+ * What a trigger remembers of the last message of each object it looked at (mapped to work
+ * keys, not skipped), by mirror subject: the digests of the parts it asked about. What a change touches is judged against it: only content
  * this replica has looked at can be skipped. Bounded: the oldest entries go first, and an object
  * without one counts as changed in every part.
  */
 class LastSeen {
-  private readonly entries = new Map<string, { seq: number; signature: string }>();
+  private readonly entries = new Map<string, { seq: number; parts: string }>();
 
   constructor(private readonly limit: number) {}
 
-  get(subject: string): { seq: number; signature: string } | undefined {
+  get(subject: string): { seq: number; parts: string } | undefined {
     return this.entries.get(subject);
   }
 
-  /** Records a message looked at; an older one (a redelivery) does not replace a newer. */
-  look(subject: string, seq: number, signature: string | undefined): void {
+  /** Records a message looked at (pickParts); an older one (a redelivery) does not replace a newer. */
+  look(subject: string, seq: number, parts: string | undefined): void {
     const current = this.entries.get(subject);
     if (current !== undefined && current.seq > seq) return;
     this.entries.delete(subject);
-    if (signature === undefined) return;
-    this.entries.set(subject, { seq, signature });
+    if (parts === undefined) return;
+    this.entries.set(subject, { seq, parts });
     if (this.entries.size > this.limit) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
