@@ -264,23 +264,31 @@ t.test(
   },
 );
 
+// The widget function with a trigger reading only the spec, the values it reconciled, and a
+// way to write versions of widget w1 into the mirror as the watcher would (`signed`: with the
+// signature of its parts).
+function specReader(backbone: Backbone) {
+  const seen: (number | undefined)[] = [];
+  const definition = widgetFunction(backbone, (s) => Promise.resolve(void seen.push(s.value)));
+  const trigger = definition.triggers[0];
+  if (trigger === undefined) throw new Error('no trigger');
+  definition.triggers = [{ ...trigger, parts: ['spec'] }];
+  const subject = `$KV.${assets.objects}.${objectKey(widget('w1'))}`;
+  const put = async (value: number, status: string, signed = true): Promise<void> => {
+    const { json, signature } = serializeByParts({ spec: { value }, status: { status } });
+    const h = headers();
+    if (signed) h.set(partsHeader, signature);
+    await backbone.js.publish(subject, json, { headers: h });
+  };
+  return { seen, definition, put };
+}
+
 t.test(
   'function host - a trigger reading only some parts of an object skips changes to the others',
   async (t) => {
     const backbone = await backboneFor(t);
-    const seen: (number | undefined)[] = [];
-    const definition = widgetFunction(backbone, (s) => Promise.resolve(void seen.push(s.value)));
-    const trigger = definition.triggers[0];
-    if (trigger === undefined) throw new Error('no trigger');
-    definition.triggers = [{ ...trigger, parts: ['spec'] }];
+    const { seen, definition, put } = specReader(backbone);
     const { counter } = await startHost(t, backbone, definition);
-    const subject = `$KV.${assets.objects}.${objectKey(widget('w1'))}`;
-    const put = async (value: number, status: string, signed = true): Promise<void> => {
-      const { json, signature } = serializeByParts({ spec: { value }, status: { status } });
-      const h = headers();
-      if (signed) h.set(partsHeader, signature);
-      await backbone.js.publish(subject, json, { headers: h });
-    };
     await put(1, 'new'); // never looked at: work
     await waitFor('the first change', () => seen.length === 1);
     await put(1, 'busy');
@@ -298,18 +306,7 @@ t.test(
   'function host - a trigger behind the watcher sees a spec change that a later status change replaced in the mirror',
   async (t) => {
     const backbone = await backboneFor(t);
-    const seen: (number | undefined)[] = [];
-    const definition = widgetFunction(backbone, (s) => Promise.resolve(void seen.push(s.value)));
-    const trigger = definition.triggers[0];
-    if (trigger === undefined) throw new Error('no trigger');
-    definition.triggers = [{ ...trigger, parts: ['spec'] }];
-    const subject = `$KV.${assets.objects}.${objectKey(widget('w1'))}`;
-    const put = async (value: number, status: string): Promise<void> => {
-      const { json, signature } = serializeByParts({ spec: { value }, status: { status } });
-      const h = headers();
-      h.set(partsHeader, signature);
-      await backbone.js.publish(subject, json, { headers: h });
-    };
+    const { seen, definition, put } = specReader(backbone);
     const first = await startHost(t, backbone, definition);
     await put(1, 'new');
     await waitFor('the first version looked at', () => seen.length === 1);
