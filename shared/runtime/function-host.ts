@@ -10,8 +10,7 @@
 //    the item is then redelivered shortly). The lease is renewed while working and expires
 //    with its TTL if the replica dies.
 // 3. Reconcile: load a snapshot (the first one while the lease is taken), decide (pure), apply
-//    the writes. A StaleDecisionError
-//    (write conflict) means "re-read and decide again", immediately. Success acks the item,
+//    the writes. A StaleDecisionError (write conflict) means "re-read and decide again", at once. Success acks the item,
 //    or holds it back for `requeueAfterMs` when the decision asks to look again later.
 // 4. Failure: the key's consecutive failures are counted in olmq_attempts; the item is
 //    redelivered after exponential backoff with jitter, and after `maxAttempts` failures (or
@@ -129,7 +128,7 @@ export interface FunctionHostOptions {
   maxPasses: number;
   /** Object changes mapped to work items at once, per trigger. */
   triggerWindow: number;
-  /** Objects per trigger whose last looked-at signature is remembered (for Trigger.parts). */
+  /** Objects per trigger whose last looked-at parts are remembered (for Trigger.parts). */
   lastSeenLimit: number;
   /** Delay before retrying a key another replica is working on. */
   contentionDelayMs: number;
@@ -646,9 +645,10 @@ async function readAttempts(attempts: Backbone['attempts'], key: string): Promis
 
 /**
  * What a trigger remembers of the last message of each object it looked at (mapped to work
- * keys, not skipped), by mirror subject: the digests of the parts it asked about. What a change touches is judged against it: only content
- * this replica has looked at can be skipped. Bounded: the oldest entries go first, and an object
- * without one counts as changed in every part.
+ * keys, not skipped), by mirror subject: the digests of the parts it asked about. What a change
+ * touches is judged against it, so only content this replica has looked at can be skipped.
+ * Bounded: the oldest entries go first, and an object without one counts as changed in every
+ * part.
  */
 class LastSeen {
   private readonly entries = new Map<string, { seq: number; parts: string }>();
@@ -659,7 +659,7 @@ class LastSeen {
     return this.entries.get(subject);
   }
 
-  /** Records a message looked at (pickParts); an older one (a redelivery) does not replace a newer. */
+  /** Records a message looked at (pickParts); an older one (redelivered) does not replace a newer. */
   look(subject: string, seq: number, parts: string | undefined): void {
     const current = this.entries.get(subject);
     if (current !== undefined && current.seq > seq) return;
