@@ -10,8 +10,9 @@
 //    the item is then redelivered shortly). The lease is renewed while working and expires
 //    with its TTL if the replica dies.
 // 3. Reconcile: load a snapshot (the first one while the lease is taken), decide (pure), apply
-//    the writes. A StaleDecisionError (write conflict) means "re-read and decide again", at once. Success acks the item,
-//    or holds it back for `requeueAfterMs` when the decision asks to look again later.
+//    the writes. A StaleDecisionError (write conflict) means "re-read and decide again", at
+//    once. Success acks the item, or holds it back for `requeueAfterMs` when the decision asks
+//    to look again later.
 // 4. Failure: the key's consecutive failures are counted in olmq_attempts; the item is
 //    redelivered after exponential backoff with jitter, and after `maxAttempts` failures (or
 //    at once for errors that say retrying cannot help) it goes to OLMQ_DEAD with the error.
