@@ -151,17 +151,6 @@ export class BusPipe {
     });
   }
 
-  /** Sends a message that needs no answer, with this turn's others. */
-  send(subject: string, payload?: string | Uint8Array): void {
-    this.later(() => {
-      try {
-        this.nc.publish(subject, payload);
-      } catch {
-        // Closed connection: like a message lost on the way, which no caller relies on.
-      }
-    });
-  }
-
   /**
    * Sends a request whose answer nobody needs (e.g. a JetStream API call made best effort), with
    * this turn's others. The service still needs a subject to answer to; this one has no

@@ -53,16 +53,16 @@ t.test(
   },
 );
 
-t.test('bus pipe - one-way messages and actions run in the order given', async (t) => {
+t.test('bus pipe - unanswered requests and actions run in the order given', async (t) => {
   const server = await natsServerFor(t);
   const nc = await connected(t, server.url);
   const pipe = new BusPipe(nc);
   const seen: string[] = [];
   nc.subscribe('order.>', { callback: (_error, msg) => void seen.push(msg.subject) });
   await nc.flush();
-  pipe.send('order.1');
+  pipe.sendRequest('order.1');
   pipe.later(() => nc.publish('order.2'));
-  pipe.send('order.3');
+  pipe.sendRequest('order.3');
   await waitFor('three messages', () => seen.length === 3);
   t.same(seen, ['order.1', 'order.2', 'order.3']);
 });
