@@ -23,15 +23,10 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { BusPipe } from './pipe.js';
+import { assets, deadLetterSubjects, workSubjects } from './subjects.js';
 
-/** Names of olmq's JetStream streams and KV buckets. */
-export const assets = {
-  objects: 'olmq_objects',
-  leases: 'olmq_leases',
-  attempts: 'olmq_attempts',
-  workStream: 'OLMQ_WORK',
-  deadStream: 'OLMQ_DEAD',
-} as const;
+/** Names of olmq's JetStream streams and KV buckets (subjects.ts describes the layout). */
+export { assets };
 
 /** Tunables of the backbone layout. */
 export interface BackboneOptions {
@@ -82,7 +77,7 @@ export async function openBackbone(
   ]);
   await ensureStream(jsm, {
     name: assets.workStream,
-    subjects: ['olmq.work.>'],
+    subjects: [workSubjects],
     retention: RetentionPolicy.Workqueue,
     max_msgs_per_subject: 1,
     discard: DiscardPolicy.Old,
@@ -92,7 +87,7 @@ export async function openBackbone(
   });
   await ensureStream(jsm, {
     name: assets.deadStream,
-    subjects: ['olmq.dead.>'],
+    subjects: [deadLetterSubjects],
     retention: RetentionPolicy.Limits,
     max_age: nanos(options.deadLetterMaxAgeMs),
     storage: StorageType.File,

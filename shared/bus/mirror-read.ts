@@ -14,13 +14,17 @@
 // an object a reconcile was triggered by; names of objects not (or no longer) there are skipped.
 import { DeliverPolicy } from '@nats-io/jetstream';
 import type { Msg } from '@nats-io/transport-node';
-import { assets, type Backbone } from './backbone.js';
+import type { Backbone } from './backbone.js';
 import type { BusPipe } from './pipe.js';
 import {
   clusterScope,
   decodeToken,
   encodeToken,
+  directGetLastSubject,
   indexedKey,
+  mirrorSubject,
+  mirrorStream,
+  mirrorSubjectPrefix,
   namesFilter,
   namesKey,
   objectKey,
@@ -36,8 +40,7 @@ export interface Mirrored<T> {
 }
 
 /** The mirror's stream, and the prefix its subjects put before an object key. */
-export const mirrorStream = `KV_${assets.objects}`;
-export const subjectPrefix = `$KV.${assets.objects}.`;
+export { mirrorStream, mirrorSubjectPrefix as subjectPrefix };
 
 /** A mirror entry could not be read (not absent: the read itself failed). */
 export class MirrorReadError extends Error {
@@ -56,9 +59,7 @@ export class MirrorReadError extends Error {
  * the KV client's get, which sets up a timer, a muxed request and an error object per read.
  */
 async function readEntry(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<Msg | undefined> {
-  const answer = await mirror.pipe.request(
-    `$JS.API.DIRECT.GET.${mirrorStream}.${subjectPrefix}${key}`,
-  );
+  const answer = await mirror.pipe.request(directGetLastSubject(mirrorStream, mirrorSubject(key)));
   const status = answer.headers?.code ?? 0;
   if (status === 404) return undefined;
   if (status !== 0)
@@ -95,9 +96,11 @@ async function liveEntries(
   withValues: boolean,
 ): Promise<LiveEntry[]> {
   const info = await mirror.jsm.streams.info(mirrorStream, {
-    subjects_filter: subjectPrefix + filter,
+    subjects_filter: mirrorSubjectPrefix + filter,
   });
-  const keys = Object.keys(info.state.subjects ?? {}).map((s) => s.slice(subjectPrefix.length));
+  const keys = Object.keys(info.state.subjects ?? {}).map((s) =>
+    s.slice(mirrorSubjectPrefix.length),
+  );
   if (keys.length === 0) return [];
   if (keys.length <= pointReadLimit) {
     const entries = await Promise.all(keys.map((key) => readEntry(mirror, key)));
@@ -109,7 +112,7 @@ async function liveEntries(
   const remaining = new Set(keys);
   const live = new Map<string, Uint8Array | undefined>();
   const consumer = await mirror.js.consumers.get(mirrorStream, {
-    filter_subjects: subjectPrefix + filter,
+    filter_subjects: mirrorSubjectPrefix + filter,
     // The bucket keeps one message per key: every message is the latest of its key, and NATS
     // 2.9 sets up such a consumer more cheaply than a last-per-subject one.
     deliver_policy: DeliverPolicy.All,
@@ -118,7 +121,7 @@ async function liveEntries(
   const messages = await consumer.consume();
   try {
     for await (const m of messages) {
-      const key = m.subject.slice(subjectPrefix.length);
+      const key = m.subject.slice(mirrorSubjectPrefix.length);
       if (isDeletion(m.headers?.get('KV-Operation'))) live.delete(key);
       else live.set(key, withValues ? m.data : undefined);
       remaining.delete(key);

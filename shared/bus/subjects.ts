@@ -1,12 +1,79 @@
-// Subjects and keys of olmq's JetStream layout. Every subject and key starts with `olmq` and
-// carries the cluster id. Kubernetes names may contain dots (and, for RBAC objects, colons),
-// which NATS reserves, so each name becomes one reversible token.
+// Subjects, keys and asset names of olmq's JetStream layout: this file describes and builds
+// every subject olmq uses, so no other file writes one by hand. Every olmq subject and key
+// starts with `olmq` (or is a KV/JetStream API subject of an olmq asset) and carries the
+// cluster id. Kubernetes names may contain dots (and, for RBAC objects, colons), which NATS
+// reserves, so each name becomes one reversible token.
 //
-//   olmq.obj.<cluster>.<kind>.<namespace>.<name>      object mirror (KV bucket olmq_objects)
-//   olmq.obj.<cluster>.=names.<kind>.<namespace>       names of a kind in a namespace (same bucket)
-//   olmq.obj.<cluster>.=indexed.<kind>.-               the watcher keeps the names of this kind
-//   olmq.work.<function>.<cluster>.<key tokens...>    work items (stream OLMQ_WORK)
-//   olmq.dead.<function>.<cluster>.<key tokens...>    dead-lettered work (stream OLMQ_DEAD)
+//   $KV.olmq_objects.<cluster>.<kind>.<namespace>.<name>   object mirror (KV bucket olmq_objects)
+//   $KV.olmq_objects.<cluster>.=names.<kind>.<namespace>   names of a kind in a namespace (same bucket)
+//   $KV.olmq_objects.<cluster>.=indexed.<kind>.-           the watcher keeps the names of this kind
+//   olmq.work.<queue>.<cluster>.<key tokens...>            work items (stream OLMQ_WORK)
+//   olmq.dead.<queue>.<cluster>.<key tokens...>            dead-lettered work (stream OLMQ_DEAD)
+//   $KV.olmq_leases.<queue>.<cluster>.<key tokens...>      who works a key (KV bucket olmq_leases)
+//   $KV.olmq_attempts.<queue>.<cluster>.<key tokens...>    a key's consecutive failures (olmq_attempts)
+//
+// A queue is what one function definition reconciles (one work-key type), e.g. `resolve` or
+// `rbac-namespace`; its lease and attempts keys are the work subject after `olmq.work.`.
+
+/** Names of olmq's JetStream streams and KV buckets. */
+export const assets = {
+  objects: 'olmq_objects',
+  leases: 'olmq_leases',
+  attempts: 'olmq_attempts',
+  workStream: 'OLMQ_WORK',
+  deadStream: 'OLMQ_DEAD',
+} as const;
+
+/** The stream behind a KV bucket. */
+export const kvStream = (bucket: string): string => `KV_${bucket}`;
+
+/** The stream of the object mirror (its change feed). */
+export const mirrorStream = kvStream(assets.objects);
+
+/** What every subject of the object mirror starts with. */
+export const mirrorSubjectPrefix = `$KV.${assets.objects}.`;
+
+/** The subject of a mirror key (objectKey, namesKey, indexedKey). */
+export const mirrorSubject = (key: string): string => mirrorSubjectPrefix + key;
+
+/** The filter of every mirrored object of `kind`, in every cluster and namespace. */
+export const mirrorKindFilter = (kind: string): string =>
+  mirrorSubject(`*.${encodeToken(kind)}.*.*`);
+
+/** Every work subject. */
+export const workSubjects = 'olmq.work.>';
+
+/** Every dead-letter subject. */
+export const deadLetterSubjects = 'olmq.dead.>';
+
+/** The filter of one queue's work items. */
+export const workFilter = (queue: string): string => `olmq.work.${encodeToken(queue)}.>`;
+
+const workPrefix = 'olmq.work.';
+
+/**
+ * The key of a work item in olmq_leases and olmq_attempts: its subject after `olmq.work.`
+ * (`<queue>.<cluster>.<key tokens>`), so one key names one queue's item of one cluster.
+ */
+export function workItemKey(workSubjectText: string): string {
+  if (!workSubjectText.startsWith(workPrefix))
+    throw new Error(`malformed work subject "${workSubjectText}"`);
+  return workSubjectText.slice(workPrefix.length);
+}
+
+/** The filter of one queue's keys in olmq_leases and olmq_attempts. */
+export const workItemKeyFilter = (queue: string): string => `${encodeToken(queue)}.>`;
+
+/** The subject of a lease entry. */
+export const leaseSubject = (itemKey: string): string => `$KV.${assets.leases}.${itemKey}`;
+
+/** The JetStream API subject that reads the last message of `subject` in `stream` directly. */
+export const directGetLastSubject = (stream: string, subject: string): string =>
+  `$JS.API.DIRECT.GET.${stream}.${subject}`;
+
+/** The JetStream API subject that deletes one message of `stream` by sequence. */
+export const streamMessageDeleteSubject = (stream: string): string =>
+  `$JS.API.STREAM.MSG.DELETE.${stream}`;
 
 /** Token standing for "no namespace" (cluster-scoped objects); never a valid namespace name. */
 export const clusterScope = '-';
@@ -110,7 +177,7 @@ export function namesFilter(cluster: string, kind: string): string {
  */
 export type WorkKey = readonly string[];
 
-/** The subject of a work item for `fn` in `cluster`. */
+/** The subject of a work item of queue `fn` in `cluster`. */
 export function workSubject(fn: string, cluster: string, key: WorkKey): string {
   return ['olmq.work', encodeToken(fn), encodeToken(cluster), ...key.map(encodeToken)].join('.');
 }

@@ -7,10 +7,17 @@
 // - delete of an object already gone is success; preconditions guard against deleting a
 //   newer incarnation.
 // - event records a core/v1 Event with a deterministic name (events.ts): a repeat counts up.
-import { StaleDecisionError } from '../runtime/function-host.js';
 import type { KubeClient, KubeObject, ObjectRef, PatchType } from './client.js';
 import { isAlreadyExists, isConflict } from './errors.js';
 import { recordEvent } from './events.js';
+
+/** A write found the world changed since the snapshot (409 Conflict): re-read and decide again. */
+export class StaleDecisionError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StaleDecisionError';
+  }
+}
 
 /** One intended write. */
 export type Write =

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Backbone } from '../bus/backbone.js';
 import type { KubeClient } from '../kube/client.js';
-import type { FunctionDefinition } from './function-host.js';
+import type { AnyFunctionDefinition } from './types.js';
 
 /** What a host hands a function when it starts. */
 export interface FunctionContext {
@@ -23,8 +23,8 @@ export interface FunctionContext {
 
 /** A started function: its definitions, and what to close when the host stops. */
 export interface StartedFunction {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each definition has its own snapshot/writes types
-  definitions: readonly FunctionDefinition<any, any>[];
+  /** One per work-key type the function reconciles. */
+  definitions: readonly AnyFunctionDefinition[];
   /** Releases timers, caches and side servers; called after the definitions' hosts drained. */
   close?(): Promise<void>;
 }

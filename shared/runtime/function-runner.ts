@@ -30,7 +30,7 @@ export interface RunningFunction {
   /** The module's name, e.g. "install". */
   name: string;
   /** The hosts, one per definition, in the order the module returned them. */
-  hosts: readonly FunctionHost<unknown, unknown>[];
+  hosts: readonly FunctionHost<unknown, unknown, unknown>[];
   /**
    * Stops pulling work, lets in-flight reconciles finish for up to `graceMs` (unfinished items
    * are redelivered elsewhere), then aborts the function's signal and closes it.
@@ -75,7 +75,7 @@ export async function startFunction(
     lifetime.abort();
     throw new FunctionStartError(name, error);
   }
-  const hosts: FunctionHost<unknown, unknown>[] = [];
+  const hosts: FunctionHost<unknown, unknown, unknown>[] = [];
   const stopAll = async (graceMs?: number): Promise<void> => {
     await Promise.all(hosts.map((h) => h.stop(graceMs)));
     lifetime.abort();
@@ -86,15 +86,16 @@ export async function startFunction(
     const names = new Set<string>();
     for (const definition of started.definitions) {
       // Two definitions of one name would share (and fight over) one durable consumer.
-      if (names.has(definition.name))
-        throw new Error(`it returned two definitions named "${definition.name}"`);
-      names.add(definition.name);
-      const host = new FunctionHost<unknown, unknown>(
+      const queue = definition.key.queue;
+      if (names.has(queue)) throw new Error(`it returned two definitions named "${queue}"`);
+      names.add(queue);
+      const host = new FunctionHost<unknown, unknown, unknown>(
         runtime.backbone,
         definition,
-        log.child({ definition: definition.name }),
+        log.child({ definition: queue }),
         runtime.metrics,
         runtime.host,
+        runtime.clients,
       );
       await host.start();
       hosts.push(host);
@@ -103,6 +104,6 @@ export async function startFunction(
     await stopAll(0).catch(() => undefined);
     throw new FunctionStartError(name, error);
   }
-  log.info({ definitions: started.definitions.map((d) => d.name) }, 'function started');
+  log.info({ definitions: started.definitions.map((d) => d.key.queue) }, 'function started');
   return { name, hosts, stop: stopAll };
 }

@@ -67,12 +67,13 @@ async function echoHost(
 ) {
   const host = new FunctionHost(
     backbone,
-    echoFunction(backbone, clients),
+    echoFunction(backbone),
     capturingLogger('warn').log,
     createFunctionMetrics(registry),
     {
       baseBackoffMs: 20,
     },
+    clients,
   );
   await host.start();
   t.teardown(() => host.stop(2_000));

@@ -3,6 +3,7 @@ import t from 'tap';
 import { objectKey } from '../../shared/bus/subjects.js';
 import { FunctionHost, type FunctionDefinition } from '../../shared/runtime/function-host.js';
 import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
+import { workKeyType, type FieldKey } from '../../shared/runtime/work-keys.js';
 import { backboneFor } from '../harness/backbone.js';
 import { capturingLogger } from '../harness/log.js';
 import { waitFor } from '../harness/wait.js';
@@ -15,21 +16,24 @@ t.test(
   async (t) => {
     const backbone = await backboneFor(t);
     const seen = new Map<string, number[]>();
-    const definition = (name: string): FunctionDefinition<number, number> => ({
-      name,
-      triggers: [{ kind: 'Widget', workKeys: () => [['same', 'key']] }],
-      async load() {
-        const e = await backbone.objects.get(
-          objectKey({ cluster: 'c1', kind: 'Widget', namespace: 'n', name: 'w' }),
-        );
-        return e === null ? -1 : Number(e.string());
-      },
-      decide: (s) => ({ writes: s }),
-      apply(v) {
-        seen.set(name, [...(seen.get(name) ?? []), v]);
-        return Promise.resolve();
-      },
-    });
+    const definition = (name: string): FunctionDefinition<FieldKey<'a' | 'b'>, number, number> => {
+      const key = workKeyType(name, ['a', 'b']);
+      return {
+        key,
+        triggers: [{ kind: 'Widget', workKeys: () => [key.of({ a: 'same', b: 'key' })] }],
+        async load() {
+          const e = await backbone.objects.get(
+            objectKey({ cluster: 'c1', kind: 'Widget', namespace: 'n', name: 'w' }),
+          );
+          return e === null ? -1 : Number(e.string());
+        },
+        decide: (s) => ({ writes: s }),
+        apply(v) {
+          seen.set(name, [...(seen.get(name) ?? []), v]);
+          return Promise.resolve();
+        },
+      };
+    };
     const { log } = capturingLogger('warn');
     const metrics = createFunctionMetrics(new Registry());
     for (const name of ['first', 'second']) {

@@ -14,6 +14,7 @@ import {
   type WorkContext,
 } from '../../shared/runtime/function-host.js';
 import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
+import { workKeyType, type NamespacedName } from '../../shared/runtime/work-keys.js';
 import { capturingLogger } from '../harness/log.js';
 import { natsServerFor } from '../harness/nats.js';
 import { waitFor } from '../harness/wait.js';
@@ -40,23 +41,31 @@ async function putWidget(backbone: Backbone, name: string, value: number): Promi
   await backbone.objects.put(objectKey(widget(name)), JSON.stringify({ spec: { value } }));
 }
 
+const widgetKey = workKeyType('widgets', ['namespace', 'name']);
+type WidgetWork = WorkContext<NamespacedName>;
+
 /** A test function: mirrors each Widget's spec.value into `applied`, via overridable apply. */
 function widgetFunction(
   backbone: Backbone,
-  apply: (snapshot: Snapshot, work: WorkContext) => Promise<void>,
+  apply: (snapshot: Snapshot, work: WidgetWork) => Promise<void>,
   decide: (snapshot: Snapshot) => Decision<Snapshot> = (s) => ({
     writes: s,
   }),
-): FunctionDefinition<Snapshot, Snapshot> & { loads: number } {
+): FunctionDefinition<NamespacedName, Snapshot, Snapshot> & { loads: number } {
   const definition = {
-    name: 'widgets',
+    key: widgetKey,
     loads: 0,
     triggers: [
-      { kind: 'Widget', workKeys: (c: { ref: ObjectRef }) => [[c.ref.namespace, c.ref.name]] },
+      {
+        kind: 'Widget',
+        workKeys: (c: { ref: ObjectRef }) => [
+          widgetKey.of({ namespace: c.ref.namespace, name: c.ref.name }),
+        ],
+      },
     ],
-    async load(work: WorkContext): Promise<Snapshot> {
+    async load(work: WidgetWork): Promise<Snapshot> {
       definition.loads++;
-      const [namespace = '', name = ''] = work.key;
+      const { namespace, name } = work.key;
       const entry = await backbone.objects.get(
         objectKey({ cluster: work.cluster, kind: 'Widget', namespace, name }),
       );
@@ -72,7 +81,7 @@ function widgetFunction(
 async function startHost(
   t: Test,
   backbone: Backbone,
-  definition: FunctionDefinition<Snapshot, Snapshot>,
+  definition: FunctionDefinition<NamespacedName, Snapshot, Snapshot>,
   options: Partial<FunctionHostOptions> = {},
 ) {
   const registry = new Registry();
@@ -326,8 +335,8 @@ t.test('function host - two replicas never work the same key at once', async (t)
   const active = new Map<string, number>();
   let maxActive = 0;
   const latest = new Map<string, number>();
-  const apply = async (s: Snapshot, work: WorkContext): Promise<void> => {
-    const key = work.key.join('/');
+  const apply = async (s: Snapshot, work: WidgetWork): Promise<void> => {
+    const key = `${work.key.namespace}/${work.key.name}`;
     const now = (active.get(key) ?? 0) + 1;
     active.set(key, now);
     maxActive = Math.max(maxActive, now);

@@ -19,6 +19,7 @@ import {
   type FunctionRuntime,
 } from '../../shared/runtime/function-runner.js';
 import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
+import { workKeyType, type NamespacedName } from '../../shared/runtime/work-keys.js';
 import { echoModule, echoOfAnnotation } from '../fixtures/echo-function.js';
 import { connect } from '@nats-io/transport-node';
 import { openBackbone } from '../../shared/bus/backbone.js';
@@ -72,10 +73,16 @@ async function createSource(client: KubeClient, name: string): Promise<void> {
 function gatedDefinition(
   name: string,
   gate: { started: () => void; release: Promise<void> },
-): FunctionDefinition<null, null> {
+): FunctionDefinition<NamespacedName, null, null> {
+  const key = workKeyType(name, ['namespace', 'name']);
   return {
-    name,
-    triggers: [{ kind: 'Widget', workKeys: (c) => [[c.ref.namespace, c.ref.name]] }],
+    key,
+    triggers: [
+      {
+        kind: 'Widget',
+        workKeys: (c) => [key.of({ namespace: c.ref.namespace, name: c.ref.name })],
+      },
+    ],
     load: () => Promise.resolve(null),
     decide: () => ({ writes: null }),
     apply: async () => {

@@ -1,0 +1,225 @@
+// The work queue's plumbing, behind named operations: the consumers of a queue and of its
+// triggers, work items and follow-ups, leases (which replica works a key), failure records
+// (consecutive failures per key) and dead letters. The function host (shared/runtime) decides
+// when to call them; this file knows how they sit on JetStream (see subjects.ts for the layout
+// and backbone.ts for the assets).
+import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import { KvWatchInclude } from '@nats-io/kv';
+import type { Backbone } from './backbone.js';
+import { JetStreamPublishError, wrongLastSequence, type PublishAck } from './pipe.js';
+import {
+  assets,
+  deadLetterSubject,
+  kvStream,
+  leaseSubject,
+  mirrorKindFilter,
+  mirrorStream,
+  streamMessageDeleteSubject,
+  workFilter,
+  workItemKeyFilter,
+  workSubject,
+  type WorkKey,
+} from './subjects.js';
+
+const nanos = (ms: number): number => ms * 1_000_000;
+
+/** Durable name of the work consumer shared by every replica reconciling `queue`. */
+export const workConsumerName = (queue: string): string => `${queue}-work`;
+
+/** Durable name of the consumer that maps changes of `kind` to work for `queue`. */
+export const triggerConsumerName = (queue: string, kind: string): string =>
+  `${queue}-trigger-${kind}`;
+
+/** One consumer of the work queue, for backlog metrics. */
+export interface QueueConsumer {
+  stream: string;
+  name: string;
+}
+
+/** Creates (idempotently) the work consumer of `queue` and starts pulling `concurrency` at once. */
+export async function consumeWork(
+  backbone: Backbone,
+  queue: string,
+  options: { ackWaitMs: number; concurrency: number },
+): Promise<{ consumer: QueueConsumer; messages: ConsumerMessages }> {
+  const name = workConsumerName(queue);
+  await backbone.jsm.consumers.add(assets.workStream, {
+    durable_name: name,
+    filter_subject: workFilter(queue),
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(options.ackWaitMs),
+    max_deliver: -1,
+    max_ack_pending: 10_000,
+  });
+  const consumer = await backbone.js.consumers.get(assets.workStream, name);
+  const messages = await consumer.consume({ max_messages: options.concurrency });
+  return { consumer: { stream: assets.workStream, name }, messages };
+}
+
+/** Creates (idempotently) the consumer of the mirror's changes of `kind` for `queue`, and starts it. */
+export async function consumeChanges(
+  backbone: Backbone,
+  queue: string,
+  kind: string,
+  options: { ackWaitMs: number; window: number },
+): Promise<{ consumer: QueueConsumer; messages: ConsumerMessages }> {
+  const name = triggerConsumerName(queue, kind);
+  await backbone.jsm.consumers.add(mirrorStream, {
+    durable_name: name,
+    filter_subject: mirrorKindFilter(kind),
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(options.ackWaitMs),
+    max_deliver: -1,
+  });
+  const consumer = await backbone.js.consumers.get(mirrorStream, name);
+  const messages = await consumer.consume({ max_messages: options.window });
+  return { consumer: { stream: mirrorStream, name }, messages };
+}
+
+/** Pending and unacknowledged messages of each consumer. */
+export function backlogOf(
+  backbone: Backbone,
+  consumers: readonly QueueConsumer[],
+): Promise<{ consumer: string; pending: number; inFlight: number }[]> {
+  return Promise.all(
+    consumers.map(async ({ stream, name }) => {
+      const info = await backbone.jsm.consumers.info(stream, name);
+      return { consumer: name, pending: info.num_pending, inFlight: info.num_ack_pending };
+    }),
+  );
+}
+
+/**
+ * Publishes a work item for `key` of `queue` in `cluster`. The stream keeps one pending item per
+ * subject, so items for a key that is already waiting coalesce. `msgID` de-duplicates a
+ * publish repeated within JetStream's window.
+ */
+export function publishWork(
+  backbone: Backbone,
+  item: { queue: string; cluster: string; key: WorkKey },
+  msgID: string,
+): Promise<PublishAck> {
+  return backbone.pipe.publish(workSubject(item.queue, item.cluster, item.key), undefined, {
+    msgID,
+  });
+}
+
+/**
+ * Takes the lease of a work item for `holder`, returning its revision; throws when another
+ * replica holds it. A publish that the stream stores only while the key has no entry: releases
+ * delete the entry's message, so the key is normally empty. If it holds a delete marker (a lease
+ * removed by hand with a KV delete) the KV client's create handles it.
+ */
+export async function takeLease(
+  backbone: Backbone,
+  itemKey: string,
+  holder: string,
+): Promise<number> {
+  try {
+    const ack = await backbone.pipe.publish(leaseSubject(itemKey), holder, {
+      expectLastSubjectSequence: 0,
+    });
+    return ack.seq;
+  } catch (error) {
+    if (!(error instanceof JetStreamPublishError) || error.errCode !== wrongLastSequence)
+      throw error;
+    return backbone.leases.create(itemKey, holder);
+  }
+}
+
+/** Renews a lease we hold at `revision`; throws when another replica took it over. */
+export function renewLease(
+  backbone: Backbone,
+  itemKey: string,
+  holder: string,
+  revision: number,
+): Promise<number> {
+  return backbone.leases.update(itemKey, holder, revision);
+}
+
+/**
+ * Removes our lease entry by its sequence, and nobody reads the answer: the item is settled, so
+ * nothing depends on it, and if NATS is unreachable the TTL frees the lease. Deleting the message
+ * (rather than a KV delete, which leaves a delete marker) keeps the key empty, so the next lease
+ * on it is one create. By sequence, it can only ever remove our own lease: after a takeover the
+ * entry has another sequence and the delete finds nothing.
+ */
+export function releaseLease(backbone: Backbone, revision: number): void {
+  backbone.pipe.sendRequest(
+    streamMessageDeleteSubject(kvStream(assets.leases)),
+    JSON.stringify({ seq: revision, no_erase: true }),
+  );
+}
+
+/** A key's consecutive failures, and the last error. */
+export interface FailureRecord {
+  failures: number;
+  lastError: string;
+}
+
+/** The record of a key that has not failed. */
+export const noFailures: FailureRecord = { failures: 0, lastError: '' };
+
+/** Reads a key's failure record (noFailures when there is none). */
+export async function readFailures(backbone: Backbone, itemKey: string): Promise<FailureRecord> {
+  const entry = await backbone.attempts.get(itemKey);
+  if (entry === null || entry.operation !== 'PUT' || entry.length === 0) return noFailures;
+  return entry.json<FailureRecord>();
+}
+
+/** Records a key's consecutive failures. */
+export async function recordFailures(
+  backbone: Backbone,
+  itemKey: string,
+  record: FailureRecord,
+): Promise<void> {
+  await backbone.attempts.put(itemKey, JSON.stringify(record));
+}
+
+/** Forgets a key's failures. */
+export async function clearFailures(backbone: Backbone, itemKey: string): Promise<void> {
+  await backbone.attempts.delete(itemKey);
+}
+
+/**
+ * Follows which keys of `queue` have failure records: `onChange(key, present)` for every update,
+ * then for the records already there. Returns a stop function and the watch's end (it should
+ * not end before stop; when it does, callers must assume every key may have a record).
+ */
+export async function watchFailures(
+  backbone: Backbone,
+  queue: string,
+  onChange: (itemKey: string, present: boolean) => void,
+): Promise<{ stop: () => void; ended: Promise<void> }> {
+  const filter = workItemKeyFilter(queue);
+  const updates = await backbone.attempts.watch({
+    key: filter,
+    include: KvWatchInclude.UpdatesOnly,
+  });
+  const ended = (async () => {
+    for await (const entry of updates) onChange(entry.key, entry.operation === 'PUT');
+  })();
+  for await (const key of await backbone.attempts.keys(filter)) onChange(key, true);
+  return { stop: () => updates.stop(), ended };
+}
+
+/** What is kept of a work item given up on. */
+export interface DeadLetter {
+  /** The queue (function definition) that gave up. */
+  function: string;
+  cluster: string;
+  key: WorkKey;
+  failures: number;
+  error: string;
+  /** When, as an RFC 3339 time. */
+  at: string;
+}
+
+/** Publishes a dead letter to OLMQ_DEAD. */
+export async function publishDeadLetter(backbone: Backbone, entry: DeadLetter): Promise<void> {
+  await backbone.js.publish(
+    deadLetterSubject(entry.function, entry.cluster, entry.key),
+    JSON.stringify(entry),
+  );
+}
