@@ -93,7 +93,15 @@ const hostMetrics = createFunctionMetrics(new Registry());
 const hosts = started
   .flatMap((f) => f.definitions)
   .map(
-    (d) => new FunctionHost(backbone, d, log, hostMetrics, { concurrency: 16, baseBackoffMs: 50 }),
+    (d) =>
+      new FunctionHost(
+        backbone,
+        d,
+        log,
+        hostMetrics,
+        { concurrency: 16, baseBackoffMs: 50 },
+        context.clients,
+      ),
   );
 for (const host of hosts) await host.start();
 const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');

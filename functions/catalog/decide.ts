@@ -4,7 +4,7 @@
 // line, and the status upstream's syncCatalogSources would write.
 import type { CatalogSource } from '../../shared/api/catalogsource.js';
 import type { CatalogContent, CatalogIndex, CatalogWarning } from '../../shared/catalog/index.js';
-import type { CatalogIndexRecord } from '../../shared/catalog/store.js';
+import type { CatalogIndexRecord } from '../../shared/handoff/index.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import type { Decision } from '../../shared/runtime/function-host.js';

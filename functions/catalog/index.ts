@@ -22,11 +22,12 @@ import {
   readCatalogIndexRecords,
   readCatalogIndexRecord,
   storeCatalog,
-} from '../../shared/catalog/store.js';
+} from '../../shared/handoff/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import { executeWrites } from '../../shared/kube/executor.js';
-import type { FunctionDefinition, WorkContext } from '../../shared/runtime/function-host.js';
+import type { FunctionDefinition, WorkContext, WorkItem } from '../../shared/runtime/types.js';
+import { workKeyType, type NamespacedName } from '../../shared/runtime/work-keys.js';
 import type {
   CreateFunction,
   FunctionContext,
@@ -77,9 +78,12 @@ export interface CatalogFunctionOptions {
   config?: Partial<CatalogConfig>;
   /** Reads a registry; fetchRegistryCatalog unless replaced (e.g. by a test's stand-in). */
   fetchCatalog?: RegistryCatalogFetcher;
-  /** The clock. */
-  now?: () => Date;
 }
+
+/** The work key of one CatalogSource. */
+export const catalogSourceKey = workKeyType('catalog', ['namespace', 'name']);
+
+type CatalogWork = WorkContext<NamespacedName>;
 
 const catalogSourceRef = (namespace: string, name: string) => ({
   apiVersion: 'operators.coreos.com/v1alpha1',
@@ -89,19 +93,19 @@ const catalogSourceRef = (namespace: string, name: string) => ({
 });
 
 // The CatalogSources a changed object belongs to, from its owner references.
-function ownerKeys(object: unknown, namespace: string): string[][] {
+function ownerKeys(object: unknown, namespace: string): WorkItem[] {
   const owners = (object as KubeObject | undefined)?.metadata?.ownerReferences ?? [];
   return owners
     .filter((o) => o.kind === 'CatalogSource' && o.apiVersion.startsWith('operators.coreos.com/'))
-    .map((o) => ['CatalogSource', namespace, o.name]);
+    .map((o) => catalogSourceKey.of({ namespace, name: o.name }));
 }
 
 // A deleted pod's mirror entry is a bare delete marker, so its owner is unknown: registry pods
 // are named <catalog source>-<5 random characters> (generateName), which names the owner.
-function registryPodKeys(object: unknown, namespace: string, name: string): string[][] {
+function registryPodKeys(object: unknown, namespace: string, name: string): WorkItem[] {
   if (object !== undefined) return ownerKeys(object, namespace);
   const owner = /^(.+)-[a-z0-9]{5}$/.exec(name)?.[1];
-  return owner === undefined ? [] : [['CatalogSource', namespace, owner]];
+  return owner === undefined ? [] : [catalogSourceKey.of({ namespace, name: owner })];
 }
 
 function syncKey(cluster: string, namespace: string, name: string): string {
@@ -164,7 +168,6 @@ export async function startCatalogFunction(
 ): Promise<StartedFunction> {
   const config: CatalogConfig = { ...defaultCatalogConfig, ...options.config };
   const fetchCatalog = options.fetchCatalog ?? fetchRegistryCatalog;
-  const now = options.now ?? (() => new Date());
   const { backbone, log } = context;
   const store = await openCatalogStore(backbone);
   const syncs = await new Kvm(backbone.js).create(catalogSyncBucket, {
@@ -179,12 +182,6 @@ export async function startCatalogFunction(
       })),
     ),
   );
-  const clientOf = (cluster: string): KubeClient => {
-    const client = context.clients.get(cluster);
-    if (client === undefined)
-      throw new Error(`the catalog function serves no cluster "${cluster}"`);
-    return client;
-  };
   const timing = {
     resyncMs: config.resyncMs,
     retryMs: config.retryMs,
@@ -196,7 +193,7 @@ export async function startCatalogFunction(
     address: string,
     dial: string,
     sourceVersion: string,
-    work: WorkContext,
+    work: CatalogWork,
   ): Promise<SourceRead> => {
     let objects: CatalogObject[];
     try {
@@ -216,10 +213,10 @@ export async function startCatalogFunction(
     return indexObjects(objects, [], sourceVersion, `the catalog served at ${address}`);
   };
 
-  const load = async (work: WorkContext): Promise<CatalogSnapshot> => {
-    const [, namespace = '', name = ''] = work.key;
-    const client = clientOf(work.cluster);
-    const at = now();
+  const load = async (work: CatalogWork): Promise<CatalogSnapshot> => {
+    const { namespace, name } = work.key;
+    const client = work.client;
+    const at = work.now();
     const [object, record, sync] = await Promise.all([
       client.get(catalogSourceRef(namespace, name)),
       readCatalogIndexRecord(backbone, work.cluster, namespace, name),
@@ -306,8 +303,8 @@ export async function startCatalogFunction(
     return snapshot;
   };
 
-  const apply = async (writes: CatalogWrites, work: WorkContext): Promise<void> => {
-    const [, namespace = '', name = ''] = work.key;
+  const apply = async (writes: CatalogWrites, work: CatalogWork): Promise<void> => {
+    const { namespace, name } = work.key;
     const key = syncKey(work.cluster, namespace, name);
     if (writes.built !== undefined) {
       const { built } = writes;
@@ -321,7 +318,7 @@ export async function startCatalogFunction(
     else if (writes.record !== undefined)
       await putCatalogIndexRecord(backbone, work.cluster, writes.record);
     if (writes.kube.length > 0) {
-      await executeWrites(clientOf(work.cluster), writes.kube, catalogFieldManager);
+      await executeWrites(work.client, writes.kube, catalogFieldManager);
       work.log.debug(
         { writes: writes.kube.map((w) => w.op) },
         'catalog source reconciled with writes',
@@ -329,12 +326,12 @@ export async function startCatalogFunction(
     }
   };
 
-  const definition: FunctionDefinition<CatalogSnapshot, CatalogWrites> = {
-    name: 'catalog',
+  const definition: FunctionDefinition<NamespacedName, CatalogSnapshot, CatalogWrites> = {
+    key: catalogSourceKey,
     triggers: [
       {
         kind: 'CatalogSource',
-        workKeys: (c) => [['CatalogSource', c.ref.namespace, c.ref.name]],
+        workKeys: (c) => [catalogSourceKey.of({ namespace: c.ref.namespace, name: c.ref.name })],
       },
       // ConfigMaps the function adopted carry the CatalogSource as owner (and olm.managed,
       // which brings them into the mirror): a change of one re-reads its catalog.
@@ -415,11 +412,11 @@ async function observeRegistry(
 
 function reportBuild(
   metrics: CatalogMetrics,
-  work: WorkContext,
+  work: CatalogWork,
   built: BuiltCatalog,
   sourceType: string,
 ): void {
-  const [, namespace = '', name = ''] = work.key;
+  const { namespace, name } = work.key;
   metrics.snapshots.inc({ cluster: work.cluster, namespace, name });
   metrics.buildDuration.observe(
     { cluster: work.cluster, source_type: sourceType },

@@ -4,7 +4,7 @@
 // same fleet-wide truth (aggregate replicas with max, not sum) and a deleted CatalogSource's
 // series disappear with its record.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { CatalogIndexRecord } from '../../shared/catalog/store.js';
+import type { CatalogIndexRecord } from '../../shared/handoff/index.js';
 
 /** Reads the records of every cluster this replica serves. */
 export type RecordReader = () => Promise<{ cluster: string; records: CatalogIndexRecord[] }[]>;

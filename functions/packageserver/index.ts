@@ -4,7 +4,7 @@
 // devcluster mode.
 import type { Logger } from 'pino';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { openCatalogStore } from '../../shared/catalog/index.js';
+import { openCatalogStore } from '../../shared/handoff/index.js';
 import { createCertificateAuthority, issueCertificate } from '../../shared/kube/certificates.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { DelegatingAuthorizer, loadRequestHeaderConfig } from './auth.js';

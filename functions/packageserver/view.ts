@@ -15,7 +15,7 @@ import {
   fetchCatalogContent,
   readCatalogIndexRecords,
   readCatalogIndexRecord,
-} from '../../shared/catalog/index.js';
+} from '../../shared/handoff/index.js';
 import { buildPackageRecords, type CatalogFacts, type PackageRecord } from './manifest.js';
 
 /** The packages of one CatalogSource. */

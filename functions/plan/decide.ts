@@ -6,8 +6,8 @@
 //   so one Manual Subscription does not hold back the others.
 // - Plan names are derived from the namespace and the plan's CSV names, so the same resolution
 //   never yields two plans, whichever replica decides and however often.
-// - A plan is created first (spec), then its status (phase, steps) is written once it exists:
-//   the status subresource ignores status on create.
+// - A plan is created first (spec), then its status (phase, steps) is written once it exists
+//   (the status subresource ignores status on create), in the same reconcile's next pass.
 // - At most `keepPlans` plans per namespace: older generations are removed (upstream keeps 5).
 import type { InstallPlan, Subscription, SubscriptionStatus } from '../../shared/api/index.js';
 import { codes } from '../../shared/api/index.js';
@@ -18,7 +18,7 @@ import {
   type RecordedBundle,
   type ResolutionRecord,
 } from '../../shared/resolver/record.js';
-import type { Decision } from '../../shared/runtime/function-host.js';
+import type { Decision } from '../../shared/runtime/types.js';
 import { withCondition, withoutCondition } from '../../shared/api/conditions.js';
 import { planSteps, type PlannedBundle } from './steps.js';
 
@@ -281,7 +281,10 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
     });
   }
   writes.push(...collectOldPlans(s));
-  return { writes };
+  // A plan just created gets its status (the steps) in the next pass of this reconcile: the
+  // load reads plans from the API, so it sees the new plan at once.
+  const created = writes.some((w) => w.op === 'create');
+  return created ? { writes, again: true } : { writes };
 }
 
 /** Deletes the oldest plans beyond `keepPlans`, never one a Subscription still follows. */

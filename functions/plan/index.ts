@@ -1,33 +1,43 @@
-// The plan function: work key ["namespace", ns]. Turns the resolution the resolve function
+// The plan function: work key { namespace } (queue `plan`). Turns the resolution the resolve function
 // recorded into InstallPlans (with their steps) and links the Subscriptions to them; follows
 // the plans' progress into the Subscriptions' InstallPlan* conditions.
 import { Gauge } from 'prom-client';
 import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../shared/api/index.js';
+import { decodeBundleManifests, type CatalogContent } from '../../shared/catalog/index.js';
 import {
-  decodeBundleManifests,
   fetchCatalogContent,
   openCatalogStore,
-  type CatalogContent,
-} from '../../shared/catalog/index.js';
+  resolutionRecords,
+  resolutionRef,
+} from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { getMirrored, listMirrored, mirroredKeys } from '../../shared/bus/mirror-read.js';
-import { encodeToken, type WorkKey } from '../../shared/bus/subjects.js';
-import type { KubeClient } from '../../shared/kube/client.js';
+import { listMirrored, mirroredKeys } from '../../shared/bus/mirror-read.js';
+import { mirrorKindFilter } from '../../shared/bus/subjects.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
-import { resolutionKind, type ResolutionRecord } from '../../shared/resolver/record.js';
-import type { FunctionDefinition } from '../../shared/runtime/function-host.js';
+import { kubeTime } from '../../shared/kube/time.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
+import type { FunctionDefinition, Trigger } from '../../shared/runtime/types.js';
+import { workKeyType, type FieldKey } from '../../shared/runtime/work-keys.js';
 import { decidePlan, planGroups, type PlanSnapshot } from './decide.js';
 import type { PlannedBundle } from './steps.js';
 
 const fieldManager = 'olmq-plan';
 const apiVersion = 'operators.coreos.com/v1alpha1';
-const namespaceKey = (namespace: string): WorkKey => ['namespace', namespace];
+
+/** The work key of a namespace's planning. */
+export const planKey = workKeyType('plan', ['namespace']);
+
+// Each of these kinds concerns the plans of the namespace it is in.
+const namespaceTrigger = (kind: string, parts?: Trigger['parts']): Trigger => ({
+  kind,
+  ...(parts === undefined ? {} : { parts }),
+  workKeys: (c) => [planKey.of({ namespace: c.ref.namespace })],
+});
 
 /** Counts mirrored objects of `kind` per cluster, for the count gauges. */
 async function countMirrored(backbone: Backbone, kind: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const key of await mirroredKeys(backbone, `*.${encodeToken(kind)}.*.*`)) {
+  for (const key of await mirroredKeys(backbone, mirrorKindFilter(kind))) {
     const cluster = key.slice(0, key.indexOf('.'));
     counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
   }
@@ -35,7 +45,7 @@ async function countMirrored(backbone: Backbone, kind: string): Promise<Map<stri
 }
 
 export const createFunction: CreateFunction = async (context) => {
-  const { backbone, clients } = context;
+  const { backbone } = context;
   const store = await openCatalogStore(backbone);
   // Contents are large; a few recent digests serve the plans being written.
   const contents = new Map<string, Promise<CatalogContent>>();
@@ -67,42 +77,28 @@ export const createFunction: CreateFunction = async (context) => {
       },
     });
   }
-  const clientOf = (cluster: string): KubeClient => {
-    const client = clients.get(cluster);
-    if (client === undefined) throw new Error(`no API client for cluster ${cluster}`);
-    return client;
-  };
-  const definition: FunctionDefinition<PlanSnapshot, Write[]> = {
-    name: 'plan',
+  const definition: FunctionDefinition<FieldKey<'namespace'>, PlanSnapshot, Write[]> = {
+    key: planKey,
     triggers: [
-      { kind: resolutionKind, workKeys: (c) => [namespaceKey(c.ref.namespace)] },
-      { kind: 'InstallPlan', workKeys: (c) => [namespaceKey(c.ref.namespace)] },
-      {
-        kind: 'Subscription',
-        // The fields linking a Subscription to its plans; not the conditions (its own, and
-        // resolution's), catalog health or installedCSV.
-        parts: [
-          'metadata',
-          'spec',
-          'status.installPlanRef',
-          'status.installplan',
-          'status.installPlanGeneration',
-          'status.currentCSV',
-          'status.state',
-        ],
-        workKeys: (c) => [namespaceKey(c.ref.namespace)],
-      },
+      namespaceTrigger(resolutionRecords.kind),
+      namespaceTrigger('InstallPlan'),
+      // The fields linking a Subscription to its plans; not the conditions (its own, and
+      // resolution's), catalog health or installedCSV.
+      namespaceTrigger('Subscription', [
+        'metadata',
+        'spec',
+        'status.installPlanRef',
+        'status.installplan',
+        'status.installPlanGeneration',
+        'status.currentCSV',
+        'status.state',
+      ]),
     ],
     async load(work) {
-      const namespace = work.key[1] ?? '';
-      const client = clientOf(work.cluster);
+      const { namespace } = work.key;
+      const client = work.client;
       const [record, subscriptions, installPlans, csvs] = await Promise.all([
-        getMirrored<ResolutionRecord>(backbone, {
-          cluster: work.cluster,
-          kind: resolutionKind,
-          namespace,
-          name: namespace,
-        }),
+        resolutionRecords.read(backbone, resolutionRef(work.cluster, namespace)),
         client
           .list({ apiVersion, kind: 'Subscription', namespace })
           .then((l) => l.items as unknown as Subscription[]),
@@ -148,11 +144,11 @@ export const createFunction: CreateFunction = async (context) => {
         installPlans,
         csvs: new Set(csvs.map((c) => c.metadata.name ?? '')),
         manifests,
-        now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        now: kubeTime(work.now()),
       };
     },
     decide: decidePlan,
-    apply: (writes, work) => executeWrites(clientOf(work.cluster), writes, fieldManager),
+    apply: (writes, work) => executeWrites(work.client, writes, fieldManager),
   };
   return { definitions: [definition] };
 };

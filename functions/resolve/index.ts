@@ -1,8 +1,8 @@
-// The resolve function: work key ["namespace", ns]. Re-resolves a namespace when its
+// The resolve function: work key { namespace } (queue `resolve`). Re-resolves a namespace when its
 // Subscriptions, CSVs, OperatorGroups or CatalogSources change, and when a catalog index it can
 // see changes (a global catalog's change fans out to every namespace with Subscriptions).
 // Writes the Subscriptions' resolution status and hands the resolution to the plan function
-// as a `Resolution` record in the object mirror.
+// as a `Resolution` hand-off record (shared/handoff).
 import { Counter, Summary } from 'prom-client';
 import type {
   CatalogSource,
@@ -12,18 +12,20 @@ import type {
 } from '../../shared/api/index.js';
 import {
   CatalogIndexCache,
-  catalogIndexKind,
+  catalogIndexRecords,
   openCatalogStore,
   readCatalogIndexRecords,
-} from '../../shared/catalog/index.js';
+  resolutionRecords,
+  resolutionRef,
+} from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { getMirrored, listMirrored, namespacesWith } from '../../shared/bus/mirror-read.js';
-import { objectKey, type WorkKey } from '../../shared/bus/subjects.js';
+import { listMirrored, namespacesWith } from '../../shared/bus/mirror-read.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import { executeWrites } from '../../shared/kube/executor.js';
-import { resolutionKind, type ResolutionRecord } from '../../shared/resolver/record.js';
-import type { FunctionDefinition, ObjectChange } from '../../shared/runtime/function-host.js';
+import { kubeTime } from '../../shared/kube/time.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
+import type { FunctionDefinition, ObjectChange, WorkItem } from '../../shared/runtime/types.js';
+import { workKeyType, type FieldKey } from '../../shared/runtime/work-keys.js';
 import {
   decideResolve,
   type ResolveSnapshot,
@@ -34,10 +36,12 @@ import {
 const fieldManager = 'olmq-resolve';
 
 /** The work key of a namespace's resolution. */
-export const namespaceKey = (namespace: string): WorkKey => ['namespace', namespace];
+export const resolveKey = workKeyType('resolve', ['namespace']);
+
+const namespaceItem = (namespace: string): WorkItem => resolveKey.of({ namespace });
 
 export const createFunction: CreateFunction = async (context) => {
-  const { backbone, clients, globalCatalogNamespace } = context;
+  const { backbone, globalCatalogNamespace } = context;
   const store = await openCatalogStore(backbone);
   const indexes = new CatalogIndexCache(store);
   const duration = new Summary({
@@ -53,30 +57,25 @@ export const createFunction: CreateFunction = async (context) => {
     labelNames: ['cluster', 'name', 'installed', 'channel', 'package', 'approval'],
     registers: [context.registry],
   });
-  const clientOf = (cluster: string): KubeClient => {
-    const client = clients.get(cluster);
-    if (client === undefined) throw new Error(`no API client for cluster ${cluster}`);
-    return client;
-  };
   // A catalog change concerns its namespace, or every namespace with Subscriptions when global.
-  const catalogKeys = async (change: ObjectChange): Promise<WorkKey[]> =>
+  const catalogKeys = async (change: ObjectChange): Promise<WorkItem[]> =>
     change.ref.namespace === globalCatalogNamespace
       ? (
           await namespacesWith(backbone, {
             cluster: change.ref.cluster,
             kind: 'Subscription',
           })
-        ).map(namespaceKey)
-      : [namespaceKey(change.ref.namespace)];
-  const definition: FunctionDefinition<ResolveSnapshot, ResolveWrites> = {
-    name: 'resolve',
+        ).map(namespaceItem)
+      : [namespaceItem(change.ref.namespace)];
+  const definition: FunctionDefinition<FieldKey<'namespace'>, ResolveSnapshot, ResolveWrites> = {
+    key: resolveKey,
     triggers: [
       {
         kind: 'Subscription',
         // What a Subscription asks for and where it stands; not the conditions and health
         // written by resolution itself or the InstallPlan progress written by planning.
         parts: ['metadata', 'spec', 'status.currentCSV', 'status.installedCSV'],
-        workKeys: (c) => [namespaceKey(c.ref.namespace)],
+        workKeys: (c) => [namespaceItem(c.ref.namespace)],
       },
       {
         kind: 'ClusterServiceVersion',
@@ -86,21 +85,21 @@ export const createFunction: CreateFunction = async (context) => {
           (c.object as ClusterServiceVersion | undefined)?.metadata.labels?.['olm.copiedFrom'] !==
           undefined
             ? []
-            : [namespaceKey(c.ref.namespace)],
+            : [namespaceItem(c.ref.namespace)],
       },
-      { kind: 'OperatorGroup', workKeys: (c) => [namespaceKey(c.ref.namespace)] },
+      { kind: 'OperatorGroup', workKeys: (c) => [namespaceItem(c.ref.namespace)] },
       { kind: 'CatalogSource', workKeys: catalogKeys },
-      { kind: catalogIndexKind, workKeys: catalogKeys },
+      { kind: catalogIndexRecords.kind, workKeys: catalogKeys },
     ],
     async load(work) {
-      const namespace = work.key[1] ?? '';
       return loadSnapshot(
         backbone,
-        clientOf(work.cluster),
+        work.client,
         indexes,
         work.cluster,
-        namespace,
+        work.key.namespace,
         globalCatalogNamespace,
+        work.now(),
       );
     },
     // Times the pure decision (the resolution) by outcome.
@@ -117,7 +116,7 @@ export const createFunction: CreateFunction = async (context) => {
       return decision;
     },
     async apply(writes, work) {
-      const namespace = work.key[1] ?? '';
+      const { namespace } = work.key;
       if (writes.resolution !== undefined) {
         work.log.debug(
           { namespace, status: writes.resolution.status, stats: writes.resolution.stats },
@@ -127,17 +126,12 @@ export const createFunction: CreateFunction = async (context) => {
           work.log.info({ namespace, subscription: p.subscription, code: p.code }, p.message);
         }
       }
-      await executeWrites(clientOf(work.cluster), writes.writes, fieldManager);
+      await executeWrites(work.client, writes.writes, fieldManager);
       for (const sync of writes.synced) syncs.inc({ cluster: work.cluster, ...sync });
-      const key = objectKey({
-        cluster: work.cluster,
-        kind: resolutionKind,
-        namespace,
-        name: namespace,
-      });
-      if (writes.record === null) await backbone.objects.delete(key);
+      const ref = resolutionRef(work.cluster, namespace);
+      if (writes.record === null) await resolutionRecords.delete(backbone, ref);
       else if (writes.record !== undefined)
-        await backbone.objects.put(key, JSON.stringify(writes.record));
+        await resolutionRecords.put(backbone, ref, writes.record);
     },
   };
   return { definitions: [definition] };
@@ -151,6 +145,7 @@ export async function loadSnapshot(
   cluster: string,
   namespace: string,
   globalNamespace: string,
+  now: Date,
 ): Promise<ResolveSnapshot> {
   const catalogNamespaces = [...new Set([namespace, globalNamespace])];
   const [subscriptions, csvs, operatorGroups, records, sources, previous] = await Promise.all([
@@ -178,12 +173,7 @@ export async function loadSnapshot(
         }),
       ),
     ).then((lists) => lists.flat()),
-    getMirrored<ResolutionRecord>(backbone, {
-      cluster,
-      kind: resolutionKind,
-      namespace,
-      name: namespace,
-    }),
+    resolutionRecords.read(backbone, resolutionRef(cluster, namespace)),
   ]);
   const catalogs = await Promise.all(
     sources.map(async (source): Promise<SnapshotCatalog> => {
@@ -218,6 +208,6 @@ export async function loadSnapshot(
     operatorGroups,
     catalogs,
     previous,
-    now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    now: kubeTime(now),
   };
 }

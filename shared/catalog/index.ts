@@ -87,19 +87,3 @@ export function buildCatalogFromTexts(files: Readonly<Record<string, string>>): 
     });
   return buildCatalogIndex(objects);
 }
-export {
-  catalogBucket,
-  catalogIndexKind,
-  CatalogIndexRecordSchema,
-  openCatalogStore,
-  storeCatalog,
-  fetchCatalogIndex,
-  fetchCatalogContent,
-  CatalogIndexCache,
-  CatalogNotStoredError,
-  putCatalogIndexRecord,
-  deleteCatalogIndexRecord,
-  readCatalogIndexRecords,
-  readCatalogIndexRecord,
-} from './store.js';
-export type { CatalogIndexRecord } from './store.js';

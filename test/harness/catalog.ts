@@ -51,10 +51,11 @@ export async function catalogFunctionFor(
   const registry = new Registry();
   const { log, lines } = capturingLogger('info');
   const stop = new AbortController();
+  const clients = new Map([['c1', client]]);
   const started = await startCatalogFunction(
     {
       backbone,
-      clients: new Map([['c1', client]]),
+      clients,
       log,
       registry,
       globalCatalogNamespace: 'olm',
@@ -67,11 +68,14 @@ export async function catalogFunctionFor(
   );
   const hosts = started.definitions.map(
     (definition) =>
-      new FunctionHost(backbone, definition, log, createFunctionMetrics(registry), {
-        baseBackoffMs: 20,
-        contentionDelayMs: 20,
-        random: () => 0.5,
-      }),
+      new FunctionHost(
+        backbone,
+        definition,
+        log,
+        createFunctionMetrics(registry),
+        { baseBackoffMs: 20, contentionDelayMs: 20, random: () => 0.5 },
+        clients,
+      ),
   );
   for (const host of hosts) await host.start();
   t.teardown(async () => {

@@ -55,11 +55,14 @@ export async function installFunctionFor(t: Test, options: unknown = {}): Promis
     .flatMap((f) => f.definitions)
     .map(
       (d) =>
-        new FunctionHost(backbone, d, log, metrics, {
-          baseBackoffMs: 20,
-          contentionDelayMs: 20,
-          random: () => 0.5,
-        }),
+        new FunctionHost(
+          backbone,
+          d,
+          log,
+          metrics,
+          { baseBackoffMs: 20, contentionDelayMs: 20, random: () => 0.5 },
+          context.clients,
+        ),
     );
   for (const host of hosts) await host.start();
   t.teardown(async () => {

@@ -12,13 +12,13 @@ import {
 } from '../../functions/packageserver/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { objectKey } from '../../shared/bus/subjects.js';
+import { loadCatalogDirectory } from '../../shared/catalog/index.js';
 import {
-  loadCatalogDirectory,
   openCatalogStore,
   putCatalogIndexRecord,
   storeCatalog,
   type CatalogIndexRecord,
-} from '../../shared/catalog/index.js';
+} from '../../shared/handoff/index.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import type { ClusterFixture } from './devcluster.js';
 import { backboneFor, clusterFor } from './backbone.js';

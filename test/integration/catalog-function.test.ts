@@ -15,7 +15,7 @@ import {
   CatalogIndexCache,
   openCatalogStore,
   type CatalogIndexRecord,
-} from '../../shared/catalog/store.js';
+} from '../../shared/handoff/index.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import {
   catalogFunctionFor,

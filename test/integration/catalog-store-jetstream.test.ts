@@ -21,7 +21,7 @@ import {
   readCatalogIndexRecords,
   storeCatalog,
   type CatalogIndexRecord,
-} from '../../shared/catalog/store.js';
+} from '../../shared/handoff/index.js';
 import { backboneFor } from '../harness/backbone.js';
 import { sharedDir } from '../harness/repo.js';
 

@@ -5,7 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import t from 'tap';
 import { Watch } from '@kubernetes/client-node';
 import { DelegatingAuthorizer } from '../../functions/packageserver/auth.js';
-import { deleteCatalogIndexRecord } from '../../shared/catalog/index.js';
+import { deleteCatalogIndexRecord } from '../../shared/handoff/index.js';
 import { join } from 'node:path';
 import { kubectl, kubectlMissing, rawRequest } from '../harness/devcluster.js';
 import { packageServerFor, publishCatalog, smallCatalogs } from '../harness/packageserver.js';

@@ -7,12 +7,12 @@ import { Registry } from 'prom-client';
 import t, { type Test } from 'tap';
 import { functionModules } from '../../functions/index.js';
 import type { InstallPlan, Subscription } from '../../shared/api/index.js';
+import { loadCatalogDirectory } from '../../shared/catalog/index.js';
 import {
-  loadCatalogDirectory,
   openCatalogStore,
   putCatalogIndexRecord,
   storeCatalog,
-} from '../../shared/catalog/index.js';
+} from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { FunctionHost } from '../../shared/runtime/function-host.js';
@@ -64,6 +64,7 @@ async function startRig(t: Test): Promise<Rig> {
   const registry = new Registry();
   const metrics = createFunctionMetrics(registry);
   const stopping = new AbortController();
+  const clients = new Map([['c1', client]]);
   for (const name of ['resolve', 'plan'] as const) {
     const load = functionModules[name];
     if (load === undefined) throw new Error(`${name} is not registered`);
@@ -71,18 +72,21 @@ async function startRig(t: Test): Promise<Rig> {
       await load()
     )({
       backbone,
-      clients: new Map([['c1', client]]),
+      clients,
       log,
       registry,
       globalCatalogNamespace: globalNamespace,
       signal: stopping.signal,
     });
     for (const definition of started.definitions) {
-      const host = new FunctionHost(backbone, definition, log, metrics, {
-        concurrency: 4,
-        baseBackoffMs: 50,
-        maxBackoffMs: 500,
-      });
+      const host = new FunctionHost(
+        backbone,
+        definition,
+        log,
+        metrics,
+        { concurrency: 4, baseBackoffMs: 50, maxBackoffMs: 500 },
+        clients,
+      );
       await host.start();
       t.teardown(() => host.stop(2_000));
     }

@@ -23,7 +23,7 @@ import {
 import { sourceKindOf } from '../../functions/catalog/spec.js';
 import { catalogSourceSchema } from '../../shared/api/catalogsource.js';
 import { buildCatalogFromTexts } from '../../shared/catalog/index.js';
-import type { CatalogIndexRecord } from '../../shared/catalog/store.js';
+import type { CatalogIndexRecord } from '../../shared/handoff/index.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 

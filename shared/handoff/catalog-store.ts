@@ -1,4 +1,5 @@
-// Catalog indexes in JetStream. The catalog function builds an index per CatalogSource and
+// Catalog indexes in JetStream, handed from the catalog function to its readers (resolve,
+// plan, the package server). The catalog function builds an index per CatalogSource and
 // stores its bytes in the object store bucket `olmq_catalogs` under the content digest (the
 // hot index under `index/<digest>`, the manifests under `content/<digest>`), so identical
 // content is stored once. Which index a CatalogSource currently serves is a small record put
@@ -9,16 +10,17 @@
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { z } from 'zod';
 import type { Backbone } from '../bus/backbone.js';
-import { listMirrored } from '../bus/mirror-read.js';
-import { encodeToken, objectKey } from '../bus/subjects.js';
-import type { CatalogContent } from './bundle-content.js';
-import type { CatalogIndex } from './model.js';
+import type { MirrorSource } from '../bus/mirror-read.js';
+import { encodeToken } from '../bus/subjects.js';
+import type { CatalogContent } from '../catalog/bundle-content.js';
+import type { CatalogIndex } from '../catalog/model.js';
 import {
   loadCatalogContent,
   loadCatalogIndex,
   serializeCatalogContent,
   serializeCatalogIndex,
-} from './serialize.js';
+} from '../catalog/serialize.js';
+import { handOffRecordType } from './record-type.js';
 
 /** Object store bucket holding serialized indexes and contents by digest. */
 export const catalogBucket = 'olmq_catalogs';
@@ -129,67 +131,51 @@ export class CatalogIndexCache {
   }
 }
 
-const recordKey = (cluster: string, namespace: string, name: string): string =>
-  objectKey({ cluster, kind: catalogIndexKind, namespace, name });
+/** The CatalogIndex records: checked put, read, list and delete. */
+export const catalogIndexRecords = handOffRecordType(catalogIndexKind, CatalogIndexRecordSchema);
 
 /** Publishes what a CatalogSource serves; a record equal to the current one is not rewritten. */
-export async function putCatalogIndexRecord(
+export function putCatalogIndexRecord(
   backbone: Backbone,
   cluster: string,
   record: CatalogIndexRecord,
 ): Promise<void> {
-  const key = recordKey(cluster, record.namespace, record.name);
-  const current = await backbone.objects.get(key);
-  if (current !== null && current.operation === 'PUT') {
-    const parsed = CatalogIndexRecordSchema.safeParse(current.json());
-    // Both sides in the schema's field order: a record built with its fields in another order
-    // is still the same record.
-    const wanted = CatalogIndexRecordSchema.parse(record);
-    if (parsed.success && JSON.stringify(parsed.data) === JSON.stringify(wanted)) return;
-  }
-  await backbone.objects.put(key, JSON.stringify(record));
+  return catalogIndexRecords.put(
+    backbone,
+    { cluster, namespace: record.namespace, name: record.name },
+    record,
+  );
 }
 
 /** The record of one CatalogSource, or undefined when it has none (or an unreadable one). */
-export async function readCatalogIndexRecord(
-  backbone: Backbone,
+export function readCatalogIndexRecord(
+  mirror: MirrorSource,
   cluster: string,
   namespace: string,
   name: string,
 ): Promise<CatalogIndexRecord | undefined> {
-  const entry = await backbone.objects.get(recordKey(cluster, namespace, name));
-  if (entry === null || entry.operation !== 'PUT') return undefined;
-  const parsed = CatalogIndexRecordSchema.safeParse(entry.json());
-  return parsed.success ? parsed.data : undefined;
+  return catalogIndexRecords.read(mirror, { cluster, namespace, name });
 }
 
 /** Removes the record of a deleted CatalogSource. */
-export async function deleteCatalogIndexRecord(
+export function deleteCatalogIndexRecord(
   backbone: Backbone,
   cluster: string,
   namespace: string,
   name: string,
 ): Promise<void> {
-  await backbone.objects.delete(recordKey(cluster, namespace, name));
+  return catalogIndexRecords.delete(backbone, { cluster, namespace, name });
 }
 
 /** The records of the CatalogSources in the given namespaces (all namespaces when omitted). */
 export async function readCatalogIndexRecords(
-  backbone: Backbone,
+  mirror: MirrorSource,
   cluster: string,
   namespaces?: readonly string[],
 ): Promise<CatalogIndexRecord[]> {
   const records: CatalogIndexRecord[] = [];
-  for (const namespace of namespaces ?? [undefined]) {
-    for (const value of await listMirrored<unknown>(backbone, {
-      cluster,
-      kind: catalogIndexKind,
-      namespace,
-    })) {
-      const parsed = CatalogIndexRecordSchema.safeParse(value);
-      if (parsed.success) records.push(parsed.data);
-    }
-  }
+  for (const namespace of namespaces ?? [undefined])
+    records.push(...(await catalogIndexRecords.list(mirror, cluster, namespace)));
   return records.sort(
     (a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name),
   );
