@@ -23,33 +23,13 @@ import { ensureOlmApi } from '../shared/kube/olm-api.js';
 import { startFunction } from '../shared/runtime/function-runner.js';
 import { createApiRequestCounter, createFunctionMetrics } from '../shared/runtime/metrics.js';
 import { echoModule, echoOfAnnotation } from '../test/fixtures/echo-function.js';
+import { subjectPurpose } from '../shared/bus/subjects.js';
 
 const { values } = parseArgs({ options: { items: { type: 'string', default: '50' } } });
 const items = Number(values.items);
 
 /** What a connection sent, by purpose. */
 type Tally = Map<string, number>;
-
-// Names a NATS subject by what olmq uses it for.
-function purpose(subject: string, kvOperation: string | undefined): string {
-  if (subject.startsWith('olmq.work.')) return 'work item publish';
-  if (subject.startsWith('olmq.dead.')) return 'dead letter publish';
-  if (subject.startsWith('$KV.olmq_objects.')) return 'mirror write';
-  if (subject.startsWith('$KV.olmq_leases.'))
-    return kvOperation === 'DEL' || kvOperation === 'PURGE' ? 'lease release' : 'lease write';
-  if (subject.startsWith('$KV.olmq_attempts.')) return 'attempts write';
-  if (subject.startsWith('$JS.ACK.')) return 'ack';
-  if (subject.startsWith('$JS.API.CONSUMER.MSG.NEXT.')) return 'pull';
-  if (subject.startsWith('$JS.API.STREAM.MSG.DELETE.KV_olmq_leases')) return 'lease release';
-  for (const [bucket, name] of [
-    ['KV_olmq_objects', 'mirror read'],
-    ['KV_olmq_leases', 'lease read'],
-    ['KV_olmq_attempts', 'attempts read'],
-  ] as const) {
-    if (subject.includes(`.${bucket}`) && subject.includes('.GET.')) return name;
-  }
-  return `other ${subject.split('.').slice(0, 4).join('.')}`;
-}
 
 /** The one method every message a nats.js connection sends goes through (requests, acks). */
 interface Protocol {
@@ -67,7 +47,7 @@ function tally(nc: NatsConnection): { requests: Tally; publishes: Tally } {
   const protocol = (nc as unknown as { protocol: Protocol }).protocol;
   const publish = protocol.publish.bind(protocol);
   protocol.publish = (subject, payload, options) => {
-    const key = purpose(subject, options?.headers?.get('KV-Operation'));
+    const key = subjectPurpose(subject, options?.headers?.get('KV-Operation'));
     const answered = options?.reply !== undefined && !options.reply.endsWith(unansweredSuffix);
     add(answered && key !== 'pull' ? requests : publishes, key);
     publish(subject, payload, options);

@@ -28,6 +28,7 @@ import {
   type RegistrySource,
 } from './registry-pod.js';
 import { pollSettingOf, type SourceKind } from './spec.js';
+import { kubeTime } from '../../shared/kube/time.js';
 
 /** Timing of the catalog function (see config.ts for the defaults and their env vars). */
 export interface CatalogTiming {
@@ -127,11 +128,6 @@ export type CatalogStatus = Record<string, unknown> & {
   configMapReference?: Record<string, string>;
   latestImageRegistryPoll?: string;
 };
-
-/** metav1.Time's wire form: RFC 3339 in seconds. */
-export function kubeNow(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /** JSON with sorted keys: equal values give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -374,7 +370,7 @@ export function planRegistry(
   return {
     writes,
     servingPod,
-    ...(podCreated || !valid ? { registryService: { ...wanted, createdAt: kubeNow(now) } } : {}),
+    ...(podCreated || !valid ? { registryService: { ...wanted, createdAt: kubeTime(now) } } : {}),
     polled,
     ...(error === undefined ? {} : { error }),
     ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
@@ -430,7 +426,7 @@ export function adoptedConfigMap(configMap: KubeObject, owner: KubeObject): Kube
 export function decideCatalogSource(s: CatalogSnapshot): Decision<CatalogWrites> {
   if (s.object === undefined) return { writes: { kube: [], record: null, sync: null } };
   const object = s.object;
-  const now = kubeNow(s.now);
+  const now = kubeTime(s.now);
   const current = (object['status'] ?? {}) as CatalogStatus;
   const status: CatalogStatus = structuredClone(current);
   delete status.reason;

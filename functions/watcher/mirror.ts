@@ -7,10 +7,10 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
-import { assets, type Backbone } from '../../shared/bus/backbone.js';
+import type { Backbone } from '../../shared/bus/backbone.js';
 import { mirroredKeys } from '../../shared/bus/mirror-read.js';
 import { partsHeader, serializeByParts } from '../../shared/bus/object-parts.js';
-import { objectKey } from '../../shared/bus/subjects.js';
+import { mirrorSubject, objectKey } from '../../shared/bus/subjects.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { Informer } from '../../shared/kube/informer.js';
 import type { MirroredKind } from './kinds.js';
@@ -48,7 +48,7 @@ function keyOf(cluster: string, kind: string, object: KubeObject): string {
 export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirror {
   const { cluster, backbone, log } = context;
   const subjectOf = (object: KubeObject): string =>
-    `$KV.${assets.objects}.${keyOf(cluster, kind.kind, object)}`;
+    mirrorSubject(keyOf(cluster, kind.kind, object));
   let stopped = false;
   let informer: Informer | undefined;
   let restartTimer: NodeJS.Timeout | undefined;

@@ -13,9 +13,9 @@
 // the square of the count.
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import { assets, type Backbone } from '../../shared/bus/backbone.js';
+import type { Backbone } from '../../shared/bus/backbone.js';
 import { readNameIndex } from '../../shared/bus/mirror-read.js';
-import { indexedKey, namesKey, tooManyNames } from '../../shared/bus/subjects.js';
+import { indexedKey, mirrorSubject, namesKey, tooManyNames } from '../../shared/bus/subjects.js';
 
 /** Most names an index entry lists; a namespace with more is marked tooManyNames. */
 export const nameIndexLimit = 256;
@@ -127,7 +127,7 @@ export class NameIndex {
     if (tooMany && entry.marked && !again) return;
     entry.marked = tooMany;
     const seq = ++entry.seq;
-    const subject = `$KV.${assets.objects}.${namesKey(cluster, kind, namespace)}`;
+    const subject = mirrorSubject(namesKey(cluster, kind, namespace));
     let published: Promise<unknown>;
     if (tooMany) {
       published = backbone.pipe.publish(subject, tooManyNames);

@@ -196,3 +196,29 @@ export function parseWorkSubject(subject: string): { fn: string; cluster: string
   const [, , fn, cluster, ...key] = parts as [string, string, string, string, ...string[]];
   return { fn: decodeToken(fn), cluster: decodeToken(cluster), key: key.map(decodeToken) };
 }
+
+/**
+ * What olmq uses a subject it sends on for (for counting messages by purpose): a KV operation
+ * header tells a lease release from a lease write.
+ */
+export function subjectPurpose(subject: string, kvOperation?: string): string {
+  const kvPrefix = (bucket: string): string => `$KV.${bucket}.`;
+  if (subject.startsWith('olmq.work.')) return 'work item publish';
+  if (subject.startsWith('olmq.dead.')) return 'dead letter publish';
+  if (subject.startsWith(kvPrefix(assets.objects))) return 'mirror write';
+  if (subject.startsWith(kvPrefix(assets.leases)))
+    return kvOperation === 'DEL' || kvOperation === 'PURGE' ? 'lease release' : 'lease write';
+  if (subject.startsWith(kvPrefix(assets.attempts))) return 'attempts write';
+  if (subject.startsWith('$JS.ACK.')) return 'ack';
+  if (subject.startsWith('$JS.API.CONSUMER.MSG.NEXT.')) return 'pull';
+  if (subject.startsWith(streamMessageDeleteSubject(kvStream(assets.leases))))
+    return 'lease release';
+  for (const [bucket, name] of [
+    [assets.objects, 'mirror read'],
+    [assets.leases, 'lease read'],
+    [assets.attempts, 'attempts read'],
+  ] as const) {
+    if (subject.includes(`.${kvStream(bucket)}`) && subject.includes('.GET.')) return name;
+  }
+  return `other ${subject.split('.').slice(0, 4).join('.')}`;
+}

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { KubeClient, KubeObject } from './client.js';
 import { isAlreadyExists, isConflict } from './errors.js';
+import { kubeTime } from './time.js';
 
 /** Upstream OLM's event source component (both its operators record under this name). */
 export const olmEventComponent = 'operator-lifecycle-manager';
@@ -27,11 +28,6 @@ export interface EventContent {
   /** UpperCamelCase, e.g. "InstallSucceeded". */
   reason: string;
   message: string;
-}
-
-// metav1.Time: RFC 3339 in whole seconds.
-function kubeTime(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Longest object name the API accepts (a DNS subdomain). */

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { KubeClient, KubeObject } from './client.js';
 import { isAlreadyExists, isConflict } from './errors.js';
+import { kubeTime } from './time.js';
 
 /** The Lease fields leader election uses. */
 export interface LeaseObject extends KubeObject {
@@ -31,7 +32,7 @@ export function decideLease(
   now: Date,
   leaseDurationSeconds: number,
 ): LeaseDecision {
-  const stamp = now.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z'); // MicroTime
+  const stamp = kubeTime(now, 'micros');
   if (current === undefined) {
     return {
       action: 'create',
