@@ -1,5 +1,5 @@
 // Public entry point of the catalog model: parse File-Based Catalogs, build the immutable
-// index, digest it, store and load it, and query it. Internals (the CSV scanner, draft
+// index, digest it, serialize and load it, and query it (shared/handoff stores it in JetStream). Internals (the CSV scanner, draft
 // structures) stay private to this folder.
 
 export { parseCatalogText, formatOfFile } from './fbc-text.js';
@@ -61,29 +61,4 @@ export {
 } from './problems.js';
 export type { CatalogWarning } from './problems.js';
 
-import { readCatalogDirectory } from './fbc-directory.js';
-import { buildCatalogIndex, type CatalogBuildResult } from './build.js';
-import { parseCatalogText } from './fbc-text.js';
-
-/** Reads a File-Based Catalog directory and builds its index. */
-export async function loadCatalogDirectory(root: string): Promise<CatalogBuildResult> {
-  return buildCatalogIndex(await readCatalogDirectory(root));
-}
-
-/**
- * Builds an index from in-memory files (e.g. a ConfigMap's data: key → text); keys ending in
- * .json/.yaml/.yml fix the syntax, others are detected from their content.
- */
-export function buildCatalogFromTexts(files: Readonly<Record<string, string>>): CatalogBuildResult {
-  const objects = Object.keys(files)
-    .sort()
-    .flatMap((name) => {
-      const format = name.endsWith('.json')
-        ? 'json'
-        : name.endsWith('.yaml') || name.endsWith('.yml')
-          ? 'yaml'
-          : 'auto';
-      return parseCatalogText(files[name] ?? '', name, format);
-    });
-  return buildCatalogIndex(objects);
-}
+export { loadCatalogDirectory, buildCatalogFromTexts } from './sources.js';

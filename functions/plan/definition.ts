@@ -1,0 +1,154 @@
+// The plan function: work key { namespace } (queue `plan`). Turns the resolution the resolve function
+// recorded into InstallPlans (with their steps) and links the Subscriptions to them; follows
+// the plans' progress into the Subscriptions' InstallPlan* conditions.
+import { Gauge } from 'prom-client';
+import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../shared/api/index.js';
+import { decodeBundleManifests, type CatalogContent } from '../../shared/catalog/index.js';
+import {
+  fetchCatalogContent,
+  openCatalogStore,
+  resolutionRecords,
+  resolutionRef,
+} from '../../shared/handoff/index.js';
+import type { Backbone } from '../../shared/bus/backbone.js';
+import { listMirrored, mirroredKeys } from '../../shared/bus/mirror-read.js';
+import { mirrorKindFilter } from '../../shared/bus/subjects.js';
+import { executeWrites, type Write } from '../../shared/kube/executor.js';
+import { kubeTime } from '../../shared/kube/time.js';
+import type { CreateFunction } from '../../shared/runtime/function-module.js';
+import type { FunctionDefinition, Trigger } from '../../shared/runtime/types.js';
+import { workKeyType, type FieldKey } from '../../shared/runtime/work-keys.js';
+import { decidePlan, planGroups, type PlanSnapshot } from './decide.js';
+import type { PlannedBundle } from './steps.js';
+
+const fieldManager = 'olmq-plan';
+const apiVersion = 'operators.coreos.com/v1alpha1';
+
+/** The work key of a namespace's planning. */
+export const planKey = workKeyType('plan', ['namespace']);
+
+// Each of these kinds concerns the plans of the namespace it is in.
+const namespaceTrigger = (kind: string, parts?: Trigger['parts']): Trigger => ({
+  kind,
+  ...(parts === undefined ? {} : { parts }),
+  workKeys: (c) => [planKey.of({ namespace: c.ref.namespace })],
+});
+
+/** Counts mirrored objects of `kind` per cluster, for the count gauges. */
+async function countMirrored(backbone: Backbone, kind: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const key of await mirroredKeys(backbone, mirrorKindFilter(kind))) {
+    const cluster = key.slice(0, key.indexOf('.'));
+    counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export const createFunction: CreateFunction = async (context) => {
+  const { backbone } = context;
+  const store = await openCatalogStore(backbone);
+  // Contents are large; a few recent digests serve the plans being written.
+  const contents = new Map<string, Promise<CatalogContent>>();
+  const contentOf = (digest: string): Promise<CatalogContent> => {
+    let entry = contents.get(digest);
+    if (entry === undefined) {
+      entry = fetchCatalogContent(store, digest);
+      entry.catch(() => contents.delete(digest));
+      contents.set(digest, entry);
+      for (const oldest of contents.keys()) {
+        if (contents.size <= 4) break;
+        contents.delete(oldest);
+      }
+    }
+    return entry;
+  };
+  for (const [name, kind, help] of [
+    ['subscription_count', 'Subscription', 'Number of Subscriptions.'],
+    ['install_plan_count', 'InstallPlan', 'Number of InstallPlans.'],
+  ] as const) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['cluster'],
+      registers: [context.registry],
+      async collect() {
+        this.reset();
+        for (const [cluster, n] of await countMirrored(backbone, kind)) this.set({ cluster }, n);
+      },
+    });
+  }
+  const definition: FunctionDefinition<FieldKey<'namespace'>, PlanSnapshot, Write[]> = {
+    key: planKey,
+    triggers: [
+      namespaceTrigger(resolutionRecords.kind),
+      namespaceTrigger('InstallPlan'),
+      // The fields linking a Subscription to its plans; not the conditions (its own, and
+      // resolution's), catalog health or installedCSV.
+      namespaceTrigger('Subscription', [
+        'metadata',
+        'spec',
+        'status.installPlanRef',
+        'status.installplan',
+        'status.installPlanGeneration',
+        'status.currentCSV',
+        'status.state',
+      ]),
+    ],
+    async load(work) {
+      const { namespace } = work.key;
+      const client = work.client;
+      const [record, subscriptions, installPlans, csvs] = await Promise.all([
+        resolutionRecords.read(backbone, resolutionRef(work.cluster, namespace)),
+        client
+          .list({ apiVersion, kind: 'Subscription', namespace })
+          .then((l) => l.items as unknown as Subscription[]),
+        client
+          .list({ apiVersion, kind: 'InstallPlan', namespace })
+          .then((l) => l.items as unknown as InstallPlan[]),
+        listMirrored<ClusterServiceVersion>(backbone, {
+          cluster: work.cluster,
+          kind: 'ClusterServiceVersion',
+          namespace,
+        }),
+      ]);
+      const planned = new Set(
+        installPlans.filter((ip) => ip.status?.plan !== undefined).map((ip) => ip.metadata.name),
+      );
+      // Manifests are read only for plans whose steps are still to be written.
+      const manifests = new Map<string, PlannedBundle['manifests'] | Error>();
+      for (const group of record === undefined ? [] : planGroups(namespace, record.bundles)) {
+        if (planned.has(group.name)) continue;
+        for (const b of group.bundles) {
+          try {
+            if (b.catalogDigest === null) {
+              throw new Error(
+                `catalog ${b.catalog.namespace}/${b.catalog.name} has no stored index`,
+              );
+            }
+            const content = (await contentOf(b.catalogDigest)).get(b.package, b.name);
+            if (content === undefined) {
+              throw new Error(
+                `catalog ${b.catalog.namespace}/${b.catalog.name} has no manifests for bundle ${b.name}`,
+              );
+            }
+            manifests.set(b.name, decodeBundleManifests(content));
+          } catch (error) {
+            manifests.set(b.name, error as Error);
+          }
+        }
+      }
+      return {
+        namespace,
+        record,
+        subscriptions,
+        installPlans,
+        csvs: new Set(csvs.map((c) => c.metadata.name ?? '')),
+        manifests,
+        now: kubeTime(work.now()),
+      };
+    },
+    decide: decidePlan,
+    apply: (writes, work) => executeWrites(work.client, writes, fieldManager),
+  };
+  return { definitions: [definition] };
+};

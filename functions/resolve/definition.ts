@@ -1,0 +1,213 @@
+// The resolve function: work key { namespace } (queue `resolve`). Re-resolves a namespace when its
+// Subscriptions, CSVs, OperatorGroups or CatalogSources change, and when a catalog index it can
+// see changes (a global catalog's change fans out to every namespace with Subscriptions).
+// Writes the Subscriptions' resolution status and hands the resolution to the plan function
+// as a `Resolution` hand-off record (shared/handoff).
+import { Counter, Summary } from 'prom-client';
+import type {
+  CatalogSource,
+  ClusterServiceVersion,
+  OperatorGroup,
+  Subscription,
+} from '../../shared/api/index.js';
+import {
+  CatalogIndexCache,
+  catalogIndexRecords,
+  openCatalogStore,
+  readCatalogIndexRecords,
+  resolutionRecords,
+  resolutionRef,
+} from '../../shared/handoff/index.js';
+import type { Backbone } from '../../shared/bus/backbone.js';
+import { listMirrored, namespacesWith } from '../../shared/bus/mirror-read.js';
+import type { KubeClient } from '../../shared/kube/client.js';
+import { executeWrites } from '../../shared/kube/executor.js';
+import { kubeTime } from '../../shared/kube/time.js';
+import type { CreateFunction } from '../../shared/runtime/function-module.js';
+import type { FunctionDefinition, ObjectChange, WorkItem } from '../../shared/runtime/types.js';
+import { workKeyType, type FieldKey } from '../../shared/runtime/work-keys.js';
+import {
+  decideResolve,
+  type ResolveSnapshot,
+  type ResolveWrites,
+  type SnapshotCatalog,
+} from './decide.js';
+
+const fieldManager = 'olmq-resolve';
+
+/** The work key of a namespace's resolution. */
+export const resolveKey = workKeyType('resolve', ['namespace']);
+
+const namespaceItem = (namespace: string): WorkItem => resolveKey.of({ namespace });
+
+export const createFunction: CreateFunction = async (context) => {
+  const { backbone, globalCatalogNamespace } = context;
+  const store = await openCatalogStore(backbone);
+  const indexes = new CatalogIndexCache(store);
+  const duration = new Summary({
+    name: 'olm_resolution_duration_seconds',
+    help: 'Time to resolve a namespace, by outcome (succeeded, failed).',
+    labelNames: ['cluster', 'outcome'],
+    percentiles: [0.9, 0.95, 0.99],
+    registers: [context.registry],
+  });
+  const syncs = new Counter({
+    name: 'subscription_sync_total',
+    help: 'Subscription syncs, by the Subscription and what it installs.',
+    labelNames: ['cluster', 'name', 'installed', 'channel', 'package', 'approval'],
+    registers: [context.registry],
+  });
+  // A catalog change concerns its namespace, or every namespace with Subscriptions when global.
+  const catalogKeys = async (change: ObjectChange): Promise<WorkItem[]> =>
+    change.ref.namespace === globalCatalogNamespace
+      ? (
+          await namespacesWith(backbone, {
+            cluster: change.ref.cluster,
+            kind: 'Subscription',
+          })
+        ).map(namespaceItem)
+      : [namespaceItem(change.ref.namespace)];
+  const definition: FunctionDefinition<FieldKey<'namespace'>, ResolveSnapshot, ResolveWrites> = {
+    key: resolveKey,
+    triggers: [
+      {
+        kind: 'Subscription',
+        // What a Subscription asks for and where it stands; not the conditions and health
+        // written by resolution itself or the InstallPlan progress written by planning.
+        parts: ['metadata', 'spec', 'status.currentCSV', 'status.installedCSV'],
+        workKeys: (c) => [namespaceItem(c.ref.namespace)],
+      },
+      {
+        kind: 'ClusterServiceVersion',
+        // Resolution reads what a CSV is (metadata, spec), never how far its install got.
+        parts: ['metadata', 'spec'],
+        workKeys: (c) =>
+          (c.object as ClusterServiceVersion | undefined)?.metadata.labels?.['olm.copiedFrom'] !==
+          undefined
+            ? []
+            : [namespaceItem(c.ref.namespace)],
+      },
+      { kind: 'OperatorGroup', workKeys: (c) => [namespaceItem(c.ref.namespace)] },
+      { kind: 'CatalogSource', workKeys: catalogKeys },
+      { kind: catalogIndexRecords.kind, workKeys: catalogKeys },
+    ],
+    async load(work) {
+      return loadSnapshot(
+        backbone,
+        work.client,
+        indexes,
+        work.cluster,
+        work.key.namespace,
+        globalCatalogNamespace,
+        work.now(),
+      );
+    },
+    // Times the pure decision (the resolution) by outcome.
+    decide(snapshot) {
+      const end = duration.startTimer();
+      const decision = decideResolve(snapshot);
+      const resolution = decision.writes.resolution;
+      if (resolution !== undefined) {
+        end({
+          cluster: snapshot.cluster,
+          outcome: resolution.status === 'resolved' ? 'succeeded' : 'failed',
+        });
+      }
+      return decision;
+    },
+    async apply(writes, work) {
+      const { namespace } = work.key;
+      if (writes.resolution !== undefined) {
+        work.log.debug(
+          { namespace, status: writes.resolution.status, stats: writes.resolution.stats },
+          'namespace resolved',
+        );
+        for (const p of writes.resolution.problems) {
+          work.log.info({ namespace, subscription: p.subscription, code: p.code }, p.message);
+        }
+      }
+      await executeWrites(work.client, writes.writes, fieldManager);
+      for (const sync of writes.synced) syncs.inc({ cluster: work.cluster, ...sync });
+      const ref = resolutionRef(work.cluster, namespace);
+      if (writes.record === null) await resolutionRecords.delete(backbone, ref);
+      else if (writes.record !== undefined)
+        await resolutionRecords.put(backbone, ref, writes.record);
+    },
+  };
+  return { definitions: [definition] };
+};
+
+/** Reads what one namespace's resolution needs. */
+export async function loadSnapshot(
+  backbone: Backbone,
+  client: KubeClient,
+  indexes: CatalogIndexCache,
+  cluster: string,
+  namespace: string,
+  globalNamespace: string,
+  now: Date,
+): Promise<ResolveSnapshot> {
+  const catalogNamespaces = [...new Set([namespace, globalNamespace])];
+  const [subscriptions, csvs, operatorGroups, records, sources, previous] = await Promise.all([
+    // Fresh from the API: their status is written back with this resourceVersion.
+    client
+      .list({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', namespace })
+      .then((l) => l.items as unknown as Subscription[]),
+    listMirrored<ClusterServiceVersion>(backbone, {
+      cluster,
+      kind: 'ClusterServiceVersion',
+      namespace: namespace,
+    }),
+    listMirrored<OperatorGroup>(backbone, {
+      cluster,
+      kind: 'OperatorGroup',
+      namespace: namespace,
+    }),
+    readCatalogIndexRecords(backbone, cluster, catalogNamespaces),
+    Promise.all(
+      catalogNamespaces.map((ns) =>
+        listMirrored<CatalogSource>(backbone, {
+          cluster,
+          kind: 'CatalogSource',
+          namespace: ns,
+        }),
+      ),
+    ).then((lists) => lists.flat()),
+    resolutionRecords.read(backbone, resolutionRef(cluster, namespace)),
+  ]);
+  const catalogs = await Promise.all(
+    sources.map(async (source): Promise<SnapshotCatalog> => {
+      const name = source.metadata.name ?? '';
+      const ns = source.metadata.namespace ?? '';
+      const record = records.find((r) => r.name === name && r.namespace === ns);
+      const base = {
+        name,
+        namespace: ns,
+        priority: source.spec.priority ?? 0,
+        uid: source.metadata.uid,
+        resourceVersion: source.metadata.resourceVersion,
+        healthy: record?.healthy ?? false,
+        digest: record?.digest ?? null,
+      };
+      if (record?.digest === null || record?.digest === undefined) {
+        return { ...base, index: null, unavailableReason: 'its catalog has not been loaded yet' };
+      }
+      try {
+        return { ...base, index: await indexes.get(record.digest) };
+      } catch (error) {
+        return { ...base, index: null, unavailableReason: (error as Error).message };
+      }
+    }),
+  );
+  return {
+    cluster,
+    namespace,
+    globalNamespace,
+    subscriptions,
+    csvs,
+    operatorGroups,
+    catalogs,
+    previous,
+    now: kubeTime(now),
+  };
+}
