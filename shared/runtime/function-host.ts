@@ -23,13 +23,7 @@ import { hostname } from 'node:os';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
-import { partsDiffer, partsHeader, pickParts, type ObjectPart } from '../bus/object-parts.js';
-import {
-  mirrorSubjectPrefix,
-  parseObjectKey,
-  parseWorkSubject,
-  workItemKey,
-} from '../bus/subjects.js';
+import { parseWorkSubject, workItemKey } from '../bus/subjects.js';
 import {
   backlogOf,
   clearFailures,
@@ -51,13 +45,12 @@ import {
 import type { KubeClient } from '../kube/client.js';
 import { StaleDecisionError } from '../kube/executor.js';
 import { kubeTime } from '../kube/time.js';
-import { LastSeen } from './last-seen.js';
+import { runTrigger } from './trigger-loop.js';
 import type { FunctionMetrics } from './metrics.js';
 import type {
   Clock,
   Decision,
   FunctionDefinition,
-  Trigger,
   WorkContext,
   WorkItem,
 } from './types.js';
@@ -204,7 +197,16 @@ export class FunctionHost<Key, Snapshot, Writes> {
       });
       consumers.push(consumer);
       this.streams.push(messages);
-      this.loops.push(this.triggerLoop(trigger, messages));
+      this.loops.push(
+        runTrigger(trigger, messages, {
+          backbone: this.backbone,
+          queue: this.queue,
+          options: this.options,
+          log: this.log,
+          stopping: this.stopping.signal,
+          settle: (action) => this.settle(action),
+        }),
+      );
     }
     const { consumer, messages } = await consumeWork(this.backbone, this.queue, {
       ackWaitMs: this.options.ackWaitMs,
@@ -256,76 +258,6 @@ export class FunctionHost<Key, Snapshot, Writes> {
 
   private mayBeFailing(itemKey: string): boolean {
     return this.failureWatchLost || this.maybeFailing.has(itemKey);
-  }
-
-  // Maps changes to work items. Changes are handled concurrently (up to triggerWindow at once):
-  // work items name keys, not changes, so their order does not matter, and a redelivered
-  // change republishes with the same message id, which JetStream drops. The id names the
-  // queue: two definitions triggered by the same change must both get their item.
-  private async triggerLoop(trigger: Trigger, messages: ConsumerMessages): Promise<void> {
-    const inflight = new Set<Promise<void>>();
-    const lastSeen = new LastSeen(this.options.lastSeenLimit);
-    const handle = async (m: JsMsg): Promise<void> => {
-      try {
-        const ref = parseObjectKey(m.subject.slice(mirrorSubjectPrefix.length));
-        const operation = m.headers?.get('KV-Operation') ?? '';
-        const deleted = operation === 'DEL' || operation === 'PURGE';
-        const signature =
-          m.headers?.has(partsHeader) === true ? m.headers.get(partsHeader) : undefined;
-        const seen = lastSeen.get(m.subject);
-        // Remembered: the parts asked about, of objects they were asked about (most triggers never
-        // ask), so a bucket of 50,000 CSV copies costs no memory here.
-        const asked = new Set<ObjectPart>();
-        const touches = (parts: readonly ObjectPart[]): boolean => {
-          for (const part of parts) asked.add(part);
-          return deleted || partsDiffer(seen?.parts, signature, parts);
-        };
-        if (trigger.parts !== undefined && !touches(trigger.parts)) {
-          this.settle(() => m.ack());
-          return;
-        }
-        // Parsed only if the trigger looks at it: most map the key alone.
-        let parsed: { object: unknown } | undefined;
-        const items = await trigger.workKeys({
-          ref,
-          touches,
-          get object() {
-            parsed ??= { object: deleted ? undefined : m.json<unknown>() };
-            return parsed.object;
-          },
-        });
-        await Promise.all(
-          items.map((item, i) =>
-            publishWork(
-              this.backbone,
-              { queue: item.queue, cluster: ref.cluster, key: item.key },
-              // Per queue: another definition triggered by the same change publishes its own item.
-              `${this.queue}:${m.subject}@${m.seq}#${i}`,
-            ),
-          ),
-        );
-        this.settle(() => m.ack());
-        if (asked.size > 0 || seen !== undefined)
-          lastSeen.look(
-            m.subject,
-            m.seq,
-            deleted || signature === undefined ? undefined : pickParts(signature, asked),
-          );
-      } catch (error) {
-        this.log.error({ err: error, subject: m.subject }, 'trigger failed; will retry');
-        this.settle(() => m.nak(this.options.baseBackoffMs));
-      }
-    };
-    for await (const m of messages) {
-      if (this.stopping.signal.aborted) {
-        this.settle(() => m.nak());
-        continue;
-      }
-      const task = handle(m).finally(() => inflight.delete(task));
-      inflight.add(task);
-      if (inflight.size >= this.options.triggerWindow) await Promise.race(inflight);
-    }
-    await Promise.allSettled([...inflight]);
   }
 
   private async workLoop(messages: ConsumerMessages): Promise<void> {

@@ -1,0 +1,97 @@
+// A trigger's loop: maps the mirror's changes of one kind to work items. See Trigger in types.ts.
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { Logger } from 'pino';
+import type { Backbone } from '../bus/backbone.js';
+import { partsDiffer, partsHeader, pickParts, type ObjectPart } from '../bus/object-parts.js';
+import { mirrorSubjectPrefix, parseObjectKey } from '../bus/subjects.js';
+import { publishWork } from '../bus/work-queue.js';
+import { LastSeen } from './last-seen.js';
+import type { Trigger } from './types.js';
+
+/** What a trigger's loop needs of its host. */
+export interface TriggerHost {
+  backbone: Backbone;
+  /** The queue of the definition the trigger belongs to (names its message ids). */
+  queue: string;
+  options: { lastSeenLimit: number; triggerWindow: number; baseBackoffMs: number };
+  log: Logger;
+  /** Aborted when the host stops: changes then go back unhandled. */
+  stopping: AbortSignal;
+  /** Sends an ack or nak with this turn's other messages. */
+  settle: (action: () => void) => void;
+}
+
+// Maps changes to work items. Changes are handled concurrently (up to triggerWindow at once):
+// work items name keys, not changes, so their order does not matter, and a redelivered
+// change republishes with the same message id, which JetStream drops. The id names the
+// queue: two definitions triggered by the same change must both get their item.
+export async function runTrigger(
+  trigger: Trigger,
+  messages: ConsumerMessages,
+  host: TriggerHost,
+): Promise<void> {
+  const { backbone, queue, options, log, stopping, settle } = host;
+  const inflight = new Set<Promise<void>>();
+  const lastSeen = new LastSeen(options.lastSeenLimit);
+  const handle = async (m: JsMsg): Promise<void> => {
+    try {
+      const ref = parseObjectKey(m.subject.slice(mirrorSubjectPrefix.length));
+      const operation = m.headers?.get('KV-Operation') ?? '';
+      const deleted = operation === 'DEL' || operation === 'PURGE';
+      const signature =
+        m.headers?.has(partsHeader) === true ? m.headers.get(partsHeader) : undefined;
+      const seen = lastSeen.get(m.subject);
+      // Remembered: the parts asked about, of objects they were asked about (most triggers never
+      // ask), so a bucket of 50,000 CSV copies costs no memory here.
+      const asked = new Set<ObjectPart>();
+      const touches = (parts: readonly ObjectPart[]): boolean => {
+        for (const part of parts) asked.add(part);
+        return deleted || partsDiffer(seen?.parts, signature, parts);
+      };
+      if (trigger.parts !== undefined && !touches(trigger.parts)) {
+        settle(() => m.ack());
+        return;
+      }
+      // Parsed only if the trigger looks at it: most map the key alone.
+      let parsed: { object: unknown } | undefined;
+      const items = await trigger.workKeys({
+        ref,
+        touches,
+        get object() {
+          parsed ??= { object: deleted ? undefined : m.json<unknown>() };
+          return parsed.object;
+        },
+      });
+      await Promise.all(
+        items.map((item, i) =>
+          publishWork(
+            backbone,
+            { queue: item.queue, cluster: ref.cluster, key: item.key },
+            // Per queue: another definition triggered by the same change publishes its own item.
+            `${queue}:${m.subject}@${m.seq}#${i}`,
+          ),
+        ),
+      );
+      settle(() => m.ack());
+      if (asked.size > 0 || seen !== undefined)
+        lastSeen.look(
+          m.subject,
+          m.seq,
+          deleted || signature === undefined ? undefined : pickParts(signature, asked),
+        );
+    } catch (error) {
+      log.error({ err: error, subject: m.subject }, 'trigger failed; will retry');
+      settle(() => m.nak(options.baseBackoffMs));
+    }
+  };
+  for await (const m of messages) {
+    if (stopping.aborted) {
+      settle(() => m.nak());
+      continue;
+    }
+    const task = handle(m).finally(() => inflight.delete(task));
+    inflight.add(task);
+    if (inflight.size >= options.triggerWindow) await Promise.race(inflight);
+  }
+  await Promise.allSettled([...inflight]);
+}
