@@ -1,0 +1,40 @@
+// `npm run bench -- NAME [ARGS...]`: runs one benchmark (dist/bench/NAME.js) with its own
+// arguments and passes its JSON through; without a name, lists them. Each benchmark's file
+// header says what it measures and which arguments it takes.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The benchmarks, with what each measures (one line). */
+const benches: Record<string, { about: string; nodeFlags?: string[] }> = {
+  'subscription-install': { about: 'Subscription → CSV Succeeded through every function' },
+  backbone: { about: 'latency and throughput of the watcher → function → API path' },
+  'backbone-trips': { about: 'NATS round trips and messages per work item' },
+  rbac: { about: 'rbac and copy-csv at namespace scale' },
+  install: { about: 'InstallPlan approved → CSV Succeeded' },
+  devcluster: { about: 'devcluster creates/s, watch events/s, list latency' },
+  registry: { about: 'registry gRPC serve and read of a large catalog (catalog dir argument)' },
+  resolver: { about: 'resolution over a large catalog', nodeFlags: ['--expose-gc'] },
+  'catalog-index': { about: 'catalog index build/serialize/load', nodeFlags: ['--expose-gc'] },
+  packageserver: { about: 'PackageManifests over a large catalog', nodeFlags: ['--expose-gc'] },
+};
+
+const [name, ...args] = process.argv.slice(2);
+if (name === undefined || name === '--help' || name === '-h') {
+  process.stdout.write('usage: npm run bench -- NAME [ARGS...]\n\n');
+  for (const [bench, { about }] of Object.entries(benches))
+    process.stdout.write(`  ${bench.padEnd(22)} ${about}\n`);
+  process.exit(0);
+}
+const bench = benches[name];
+const file = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+if (bench === undefined || !existsSync(file)) {
+  process.stderr.write(
+    `bench: unknown benchmark "${name}" (one of: ${Object.keys(benches).join(', ')})\n`,
+  );
+  process.exit(2);
+}
+const child = spawn(process.execPath, [...(bench.nodeFlags ?? []), file, ...args], {
+  stdio: 'inherit',
+});
+child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
