@@ -12,7 +12,7 @@ import { Counter, Registry } from 'prom-client';
 import { startDevcluster } from '../devcluster/index.js';
 import { createFunction as createInstall } from '../functions/install/index.js';
 import { createFunction as createRbac } from '../functions/rbac/index.js';
-import { startWatcher } from '../functions/watcher/index.js';
+import { startWatcher } from '../watcher/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer } from '../shared/bus/nats-server.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';

@@ -17,7 +17,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { builtInFunctions, startFunctions, stopFunctions } from '../cli/functions.js';
 import { startDevcluster } from '../devcluster/index.js';
-import { startWatcher } from '../functions/watcher/index.js';
+import { startWatcher } from '../watcher/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer } from '../shared/bus/nats-server.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';

@@ -6,12 +6,12 @@ import {
   RequestHeaderConfigError,
   registerPackageApi,
   startPackageServer,
-} from '../functions/packageserver/index.js';
+} from '../packageserver/index.js';
 import {
   publishCaBundle,
   sharedServingMaterial,
   type ServingMaterial,
-} from '../functions/packageserver/serving.js';
+} from '../packageserver/serving.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { KubeClient } from '../shared/kube/client.js';
 import { serveOperations } from '../shared/runtime/http.js';

@@ -1,6 +1,6 @@
 // `olmq watcher`: one cluster's watcher replica, with its operations endpoint.
 import { hostname } from 'node:os';
-import { startWatcher } from '../functions/watcher/index.js';
+import { startWatcher } from '../watcher/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { serveOperations } from '../shared/runtime/http.js';

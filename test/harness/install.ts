@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import type { Test } from 'tap';
 import { installFunction } from '../../functions/install/index.js';
 import { createFunction as createRbac } from '../../functions/rbac/index.js';
-import { startWatcher } from '../../functions/watcher/index.js';
+import { startWatcher } from '../../watcher/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { FunctionHost } from '../../shared/runtime/function-host.js';
 import { createFunctionMetrics } from '../../shared/runtime/metrics.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { Test } from 'tap';
 import { builtInFunctions, startFunctions, stopFunctions } from '../../cli/functions.js';
-import { startWatcher } from '../../functions/watcher/index.js';
+import { startWatcher } from '../../watcher/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';
 import { createFunctionMetrics } from '../../shared/runtime/metrics.js';

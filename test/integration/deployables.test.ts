@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { commands, functionNames } from '../../cli/commands.js';
-import { mirroredKinds } from '../../functions/watcher/kinds.js';
+import { mirroredKinds } from '../../watcher/kinds.js';
 import type { Command } from '../../cli/commands.js';
 import { kubectl, startCluster, type ClusterFixture } from '../harness/devcluster.js';
 import { natsServerFor } from '../harness/nats.js';
