@@ -17,8 +17,9 @@ import { KubeClient } from '../shared/kube/client.js';
 import { serveOperations } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { createRegistry } from '../shared/runtime/metrics.js';
+import { connectNats } from '../system/nats.js';
 import { exitCodes, type CommandConfig } from './commands.js';
-import { clustersOf, connectNats, untilSignal } from './lifecycle.js';
+import { clustersOf, untilSignal } from './lifecycle.js';
 
 function usageError(message: string): number {
   process.stderr.write(`olmq packageserver: ${message}\n`);

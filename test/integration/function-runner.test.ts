@@ -4,7 +4,7 @@
 import { Registry } from 'prom-client';
 import t, { type Test } from 'tap';
 import { commands } from '../../cli/commands.js';
-import { startFunctions, type FunctionTable } from '../../cli/functions.js';
+import { startFunctions, type FunctionTable } from '../../system/index.js';
 import { parseCommandLine } from '../../cli/options.js';
 import { runFunction } from '../../cli/run.js';
 import { mirroredKinds } from '../../watcher/kinds.js';
