@@ -13,8 +13,8 @@ import { connect, type MsgHdrs, type NatsConnection } from '@nats-io/transport-n
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { startDevcluster } from '../devcluster/index.js';
-import { startWatcher } from '../functions/watcher/index.js';
-import { mirroredKinds } from '../functions/watcher/kinds.js';
+import { startWatcher } from '../watcher/index.js';
+import { mirroredKinds } from '../watcher/kinds.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer } from '../shared/bus/nats-server.js';
 import { unansweredSuffix } from '../shared/bus/pipe.js';

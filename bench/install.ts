@@ -6,21 +6,13 @@
 // Prints one JSON object: latency p50/p99 of sequential single installs and of a burst of
 // plans across namespaces, the API requests they cost, and this process's CPU time.
 import { parseArgs } from 'node:util';
-import { connect } from '@nats-io/transport-node';
 import { pino } from 'pino';
-import { Counter, Registry } from 'prom-client';
-import { startDevcluster } from '../devcluster/index.js';
+import { Registry } from 'prom-client';
 import { createFunction as createInstall } from '../functions/install/index.js';
 import { createFunction as createRbac } from '../functions/rbac/index.js';
-import { startWatcher } from '../functions/watcher/index.js';
-import { openBackbone } from '../shared/bus/backbone.js';
-import { startNatsServer } from '../shared/bus/nats-server.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
-import { ensureOlmApi } from '../shared/kube/olm-api.js';
-import { FunctionHost } from '../shared/runtime/function-host.js';
-import { createFunctionMetrics } from '../shared/runtime/metrics.js';
+import { startSystem } from '../system/index.js';
 import { createInstallPlan, smallBundle } from '../test/harness/install-plan.js';
-import { KubeConfig } from '@kubernetes/client-node';
 
 const { values } = parseArgs({
   options: {
@@ -41,69 +33,30 @@ const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const round = (n: number): number => Math.round(n * 10) / 10;
 
-const cluster = await startDevcluster({ podReadyDelayMs: 0 });
-const nats = await startNatsServer();
-const nc = await connect({ servers: nats.url, noAsyncTraces: true });
-const backbone = await openBackbone(nc, {});
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromString(cluster.kubeconfig());
-const registry = new Registry();
-const requests = new Counter({
-  name: 'bench_requests',
-  help: 'API requests of the install function',
-  labelNames: ['cluster', 'verb', 'code'] as const,
-  registers: [registry],
+const system = await startSystem({
+  log: pino({ level: 'warn' }),
+  podReadyDelayMs: 0,
+  clusterId: 'c1',
+  client: { userAgent: 'olmq-install', qps: 5000, burst: 5000 },
+  namespaces: ['olmq-system'],
+  // The watcher's requests are not counted with the functions'.
+  watcher: { identity: 'bench', leaseName: 'olmq-watcher', registry: new Registry() },
+  functions: {
+    // The install function waits for the rbac function to sync OperatorGroups and annotate CSVs.
+    table: {
+      install: () => Promise.resolve(createInstall),
+      rbac: () => Promise.resolve(createRbac),
+    },
+    host: { concurrency: 16, baseBackoffMs: 50 },
+    stopGraceMs: 1_000,
+  },
 });
-const admin = await KubeClient.fromKubeConfig('c1', kubeConfig, {
+const { registry } = system;
+const admin = await KubeClient.fromKubeConfig('c1', system.cluster.kubeConfig, {
   userAgent: 'bench',
   qps: 5000,
   burst: 5000,
 });
-const functionClient = await KubeClient.fromKubeConfig('c1', kubeConfig, {
-  userAgent: 'olmq-install',
-  qps: 5000,
-  burst: 5000,
-  requests,
-});
-await ensureOlmApi(admin);
-await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmq-system' } });
-const log = pino({ level: 'warn' });
-const watcher = await startWatcher({
-  cluster: { id: 'c1', kubeConfig },
-  backbone,
-  log,
-  registry: new Registry(),
-  identity: 'bench',
-  leaseNamespace: 'olmq-system',
-  leaseName: 'olmq-watcher',
-  leaseDurationSeconds: 15,
-});
-const abort = new AbortController();
-// The install function waits for the rbac function to sync OperatorGroups and annotate CSVs.
-const context = {
-  backbone,
-  clients: new Map([['c1', functionClient]]),
-  log,
-  registry: new Registry(),
-  globalCatalogNamespace: 'olm',
-  signal: abort.signal,
-};
-const started = await Promise.all([createInstall(context), createRbac(context)]);
-const hostMetrics = createFunctionMetrics(new Registry());
-const hosts = started
-  .flatMap((f) => f.definitions)
-  .map(
-    (d) =>
-      new FunctionHost(
-        backbone,
-        d,
-        log,
-        hostMetrics,
-        { concurrency: 16, baseBackoffMs: 50 },
-        context.clients,
-      ),
-  );
-for (const host of hosts) await host.start();
 const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');
 
 async function namespace(name: string): Promise<void> {
@@ -129,8 +82,11 @@ async function succeeded(ns: string, csvName: string): Promise<void> {
   }
 }
 
+/** API requests of the functions so far. */
 async function requestCount(): Promise<number> {
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'bench_requests');
+  const metric = (await registry.getMetricsAsJSON()).find(
+    (m) => m.name === 'olmq_api_requests_total',
+  );
   return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }
 
@@ -193,12 +149,5 @@ process.stdout.write(
   })}\n`,
 );
 
-abort.abort();
-await Promise.all(hosts.map((h) => h.stop(1_000)));
-for (const f of started) await f.close?.();
-await watcher.stop();
-await nc.close();
-await nats.stop();
 admin.close();
-functionClient.close();
-await cluster.close();
+await system.stop();

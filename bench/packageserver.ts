@@ -5,9 +5,9 @@
 //   node --expose-gc dist/bench/packageserver.js [catalog-dir]
 // Prints one JSON object; *CpuMs are CPU time of this process (the machine is shared).
 import { fileURLToPath } from 'node:url';
-import { buildPackageRecords } from '../functions/packageserver/manifest.js';
-import { parseQuery, visiblePackages } from '../functions/packageserver/query.js';
-import { packageTable } from '../functions/packageserver/server.js';
+import { buildPackageRecords } from '../packageserver/manifest.js';
+import { parseQuery, visiblePackages } from '../packageserver/query.js';
+import { packageTable } from '../packageserver/server.js';
 import {
   buildCatalogIndex,
   loadCatalogContent,

@@ -11,19 +11,11 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { KubeConfig } from '@kubernetes/client-node';
-import { connect } from '@nats-io/transport-node';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { builtInFunctions, startFunctions, stopFunctions } from '../cli/functions.js';
-import { startDevcluster } from '../devcluster/index.js';
-import { startWatcher } from '../functions/watcher/index.js';
-import { openBackbone } from '../shared/bus/backbone.js';
-import { startNatsServer } from '../shared/bus/nats-server.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
-import { ensureOlmApi } from '../shared/kube/olm-api.js';
 import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
-import { createApiRequestCounter, createFunctionMetrics } from '../shared/runtime/metrics.js';
+import { startSystem } from '../system/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -47,48 +39,21 @@ const summary = (samples: number[]) => {
   };
 };
 
-const cluster = await startDevcluster({ podReadyDelayMs: 0 });
-const nats = await startNatsServer();
-const nc = await connect({ servers: nats.url, noAsyncTraces: true });
-const backbone = await openBackbone(nc, {});
-const kubeConfig = new KubeConfig();
-kubeConfig.loadFromString(cluster.kubeconfig());
-const admin = await KubeClient.fromKubeConfig('c1', kubeConfig, {
+const log = pino({ level: process.env.OLMQ_LOG_LEVEL ?? 'error' });
+const system = await startSystem({
+  log,
+  podReadyDelayMs: 0,
+  clusterId: 'c1',
+  client: { userAgent: 'olmq', qps: 5000, burst: 5000 },
+  // The watcher's requests (watches, lease renewals) are not counted with the functions'.
+  watcher: { identity: 'bench', leaseName: 'olmq-watcher', registry: new Registry() },
+  functions: { host: { concurrency: 16, baseBackoffMs: 50 }, stopGraceMs: 5_000 },
+});
+const { nc, registry } = system;
+const admin = await KubeClient.fromKubeConfig('c1', system.cluster.kubeConfig, {
   userAgent: 'bench',
   qps: 5000,
   burst: 5000,
-});
-const registry = new Registry();
-const functionsClient = await KubeClient.fromKubeConfig('c1', kubeConfig, {
-  userAgent: 'olmq',
-  qps: 5000,
-  burst: 5000,
-  requests: createApiRequestCounter(registry),
-});
-await ensureOlmApi(admin);
-for (const name of ['olmq-system', 'olm']) {
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-}
-const log = pino({ level: process.env.OLMQ_LOG_LEVEL ?? 'error' });
-const watcher = await startWatcher({
-  cluster: { id: 'c1', kubeConfig },
-  backbone,
-  log,
-  registry: new Registry(),
-  identity: 'bench',
-  leaseNamespace: 'olmq-system',
-  leaseName: 'olmq-watcher',
-  leaseDurationSeconds: 15,
-});
-await watcher.synced();
-const functions = await startFunctions(Object.keys(builtInFunctions), builtInFunctions, {
-  backbone,
-  clients: new Map([['c1', functionsClient]]),
-  log,
-  registry,
-  metrics: createFunctionMetrics(registry),
-  globalCatalogNamespace: 'olm',
-  host: { concurrency: 16, baseBackoffMs: 50 },
 });
 const served = await startRegistryServer({
   catalog: (await loadRegistryCatalog(small)).catalog,
@@ -275,12 +240,7 @@ process.stdout.write(
     },
   })}\n`,
 );
-await stopFunctions(functions, 5_000);
-await watcher.stop();
-await served.stop(0);
-await nc.close();
-await nats.stop();
-await cluster.close();
-functionsClient.close();
 admin.close();
+await system.stop();
+await served.stop(0);
 process.exit(0);

@@ -2,14 +2,9 @@
 // here (see ./options.ts); --help and docs/configuration.md are generated from this table.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { functionNames } from '../functions/index.js';
 import { logLevels } from '../shared/runtime/log.js';
 import { option, type ConfigOf, type Options } from './options.js';
-
-/** The functions `olmq run` can host, one per OLM concern. */
-export const functionNames = ['catalog', 'resolve', 'plan', 'install', 'rbac', 'copy-csv'] as const;
-
-/** One of functionNames. */
-export type FunctionName = (typeof functionNames)[number];
 
 /** Exit codes of every olmq command. */
 export const exitCodes = {

@@ -1,8 +1,5 @@
 // Process plumbing shared by the long-running commands: the clusters of the kubeconfig options,
-// a NATS connection that reconnects forever, and waiting for SIGTERM/SIGINT to shut down
-// gracefully.
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import type { Logger } from 'pino';
+// and waiting for SIGTERM/SIGINT to shut down gracefully (their NATS connection: system/nats.ts).
 import { KubeconfigError, loadClusters, type ClusterAccess } from '../shared/kube/clusters.js';
 
 /** The cluster-access options of a command (--kubeconfig, --context, --cluster). */
@@ -28,26 +25,6 @@ export function clustersOf(command: string, options: ClusterOptions): ClusterAcc
     process.stderr.write(`${command}: ${error.message}\n`);
     return undefined;
   }
-}
-
-/** Connects to NATS; the connection then reconnects forever, logging each state change. */
-export async function connectNats(url: string, name: string, log: Logger): Promise<NatsConnection> {
-  const nc = await connect({
-    servers: url,
-    name,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-    // No stack trace captured per request: it costs more than the request at high rates, and
-    // our errors say what failed without it.
-    noAsyncTraces: true,
-  });
-  void (async () => {
-    for await (const status of nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnect')
-        log.warn({ nats: status.type }, `NATS ${status.type}`);
-    }
-  })();
-  return nc;
 }
 
 /** Resolves with the first SIGTERM or SIGINT. */

@@ -6,19 +6,20 @@ import {
   RequestHeaderConfigError,
   registerPackageApi,
   startPackageServer,
-} from '../functions/packageserver/index.js';
+} from '../packageserver/index.js';
 import {
   publishCaBundle,
   sharedServingMaterial,
   type ServingMaterial,
-} from '../functions/packageserver/serving.js';
+} from '../packageserver/serving.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { KubeClient } from '../shared/kube/client.js';
 import { serveOperations } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { createRegistry } from '../shared/runtime/metrics.js';
+import { connectNats } from '../system/nats.js';
 import { exitCodes, type CommandConfig } from './commands.js';
-import { clustersOf, connectNats, untilSignal } from './lifecycle.js';
+import { clustersOf, untilSignal } from './lifecycle.js';
 
 function usageError(message: string): number {
   process.stderr.write(`olmq packageserver: ${message}\n`);

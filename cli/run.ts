@@ -7,16 +7,19 @@ import { FunctionStartError, type RunningFunction } from '../shared/runtime/func
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { createFunctionMetrics, createRegistry } from '../shared/runtime/metrics.js';
-import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
+import { functionModules } from '../functions/index.js';
+// system/'s modules, not its index.ts: a replica of one function loads no devcluster, watcher
+// or package server.
 import {
-  builtInFunctions,
   clientsFor,
   startFunctions,
   stopFunctions,
   UnknownFunctionError,
   type FunctionTable,
-} from './functions.js';
-import { clustersOf, connectNats, untilSignal } from './lifecycle.js';
+} from '../system/functions.js';
+import { connectNats } from '../system/nats.js';
+import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
+import { clustersOf, untilSignal } from './lifecycle.js';
 
 /** Seams for tests: another function table, another stop trigger, the endpoint once ready. */
 export interface RunHooks {
@@ -35,7 +38,7 @@ export async function runFunction(
   hooks: RunHooks = {},
 ): Promise<number> {
   const command = `olmq run ${name}`;
-  const table = hooks.table ?? builtInFunctions;
+  const table: FunctionTable = hooks.table ?? functionModules;
   if (table[name] === undefined) {
     // `olmq` itself checks the name against functionNames; this guards other tables (tests).
     process.stderr.write(

@@ -1,12 +1,13 @@
 // `olmq watcher`: one cluster's watcher replica, with its operations endpoint.
 import { hostname } from 'node:os';
-import { startWatcher } from '../functions/watcher/index.js';
+import { startWatcher } from '../watcher/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { serveOperations } from '../shared/runtime/http.js';
 import { createRegistry } from '../shared/runtime/metrics.js';
+import { connectNats } from '../system/nats.js';
 import { exitCodes, type CommandConfig } from './commands.js';
-import { clustersOf, connectNats, untilSignal } from './lifecycle.js';
+import { clustersOf, untilSignal } from './lifecycle.js';
 
 /** Runs until SIGTERM/SIGINT; exit code 0 after a clean shutdown. */
 export async function runWatcher(config: CommandConfig<'watcher'>): Promise<number> {

@@ -119,7 +119,8 @@ switch (mode) {
     ensureNatsServer();
     ensureKubectl();
     build({ clean: true }); // tsc is also the type-check: the build fails on any type error
-    step('linting (eslint, prettier --check)');
+    step('linting (layers, eslint, prettier --check)');
+    mustRun(process.execPath, [join(root, 'scripts', 'check-layers.mjs')], 'the layering check');
     mustRun(join(root, 'node_modules', '.bin', 'eslint'), ['.'], 'eslint');
     mustRun(join(root, 'node_modules', '.bin', 'prettier'), ['--check', '.'], 'prettier');
     step('running the test suite (tap)');

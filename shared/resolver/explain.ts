@@ -3,7 +3,7 @@
 import type { ApiFact, ResolutionProblem, ResolverCatalog, SubscriptionFacts } from './model.js';
 import { ResolutionProblemCode } from './model.js';
 import { describePredicate, formatApi, type Dependency } from './predicates.js';
-import type { BundleVariable } from './resolve.js';
+import type { BundleVariable } from './variables.js';
 import type { Literal } from './sat.js';
 
 interface FactState {

@@ -73,31 +73,7 @@ import {
   type PredicateSubject,
 } from './predicates.js';
 import { SatSolver, negate, negative, positive, type Literal } from './sat.js';
-
-/** A candidate: a catalog channel entry or an installed CSV. */
-export type Candidate =
-  | {
-      readonly kind: 'catalog';
-      readonly catalog: ResolverCatalog;
-      readonly channel: string;
-      readonly entry: CatalogChannelEntry;
-      readonly bundle: CatalogBundle;
-    }
-  | { readonly kind: 'existing'; readonly csv: InstalledCsvFacts };
-
-/** A solver variable standing for one candidate. */
-export interface BundleVariable {
-  readonly id: string;
-  readonly v: number;
-  readonly candidate: Candidate;
-  readonly name: string;
-  readonly package: string | null;
-  readonly version: semver.SemVer | null;
-  readonly versionText: string;
-  readonly provided: readonly ApiFact[];
-  readonly labels: readonly string[];
-  allProperties(): readonly PropertyFact[];
-}
+import type { BundleVariable, Candidate } from './variables.js';
 
 const existingCatalogName = '@existing';
 

@@ -19,7 +19,6 @@
 // Everything is level-triggered: an item names a key, never a change, so redelivery,
 // duplicates and reordering are harmless.
 import { setMaxListeners } from 'node:events';
-import { hostname } from 'node:os';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
@@ -45,15 +44,14 @@ import {
 import type { KubeClient } from '../kube/client.js';
 import { StaleDecisionError } from '../kube/executor.js';
 import { kubeTime } from '../kube/time.js';
+import {
+  backoffDelayMs,
+  defaultFunctionHostOptions,
+  type FunctionHostOptions,
+} from './host-options.js';
 import { runTrigger } from './trigger-loop.js';
 import type { FunctionMetrics } from './metrics.js';
-import type {
-  Clock,
-  Decision,
-  FunctionDefinition,
-  WorkContext,
-  WorkItem,
-} from './types.js';
+import type { Decision, FunctionDefinition, WorkContext, WorkItem } from './types.js';
 
 export type {
   Decision,
@@ -65,6 +63,7 @@ export type {
   WorkKeyType,
 } from './types.js';
 export { StaleDecisionError };
+export { backoffDelayMs, defaultFunctionHostOptions, type FunctionHostOptions };
 
 /** Errors may say retrying cannot help (bad input that only a person can fix). */
 export function isRetryable(error: unknown): boolean {
@@ -77,64 +76,6 @@ export class NoClusterClientError extends Error {
     super(`no client for cluster ${cluster}`);
     this.name = 'NoClusterClientError';
   }
-}
-
-/** Tunables of the function host. */
-export interface FunctionHostOptions {
-  /** Work items reconciled at once by this replica. */
-  concurrency: number;
-  /** Consecutive failures after which a work item is dead-lettered. */
-  maxAttempts: number;
-  /** Backoff after the first failure; doubles per failure up to maxBackoffMs, with jitter. */
-  baseBackoffMs: number;
-  maxBackoffMs: number;
-  /** How often a conflicting write re-reads and re-decides before it counts as a failure. */
-  staleRetries: number;
-  /** Passes one reconcile makes at most while its decisions ask to go `again`. */
-  maxPasses: number;
-  /** Object changes mapped to work items at once, per trigger. */
-  triggerWindow: number;
-  /** Objects per trigger whose last looked-at parts are remembered (for Trigger.parts). */
-  lastSeenLimit: number;
-  /** Delay before retrying a key another replica is working on. */
-  contentionDelayMs: number;
-  /** How long an unacknowledged item waits before redelivery (a replica died mid-work). */
-  ackWaitMs: number;
-  /** Unique name of this replica, recorded as lease holder. */
-  replicaId: string;
-  /** Random source in [0, 1) for jitter; injected for tests. */
-  random: () => number;
-  /** The clock handed to reconciles (WorkContext.now) and stamped on dead letters. */
-  now: Clock;
-  /** Follow-up work items published at once (a fan-out to 10,000 namespaces goes in batches). */
-  enqueueBatch: number;
-}
-
-/** Defaults of FunctionHostOptions. */
-export const defaultFunctionHostOptions: FunctionHostOptions = {
-  concurrency: 4,
-  maxAttempts: 10,
-  baseBackoffMs: 200,
-  maxBackoffMs: 5 * 60_000,
-  staleRetries: 5,
-  maxPasses: 5,
-  triggerWindow: 256,
-  lastSeenLimit: 100_000,
-  contentionDelayMs: 250,
-  ackWaitMs: 30_000,
-  replicaId: `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-  random: Math.random,
-  now: () => new Date(),
-  enqueueBatch: 512,
-};
-
-/** Backoff before retry number `failures` (1 = first failure): full jitter over the upper half. */
-export function backoffDelayMs(failures: number, options: FunctionHostOptions): number {
-  const ceiling = Math.min(
-    options.maxBackoffMs,
-    options.baseBackoffMs * 2 ** Math.max(0, failures - 1),
-  );
-  return Math.round(ceiling / 2 + (ceiling / 2) * options.random());
 }
 
 /** Runs one function definition's triggers and workers until stopped. */

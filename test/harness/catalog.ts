@@ -10,7 +10,7 @@ import {
   type CatalogFunctionOptions,
   type RegistryCatalogFetcher,
 } from '../../functions/catalog/index.js';
-import { mirroredKinds } from '../../functions/watcher/kinds.js';
+import { mirroredKinds } from '../../watcher/kinds.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import {
   buildCatalogIndex,

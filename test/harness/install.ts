@@ -2,17 +2,14 @@
 // kind, and the install function's definitions running in function hosts, with the rbac
 // function (which syncs OperatorGroups and annotates CSVs, as the install function expects) —
 // torn down with the test.
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Test } from 'tap';
 import { installFunction } from '../../functions/install/index.js';
 import { createFunction as createRbac } from '../../functions/rbac/index.js';
-import { startWatcher } from '../../functions/watcher/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
-import { FunctionHost } from '../../shared/runtime/function-host.js';
-import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
 import type { ClusterFixture } from './devcluster.js';
-import { backboneFor, clusterFor } from './backbone.js';
 import { capturingLogger } from './log.js';
+import { systemFor } from './system.js';
 import { waitFor } from './wait.js';
 
 /** A running install function and its cluster. */
@@ -25,52 +22,22 @@ export interface InstallFixture {
 
 /** Starts cluster, backbone, watcher, the install function (with `options`, see install/options.ts) and the rbac function. */
 export async function installFunctionFor(t: Test, options: unknown = {}): Promise<InstallFixture> {
-  const { fixture, client } = await clusterFor(t);
-  const backbone = await backboneFor(t, { leaseTtlMs: 2_000 });
   const { log, lines } = capturingLogger('info');
-  const watcher = await startWatcher({
-    cluster: { id: 'c1', kubeConfig: fixture.kubeConfig },
-    backbone,
+  const { system, fixture, client } = await systemFor(t, {
     log,
-    registry: new Registry(),
-    identity: 'test-watcher',
-    leaseNamespace: 'olmq-system',
-    leaseName: 'olmq-watcher',
-    leaseDurationSeconds: 15,
+    backbone: { leaseTtlMs: 2_000 },
+    namespaces: ['olmq-system'],
+    watcher: { identity: 'test-watcher', leaseName: 'olmq-watcher' },
+    functions: {
+      table: {
+        install: () => Promise.resolve(installFunction(options)),
+        rbac: () => Promise.resolve(createRbac),
+      },
+      host: { baseBackoffMs: 20, contentionDelayMs: 20, random: () => 0.5 },
+      stopGraceMs: 1_000,
+    },
   });
-  t.teardown(() => watcher.stop());
-  const registry = new Registry();
-  const abort = new AbortController();
-  const context = {
-    backbone,
-    clients: new Map([['c1', client]]),
-    log,
-    registry,
-    globalCatalogNamespace: 'olm',
-    signal: abort.signal,
-  };
-  const started = await Promise.all([installFunction(options)(context), createRbac(context)]);
-  const metrics = createFunctionMetrics(registry);
-  const hosts = started
-    .flatMap((f) => f.definitions)
-    .map(
-      (d) =>
-        new FunctionHost(
-          backbone,
-          d,
-          log,
-          metrics,
-          { baseBackoffMs: 20, contentionDelayMs: 20, random: () => 0.5 },
-          context.clients,
-        ),
-    );
-  for (const host of hosts) await host.start();
-  t.teardown(async () => {
-    abort.abort();
-    await Promise.all(hosts.map((h) => h.stop(1_000)));
-    for (const f of started) await f.close?.();
-  });
-  return { fixture, client, registry, lines };
+  return { fixture, client, registry: system.registry, lines };
 }
 
 /** Creates a namespace with one OperatorGroup (targeting `targets`, own namespace by default). */

@@ -9,7 +9,7 @@ import {
   registerPackageApi,
   startPackageServer,
   type PackageServer,
-} from '../../functions/packageserver/index.js';
+} from '../../packageserver/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { objectKey } from '../../shared/bus/subjects.js';
 import { loadCatalogDirectory } from '../../shared/catalog/index.js';

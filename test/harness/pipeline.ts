@@ -2,17 +2,13 @@
 // built-in function — with the catalog `community` in olm served by a real registry server over
 // ../shared/catalogs/small. Torn down with the test.
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
 import type { Test } from 'tap';
-import { builtInFunctions, startFunctions, stopFunctions } from '../../cli/functions.js';
-import { startWatcher } from '../../functions/watcher/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';
-import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
-import { backboneFor, clusterFor } from './backbone.js';
 import type { ClusterFixture } from './devcluster.js';
 import { capturingLogger } from './log.js';
 import { sharedDir } from './repo.js';
+import { systemFor } from './system.js';
 import { waitFor } from './wait.js';
 
 export interface Pipeline {
@@ -22,33 +18,13 @@ export interface Pipeline {
 }
 
 export async function pipelineFor(t: Test): Promise<Pipeline> {
-  const { fixture, client } = await clusterFor(t);
-  const backbone = await backboneFor(t, { leaseTtlMs: 2_000 });
   const { log, lines } = capturingLogger('warn');
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olm' } });
-  const watcher = await startWatcher({
-    cluster: { id: 'c1', kubeConfig: fixture.kubeConfig },
-    backbone,
+  const { fixture, client } = await systemFor(t, {
     log,
-    registry: new Registry(),
-    identity: 'test-watcher',
-    leaseNamespace: 'olmq-system',
-    leaseName: 'olmq-watcher',
-    leaseDurationSeconds: 15,
+    backbone: { leaseTtlMs: 2_000 },
+    watcher: { identity: 'test-watcher', leaseName: 'olmq-watcher' },
+    functions: { host: { baseBackoffMs: 20, contentionDelayMs: 20 }, stopGraceMs: 1_000 },
   });
-  t.teardown(() => watcher.stop());
-  await watcher.synced();
-  const registry = new Registry();
-  const functions = await startFunctions(Object.keys(builtInFunctions), builtInFunctions, {
-    backbone,
-    clients: new Map([['c1', client]]),
-    log,
-    registry,
-    metrics: createFunctionMetrics(registry),
-    globalCatalogNamespace: 'olm',
-    host: { baseBackoffMs: 20, contentionDelayMs: 20 },
-  });
-  t.teardown(() => stopFunctions(functions, 1_000));
   const served = await startRegistryServer({
     catalog: (await loadRegistryCatalog(join(sharedDir, 'catalogs', 'small'))).catalog,
     host: '127.0.0.1',

@@ -1,7 +1,7 @@
 // Test fixture: a watcher mirroring a devcluster into the backbone, as `olmq watcher` runs one.
 import { Registry } from 'prom-client';
 import type { Test } from 'tap';
-import { startWatcher, type Watcher, type WatcherOptions } from '../../functions/watcher/index.js';
+import { startWatcher, type Watcher, type WatcherOptions } from '../../watcher/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import type { ClusterFixture } from './devcluster.js';
 import { capturingLogger } from './log.js';

@@ -4,10 +4,10 @@
 import { Registry } from 'prom-client';
 import t, { type Test } from 'tap';
 import { commands } from '../../cli/commands.js';
-import { startFunctions, type FunctionTable } from '../../cli/functions.js';
+import { startFunctions, type FunctionTable } from '../../system/index.js';
 import { parseCommandLine } from '../../cli/options.js';
 import { runFunction } from '../../cli/run.js';
-import { mirroredKinds } from '../../functions/watcher/kinds.js';
+import { mirroredKinds } from '../../watcher/kinds.js';
 import { assets, type Backbone } from '../../shared/bus/backbone.js';
 import { objectKey } from '../../shared/bus/subjects.js';
 import type { KubeClient } from '../../shared/kube/client.js';

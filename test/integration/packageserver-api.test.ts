@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import t from 'tap';
 import { Watch } from '@kubernetes/client-node';
-import { DelegatingAuthorizer } from '../../functions/packageserver/auth.js';
+import { DelegatingAuthorizer } from '../../packageserver/auth.js';
 import { deleteCatalogIndexRecord } from '../../shared/handoff/index.js';
 import { join } from 'node:path';
 import { kubectl, kubectlMissing, rawRequest } from '../harness/devcluster.js';

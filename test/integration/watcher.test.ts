@@ -13,9 +13,9 @@ import {
 import { natsServerFor } from '../harness/nats.js';
 import { olmqBin } from '../harness/repo.js';
 import t, { type Test } from 'tap';
-import { startWatcher, type Watcher } from '../../functions/watcher/index.js';
-import { nameIndexLimit } from '../../functions/watcher/name-index.js';
-import { mirroredKinds } from '../../functions/watcher/kinds.js';
+import { startWatcher, type Watcher } from '../../watcher/index.js';
+import { nameIndexLimit } from '../../watcher/name-index.js';
+import { mirroredKinds } from '../../watcher/kinds.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { indexedKey, namesKey, objectKey } from '../../shared/bus/subjects.js';
 import { listMirrored } from '../../shared/bus/mirror-read.js';

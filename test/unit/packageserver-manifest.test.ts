@@ -7,14 +7,10 @@ import {
   withDefaultOsArchLabels,
   type CatalogFacts,
   type JsonMap,
-} from '../../functions/packageserver/manifest.js';
-import {
-  parseQuery,
-  PackageQueryError,
-  visiblePackages,
-} from '../../functions/packageserver/query.js';
-import { humanDuration, packageTable } from '../../functions/packageserver/server.js';
-import type { CatalogPackages } from '../../functions/packageserver/view.js';
+} from '../../packageserver/manifest.js';
+import { parseQuery, PackageQueryError, visiblePackages } from '../../packageserver/query.js';
+import { humanDuration, packageTable } from '../../packageserver/server.js';
+import type { CatalogPackages } from '../../packageserver/view.js';
 import {
   buildCatalogIndex,
   loadCatalogDirectory,

@@ -1,7 +1,7 @@
 // Builders of Kubernetes StatusCauses worded as apimachinery's field.Error renders them
 // (`ErrorBody`: "<type>: <value>: <detail>"), plus field-path composition in Kubernetes' notation.
 import type { JsonValue } from '../json.js';
-import type { FieldCause } from './index.js';
+import type { FieldCause } from './types.js';
 
 /** The path kube prints for an error without a field (a nil *field.Path). */
 export const NO_FIELD = '<nil>';

@@ -1,7 +1,7 @@
 // Validation of spec.conversion: strategy None or Webhook, and a webhook's client config and
 // review versions, worded and addressed as kube-apiserver reports them.
 import type { JsonObject } from '../json.js';
-import type { FieldCause } from './index.js';
+import type { FieldCause } from './types.js';
 import {
   childPath,
   forbidden,

@@ -4,7 +4,7 @@
 // spec.subresources and spec.additionalPrinterColumns, and errors carry those paths.
 import type { JsonObject, JsonValue } from '../json.js';
 import { isJsonObject } from '../json.js';
-import type { FieldCause } from './index.js';
+import type { FieldCause } from './types.js';
 import { childPath, indexPath, invalid, notSupported, required } from './cause.js';
 import { jsonEqual } from './compiled.js';
 import { validateConversion } from './crd-conversion.js';

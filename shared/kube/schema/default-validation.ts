@@ -2,7 +2,7 @@
 // (kube's ValidateDefaults). Defaults below additionalProperties are not followed, as in kube.
 import type { JsonObject } from '../json.js';
 import { isJsonObject } from '../json.js';
-import type { FieldCause } from './index.js';
+import type { FieldCause } from './types.js';
 import { childPath, invalid, keyPath } from './cause.js';
 import { compileSchema, jsonEqual } from './compiled.js';
 import { pruneValue } from './pruning.js';

@@ -8,31 +8,11 @@ import { crdIssues } from './crd-validation.js';
 import { defaultNode } from './defaulting.js';
 import { pruneValue } from './pruning.js';
 import { schemaIssues } from './schema-issues.js';
+import type { FieldCause } from './types.js';
 import { validateValue } from './value-validation.js';
 
 export { formatCause } from './cause.js';
-
-/** A Kubernetes StatusCause (Status.details.causes[]). */
-export interface FieldCause {
-  type:
-    | 'FieldValueRequired'
-    | 'FieldValueInvalid'
-    | 'FieldValueNotSupported'
-    | 'FieldValueTypeInvalid'
-    | 'FieldValueForbidden'
-    | 'FieldValueDuplicate'
-    | 'FieldValueTooLong'
-    | 'FieldValueTooMany'
-    | 'FieldValueNotFound';
-  /** Path as Kubernetes prints it, e.g. "spec.installModes[0].type". */
-  field: string;
-  /**
-   * The cause text without the field, as kube puts it in a StatusCause, e.g.
-   * `Required value` or `Invalid value: "string": spec.replicas in body must be of type integer: "string"`.
-   * formatCause() gives the "<field>: <message>" line of the Status message.
-   */
-  message: string;
-}
+export type { FieldCause } from './types.js';
 
 /**
  * Validates a CustomResourceDefinition object as kube-apiserver does on create/update:

@@ -1,7 +1,7 @@
 // Everything kube checks on one version's openAPIV3Schema, in kube's order: keyword rules on
 // every subschema, then structurality, then (only for a structural schema) the defaults.
 import type { JsonObject } from '../json.js';
-import type { FieldCause } from './index.js';
+import type { FieldCause } from './types.js';
 import { defaultIssues } from './default-validation.js';
 import { schemaRuleIssues } from './schema-rules.js';
 import { structuralSchemaIssues } from './structural.js';

@@ -3,7 +3,7 @@
 // additionalProperties, preserve-unknown-fields, list and map types.
 import type { JsonObject, JsonValue } from '../json.js';
 import { isJsonObject } from '../json.js';
-import type { FieldCause } from './index.js';
+import type { FieldCause } from './types.js';
 import {
   childPath,
   forbidden,

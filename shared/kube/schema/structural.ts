@@ -3,7 +3,7 @@
 // root restricts name/generateName only, embedded resources are objects.
 import type { JsonObject, JsonValue } from '../json.js';
 import { isJsonObject } from '../json.js';
-import type { FieldCause } from './index.js';
+import type { FieldCause } from './types.js';
 import {
   childPath,
   forbidden,

@@ -4,7 +4,7 @@
 // runs over the structural part of the schema.
 import type { JsonObject, JsonValue } from '../json.js';
 import { isJsonObject } from '../json.js';
-import type { FieldCause } from './index.js';
+import type { FieldCause } from './types.js';
 import type { SchemaNode } from './compiled.js';
 import { jsonEqual } from './compiled.js';
 import {

@@ -7,15 +7,15 @@
 import { KvWatchInclude, type KvEntry } from '@nats-io/kv';
 import type { ObjectStore } from '@nats-io/obj';
 import type { Logger } from 'pino';
-import type { Backbone } from '../../shared/bus/backbone.js';
-import { encodeToken, objectKey, parseObjectKey } from '../../shared/bus/subjects.js';
+import type { Backbone } from '../shared/bus/backbone.js';
+import { encodeToken, objectKey, parseObjectKey } from '../shared/bus/subjects.js';
 import {
   CatalogIndexCache,
   catalogIndexKind,
   fetchCatalogContent,
   readCatalogIndexRecords,
   readCatalogIndexRecord,
-} from '../../shared/handoff/index.js';
+} from '../shared/handoff/index.js';
 import { buildPackageRecords, type CatalogFacts, type PackageRecord } from './manifest.js';
 
 /** The packages of one CatalogSource. */

@@ -3,7 +3,7 @@
 // reads and what would make messages large (icons, long descriptions, CRD schemas, the data
 // of ConfigMaps and Secrets); a function that needs the full object reads it from the API.
 import { createHash } from 'node:crypto';
-import type { KubeObject } from '../../shared/kube/client.js';
+import type { KubeObject } from '../shared/kube/client.js';
 
 /** One mirrored kind. */
 export interface MirroredKind {

@@ -13,9 +13,9 @@
 // the square of the count.
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
-import type { Backbone } from '../../shared/bus/backbone.js';
-import { readNameIndex } from '../../shared/bus/mirror-read.js';
-import { indexedKey, mirrorSubject, namesKey, tooManyNames } from '../../shared/bus/subjects.js';
+import type { Backbone } from '../shared/bus/backbone.js';
+import { readNameIndex } from '../shared/bus/mirror-read.js';
+import { indexedKey, mirrorSubject, namesKey, tooManyNames } from '../shared/bus/subjects.js';
 
 /** Most names an index entry lists; a namespace with more is marked tooManyNames. */
 export const nameIndexLimit = 256;

@@ -8,7 +8,7 @@ import {
   parseLabelSelector,
   SelectorError,
   type LabelSelector,
-} from '../../shared/kube/selectors.js';
+} from '../shared/kube/selectors.js';
 import type { JsonMap, PackageRecord } from './manifest.js';
 import type { CatalogPackages } from './view.js';
 

@@ -1,8 +1,8 @@
-// How the CLI hosts olmq functions, shared by `olmq run <function>` (one function per process)
-// and `olmq up` (every function of this build in one process): the function table, one API
-// client per cluster, and starting/stopping functions through shared/runtime/function-runner.ts.
+// How a process hosts olmq functions, shared by `olmq run <function>` (one function per process)
+// and startSystem (every function of this build in one process, as `olmq up` runs them): a
+// function table, one API client per cluster, and starting/stopping functions through
+// shared/runtime/function-runner.ts.
 import type { Registry } from 'prom-client';
-import { functionModules } from '../functions/index.js';
 import type { ClusterAccess } from '../shared/kube/clusters.js';
 import { KubeClient } from '../shared/kube/client.js';
 import type { CreateFunction } from '../shared/runtime/function-module.js';
@@ -13,11 +13,8 @@ import {
 } from '../shared/runtime/function-runner.js';
 import { createApiRequestCounter } from '../shared/runtime/metrics.js';
 
-/** Function name → lazy loader of its module. */
+/** Function name → lazy loader of its module; functions/index.ts has the functions of this build. */
 export type FunctionTable = Readonly<Record<string, () => Promise<CreateFunction>>>;
-
-/** The functions of this build (functions/index.ts). */
-export const builtInFunctions: FunctionTable = functionModules;
 
 /** How long in-flight reconciles may take to finish on shutdown (k8s gives 60 s). */
 export const drainGraceMs = 25_000;

@@ -2,11 +2,11 @@
 // standbys), mirroring every kind in ./kinds.ts into JetStream. It decides nothing.
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Backbone } from '../../shared/bus/backbone.js';
-import type { ClusterAccess } from '../../shared/kube/clusters.js';
-import { KubeClient } from '../../shared/kube/client.js';
-import { campaign } from '../../shared/kube/leader-election.js';
-import { createApiRequestCounter } from '../../shared/runtime/metrics.js';
+import type { Backbone } from '../shared/bus/backbone.js';
+import type { ClusterAccess } from '../shared/kube/clusters.js';
+import { KubeClient } from '../shared/kube/client.js';
+import { campaign } from '../shared/kube/leader-election.js';
+import { createApiRequestCounter } from '../shared/runtime/metrics.js';
 import { mirroredKinds, type MirroredKind } from './kinds.js';
 import { mirrorKind } from './mirror.js';
 

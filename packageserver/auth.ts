@@ -10,7 +10,7 @@
 //   the cluster and cached briefly, as client-go's delegating authorizer does.
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { KubeClient } from '../../shared/kube/client.js';
+import type { KubeClient } from '../shared/kube/client.js';
 
 /** Where the request-header settings are published. */
 export const authenticationConfigMap = {

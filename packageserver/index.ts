@@ -3,13 +3,14 @@
 // with a cluster (Service + Endpoints + APIService) when it runs outside the cluster, as in
 // devcluster mode.
 import type { Logger } from 'pino';
-import type { Backbone } from '../../shared/bus/backbone.js';
-import { openCatalogStore } from '../../shared/handoff/index.js';
-import { createCertificateAuthority, issueCertificate } from '../../shared/kube/certificates.js';
-import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import type { Backbone } from '../shared/bus/backbone.js';
+import { openCatalogStore } from '../shared/handoff/index.js';
+import { createCertificateAuthority, issueCertificate } from '../shared/kube/certificates.js';
+import type { KubeClient, KubeObject } from '../shared/kube/client.js';
 import { DelegatingAuthorizer, loadRequestHeaderConfig } from './auth.js';
 import { packagesGroup, packagesVersion } from './manifest.js';
 import { startPackageApi } from './server.js';
+import type { PackageServer, PackageServerOptions, PackageServiceRef } from './types.js';
 import { PackageView } from './view.js';
 
 export {
@@ -19,52 +20,13 @@ export {
   packagesApiVersion,
 } from './manifest.js';
 export { RequestHeaderConfigError } from './auth.js';
-
-/** Where the package API is registered: its Service (and, for local servers, Endpoints). */
-export interface PackageServiceRef {
-  /** Namespace of the Service (default olmq-system). */
-  namespace: string;
-  /** Name of the Service (default packageserver). */
-  name: string;
-}
+export type { PackageServer, PackageServerOptions, PackageServiceRef } from './types.js';
 
 /** Default Service of the package API. */
 export const defaultPackageService: PackageServiceRef = {
   namespace: 'olmq-system',
   name: 'packageserver',
 };
-
-/** Options of startPackageServer. */
-export interface PackageServerOptions {
-  backbone: Backbone;
-  /** Cluster id whose catalogs are served. */
-  cluster: string;
-  /** Client of that cluster (request-header settings, SubjectAccessReviews). */
-  client: KubeClient;
-  log: Logger;
-  /** The global catalog namespace (upstream: olm). */
-  globalNamespace: string;
-  /** Listen address (default 127.0.0.1) and port (default 0: any free port). */
-  host?: string;
-  port?: number;
-  /** Serving certificate and key (PEM); self-signed for the Service's DNS names when absent. */
-  serving?: { certPem: string; keyPem: string };
-  /** The Service clients reach it through (names in the self-signed certificate). */
-  service?: PackageServiceRef;
-}
-
-/** A running package server. */
-export interface PackageServer {
-  /** host:port it listens on. */
-  address: string;
-  host: string;
-  port: number;
-  /** CA of the serving certificate when self-signed (for the APIService caBundle). */
-  caBundlePem: string | undefined;
-  /** Whether every catalog has been loaded once. */
-  ready(): boolean;
-  close(): Promise<void>;
-}
 
 /** Starts the package server: loads the catalogs, then serves HTTPS. */
 export async function startPackageServer(options: PackageServerOptions): Promise<PackageServer> {

@@ -9,7 +9,7 @@ import {
   type CatalogBundle,
   type CatalogContent,
   type CatalogIndex,
-} from '../../shared/catalog/index.js';
+} from '../shared/catalog/index.js';
 
 /** API group, version and resource served. */
 export const packagesGroup = 'packages.operators.coreos.com';

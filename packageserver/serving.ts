@@ -2,11 +2,11 @@
 // CA and a certificate for the Service and keeps them in a Secret; the others read it; each
 // sets the APIService's caBundle to that CA (as upstream OLM manages packageserver's
 // certificate), so `kubectl apply -k k8s/` needs no certificate tooling.
-import { createCertificateAuthority, issueCertificate } from '../../shared/kube/certificates.js';
-import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
-import { isAlreadyExists } from '../../shared/kube/errors.js';
+import { createCertificateAuthority, issueCertificate } from '../shared/kube/certificates.js';
+import type { KubeClient, KubeObject } from '../shared/kube/client.js';
+import { isAlreadyExists } from '../shared/kube/errors.js';
 import { packagesGroup, packagesVersion } from './manifest.js';
-import type { PackageServiceRef } from './index.js';
+import type { PackageServiceRef } from './types.js';
 
 /** A serving certificate and the CA clients verify it with (PEM). */
 export interface ServingMaterial {

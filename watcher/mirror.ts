@@ -7,12 +7,12 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
-import type { Backbone } from '../../shared/bus/backbone.js';
-import { mirroredKeys } from '../../shared/bus/mirror-read.js';
-import { partsHeader, serializeByParts } from '../../shared/bus/object-parts.js';
-import { mirrorSubject, objectKey } from '../../shared/bus/subjects.js';
-import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
-import { Informer } from '../../shared/kube/informer.js';
+import type { Backbone } from '../shared/bus/backbone.js';
+import { mirroredKeys } from '../shared/bus/mirror-read.js';
+import { partsHeader, serializeByParts } from '../shared/bus/object-parts.js';
+import { mirrorSubject, objectKey } from '../shared/bus/subjects.js';
+import type { KubeClient, KubeObject } from '../shared/kube/client.js';
+import { Informer } from '../shared/kube/informer.js';
 import type { MirroredKind } from './kinds.js';
 import { NameIndex } from './name-index.js';
 
