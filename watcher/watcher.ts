@@ -1,0 +1,153 @@
+// The watcher: one active per cluster (leader-elected on a Lease; more replicas are hot
+// standbys), mirroring every kind in ./kinds.ts into JetStream. It decides nothing.
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Backbone } from '../shared/bus/backbone.js';
+import type { ClusterAccess } from '../shared/kube/clusters.js';
+import { KubeClient } from '../shared/kube/client.js';
+import { campaign } from '../shared/kube/leader-election.js';
+import { createApiRequestCounter } from '../shared/runtime/metrics.js';
+import { mirroredKinds, type MirroredKind } from './kinds.js';
+import { mirrorKind } from './mirror.js';
+
+/** Options of one cluster's watcher. */
+export interface WatcherOptions {
+  cluster: ClusterAccess;
+  backbone: Backbone;
+  log: Logger;
+  registry: Registry;
+  /** Unique name of this replica. */
+  identity: string;
+  /** Namespace and name of the Lease; default olmq-system / olmq-watcher. */
+  leaseNamespace: string;
+  leaseName: string;
+  leaseDurationSeconds: number;
+  /** Kinds to mirror; default all of ./kinds.ts. */
+  kinds?: readonly MirroredKind[];
+}
+
+/** The watcher's metrics. */
+export interface WatcherMetrics {
+  published: Counter<'cluster' | 'kind' | 'operation'>;
+  leading: Counter<'cluster'>;
+  /** 1 while this replica is the active watcher of the cluster, 0 while it stands by. */
+  isLeader: Gauge<'cluster'>;
+}
+
+function metricsOf(registry: Registry): WatcherMetrics {
+  const existing = registry.getSingleMetric('olmq_watcher_changes_published_total');
+  if (existing !== undefined) {
+    return {
+      published: existing as WatcherMetrics['published'],
+      leading: registry.getSingleMetric('olmq_lease_takeovers_total') as WatcherMetrics['leading'],
+      isLeader: registry.getSingleMetric('olmq_watcher_leading') as WatcherMetrics['isLeader'],
+    };
+  }
+  return {
+    published: new Counter({
+      name: 'olmq_watcher_changes_published_total',
+      help: 'Object changes mirrored into JetStream, by kind and operation.',
+      labelNames: ['cluster', 'kind', 'operation'],
+      registers: [registry],
+    }),
+    leading: new Counter({
+      name: 'olmq_lease_takeovers_total',
+      help: 'Times this replica became the active watcher of a cluster.',
+      labelNames: ['cluster'],
+      registers: [registry],
+    }),
+    isLeader: new Gauge({
+      name: 'olmq_watcher_leading',
+      help: 'Whether this replica is the active watcher of the cluster (1) or a standby (0).',
+      labelNames: ['cluster'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** A running watcher replica. */
+export interface Watcher {
+  /** Resolves once this replica leads and every kind's first list is mirrored. */
+  synced(): Promise<void>;
+  /** Whether this replica is the active watcher now. */
+  isLeading(): boolean;
+  /**
+   * Stops mirroring. The Lease is handed back so a standby takes over at once, unless
+   * `releaseLease` is false (then it expires, as after a crash).
+   */
+  stop(options?: { releaseLease?: boolean }): Promise<void>;
+}
+
+/** Starts campaigning; while leading, mirrors the cluster. */
+export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
+  const { cluster, backbone, identity } = options;
+  const log = options.log.child({ cluster: cluster.id, identity });
+  const metrics = metricsOf(options.registry);
+  const client = await KubeClient.fromKubeConfig(cluster.id, cluster.kubeConfig, {
+    userAgent: 'olmq-watcher',
+    requests: createApiRequestCounter(options.registry),
+  });
+  const stop = new AbortController();
+  let leading = false;
+  let releaseLease = true;
+  let markSynced: () => void = () => undefined;
+  const synced = new Promise<void>((resolve) => (markSynced = resolve));
+
+  const labels = { cluster: cluster.id };
+  metrics.isLeader.set(labels, 0); // a standby reports too, so "no leader" is visible
+  const lead = async (leadership: AbortSignal): Promise<void> => {
+    leading = true;
+    metrics.isLeader.set(labels, 1);
+    const mirrors = (options.kinds ?? mirroredKinds).map((kind) =>
+      mirrorKind(
+        {
+          cluster: cluster.id,
+          kubeConfig: cluster.kubeConfig,
+          client,
+          backbone,
+          log,
+          published: metrics.published,
+        },
+        kind,
+      ),
+    );
+    void Promise.all(mirrors.map((m) => m.synced)).then(() => {
+      log.info({ kinds: mirrors.length }, 'mirror synced');
+      markSynced();
+    });
+    await new Promise<void>((resolve) =>
+      leadership.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    for (const m of mirrors) m.stop();
+    leading = false;
+    metrics.isLeader.set(labels, 0);
+  };
+
+  const running = campaign(
+    client,
+    {
+      namespace: options.leaseNamespace,
+      name: options.leaseName,
+      identity,
+      leaseDurationSeconds: options.leaseDurationSeconds,
+      renewIntervalMs: (options.leaseDurationSeconds * 1000) / 3,
+      retryIntervalMs: Math.max(200, (options.leaseDurationSeconds * 1000) / 5),
+      releaseOnStop: () => releaseLease,
+    },
+    lead,
+    log,
+    stop.signal,
+    () => metrics.leading.inc(labels),
+  );
+
+  return {
+    synced: () => synced,
+    isLeading: () => leading,
+    async stop(stopOptions = {}) {
+      releaseLease = stopOptions.releaseLease ?? true;
+      stop.abort();
+      await running;
+      client.close();
+    },
+  };
+}
