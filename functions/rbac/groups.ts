@@ -1,9 +1,11 @@
 // The rbac function's OperatorGroup decision (upstream syncOperatorGroups), for every group of
 // one namespace at once: the MultipleOperatorGroup condition, the service account, target
-// namespaces, member CSV annotations, the three aggregated ClusterRoles, provided-API pruning
-// and the requeue of CSVs whose API conflicts may have changed. Pure.
+// namespaces, member CSV annotations, the three aggregated ClusterRoles, provided-API pruning,
+// and which namespaces and CSVs must look at the group again. Pure.
 import {
   ConditionStatus,
+  CsvPhase,
+  CsvReason,
   OlmAnnotation,
   OlmLabel,
   OperatorGroupConditionReason,
@@ -14,9 +16,10 @@ import type { Write } from '../../shared/kube/executor.js';
 import {
   aggregateClusterRole,
   groupProvidedApis,
+  isCopy,
+  isGlobal,
   memberAnnotations,
   memberAnnotationsDiffer,
-  namespacesAddedOrRemoved,
   namespacesChanged,
   providedApisOf,
   prunedGroupApis,
@@ -25,31 +28,11 @@ import {
   surfaceTargets,
   targetNamespaces,
   targetSelectionOf,
-  type OperatorGroupLike,
+  type ApiSet,
+  type CsvObject,
   type RoleObject,
 } from '../../shared/operator-group/index.js';
-import type { CsvObject } from '../copy-csv/copy.js';
-import { isCopy } from '../copy-csv/copy.js';
-
-/** An OperatorGroup as the rbac function reads and writes it. */
-export interface OperatorGroupObject extends KubeObject, OperatorGroupLike {
-  metadata: KubeObject['metadata'] & OperatorGroupLike['metadata'];
-  status?: {
-    namespaces?: string[];
-    lastUpdated?: string;
-    serviceAccountRef?: Record<string, unknown>;
-    conditions?: GroupCondition[];
-  };
-}
-
-/** A metav1.Condition of an OperatorGroup. */
-export interface GroupCondition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-}
+import type { GroupCondition, OperatorGroupObject } from './types.js';
 
 /** What one group's sync needs beyond the group itself. */
 export interface GroupInputs {
@@ -57,6 +40,8 @@ export interface GroupInputs {
   matched: readonly string[];
   /** Its service account, when spec.serviceAccountName names one that exists. */
   serviceAccount: KubeObject | undefined;
+  /** Names of the namespaces carrying its olm.operatorgroup.uid label, from the API. */
+  labelled: readonly string[];
 }
 
 /** Everything the groups of one namespace are decided from. */
@@ -80,7 +65,7 @@ export interface GroupsSnapshot {
 /** The writes of a groups sync, and what to look at next. */
 export interface GroupsDecision {
   writes: Write[];
-  /** Namespaces whose labels and tenant RBAC need a look. */
+  /** Namespaces whose group labels disagree with the mirrored targets. */
   namespaces: string[];
   /** CSVs (namespace, name) to reconcile again. */
   csvs: { namespace: string; name: string }[];
@@ -149,7 +134,11 @@ export function decideGroups(s: GroupsSnapshot): GroupsDecision {
 }
 
 function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDecision): void {
-  const inputs = s.inputs.get(group.metadata.name) ?? { matched: [], serviceAccount: undefined };
+  const inputs = s.inputs.get(group.metadata.name) ?? {
+    matched: [],
+    serviceAccount: undefined,
+    labelled: [],
+  };
   const status = { ...group.status };
   let conditions = [...(status.conditions ?? [])];
 
@@ -237,13 +226,14 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
       op: 'updateStatus',
       object: { ...group, apiVersion: ogApiVersion, kind: 'OperatorGroup', status: next },
     });
-    if (targetsChanged) {
-      d.namespaces.push(...namespacesAddedOrRemoved(status.namespaces ?? [], targets));
-      // The rest (annotations, roles) follows on the next sync, after the status is written.
-      return;
-    }
+    // New targets: nothing else is decided on them (namespace labels, annotations, roles) until
+    // the mirror shows them. The status write comes back through the mirror as a change of the
+    // group, which syncs this namespace again (see groups-definition.ts).
+    if (targetsChanged) return;
   }
+  // From here on the targets are the ones the mirror shows.
   const current: OperatorGroupObject = { ...group, status: { ...status, namespaces: targets } };
+  d.namespaces.push(...mislabelled(targets, inputs.labelled));
 
   // Member CSV annotations; with several groups the CSVs fail TooManyOperatorGroups instead.
   const members = s.csvs.filter((c) => !isCopy(c));
@@ -272,7 +262,7 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
   // Aggregated ClusterRoles over the group's APIs and its members'.
   const groupApis = groupProvidedApis(current);
   const memberApis = members.map((csv) => ({
-    apis: providedApisOf(csv as Parameters<typeof providedApisOf>[0]),
+    apis: providedApisOf(csv),
     phase: csv.status?.phase ?? '',
     deleting: csv.metadata['deletionTimestamp'] !== undefined,
   }));
@@ -305,27 +295,7 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
     }
   }
 
-  // Requeue providers of these APIs in intersecting groups: their conflicts may be resolved.
-  if (apis.size > 0) {
-    const surface = surfaceTargets(current);
-    const intersectingNs = new Set(
-      s.allGroups
-        .filter(
-          (g) =>
-            g.metadata.namespace === group.metadata.namespace ||
-            surface.intersects(surfaceTargets(g)),
-        )
-        .map((g) => g.metadata.namespace ?? ''),
-    );
-    for (const csv of [...s.intersectingCsvs, ...members]) {
-      if (!intersectingNs.has(csv.metadata.namespace ?? '') || isCopy(csv)) continue;
-      const provided = providedApisOf(csv);
-      if (provided.intersection(apis).size === 0) continue;
-      const key = { namespace: csv.metadata.namespace ?? '', name: csv.metadata.name ?? '' };
-      if (!d.csvs.some((c) => c.namespace === key.namespace && c.name === key.name))
-        d.csvs.push(key);
-    }
-  }
+  d.csvs.push(...conflictCandidates(s, current, [...s.intersectingCsvs, ...members], apis, d.csvs));
 
   // Prune olm.providedAPIs entries no member provides.
   const pruned = prunedGroupApis(current, memberApis);
@@ -347,4 +317,55 @@ function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDec
       },
     });
   }
+}
+
+// Namespaces whose olm.operatorgroup.uid label disagrees with the group's targets: targeted
+// but unlabelled, or labelled but no longer targeted (a global group labels none).
+function mislabelled(targets: readonly string[], labelled: readonly string[]): string[] {
+  const want = new Set(isGlobal(targets) ? [] : targets);
+  const have = new Set(labelled);
+  return [...[...want].filter((ns) => !have.has(ns)), ...[...have].filter((ns) => !want.has(ns))];
+}
+
+// Reasons of a CSV failed on the provided-API rules, which a change of the groups may lift.
+const apiConflictReasons: ReadonlySet<string> = new Set([
+  CsvReason.InterOperatorGroupOwnerConflict,
+  CsvReason.CannotModifyStaticOperatorGroupProvidedAPIs,
+]);
+
+/**
+ * CSVs of this group's namespace and of intersecting groups' whose provided-API gate may now
+ * decide differently: providers of these APIs, and CSVs failed on a provided-API conflict
+ * (the APIs they conflicted on may just have been pruned from this group). Not in `already`.
+ */
+function conflictCandidates(
+  s: GroupsSnapshot,
+  group: OperatorGroupObject,
+  csvs: readonly CsvObject[],
+  apis: ApiSet,
+  already: readonly { namespace: string; name: string }[],
+): { namespace: string; name: string }[] {
+  const surface = surfaceTargets(group);
+  const intersectingNs = new Set(
+    s.allGroups
+      .filter(
+        (g) =>
+          g.metadata.namespace === group.metadata.namespace ||
+          surface.intersects(surfaceTargets(g)),
+      )
+      .map((g) => g.metadata.namespace ?? ''),
+  );
+  const out: { namespace: string; name: string }[] = [];
+  const seen = new Set(already.map((c) => `${c.namespace}/${c.name}`));
+  for (const csv of csvs) {
+    if (!intersectingNs.has(csv.metadata.namespace ?? '') || isCopy(csv)) continue;
+    const failedOnApis =
+      csv.status?.phase === CsvPhase.Failed && apiConflictReasons.has(csv.status.reason ?? '');
+    if (!failedOnApis && providedApisOf(csv).intersection(apis).size === 0) continue;
+    const key = { namespace: csv.metadata.namespace ?? '', name: csv.metadata.name ?? '' };
+    if (seen.has(`${key.namespace}/${key.name}`)) continue;
+    seen.add(`${key.namespace}/${key.name}`);
+    out.push(key);
+  }
+  return out;
 }
