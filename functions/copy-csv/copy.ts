@@ -9,20 +9,15 @@ import {
   OlmLabel,
   OlmLabelPrefix,
 } from '../../shared/api/codes.js';
-import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
   NamespaceSet,
   canonical,
+  isCopy,
   targetsAnnotation,
+  type CsvObject,
   type OperatorGroupLike,
 } from '../../shared/operator-group/index.js';
-
-/** A ClusterServiceVersion as this function reads it. */
-export interface CsvObject extends KubeObject {
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown> & { phase?: string; reason?: string; message?: string };
-}
 
 /** Annotation of a copy: hash of everything but its status, so unchanged parents cause no write. */
 export const nonStatusCopyHashAnnotation = 'olm.operatorframework.io/nonStatusCopyHash';
@@ -43,14 +38,6 @@ const uncopiableReasons: ReadonlySet<string> = new Set([
   CsvReason.InterOperatorGroupOwnerConflict,
   CsvReason.CannotModifyStaticOperatorGroupProvidedAPIs,
 ]);
-
-/** Whether a CSV is a copy (label olm.copiedFrom, or reason Copied). */
-export function isCopy(csv: CsvObject): boolean {
-  return (
-    csv.metadata.labels?.[OlmLabel.CopiedFrom] !== undefined ||
-    csv.status?.reason === CsvReason.Copied
-  );
-}
 
 /** Whether a CSV's state allows copies (phase set, reason not a group failure). */
 export function isCopiable(csv: CsvObject): boolean {

@@ -5,13 +5,14 @@ import {
   OlmConfigConditionReason,
   OlmConfigConditionType,
 } from '../../shared/api/codes.js';
+import type { OlmConfigSpec } from '../../shared/api/olmconfig.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
-import type { CsvObject } from './copy.js';
+import type { CsvObject } from '../../shared/operator-group/index.js';
 
-/** The OLMConfig as read here. */
+/** The OLMConfig as read here (spec as shared/api types it; conditions as this function writes them). */
 export interface OlmConfigObject extends KubeObject {
-  spec?: { features?: { disableCopiedCSVs?: boolean } };
+  spec?: OlmConfigSpec;
   status?: { conditions?: Condition[] };
 }
 

@@ -8,6 +8,7 @@ import type { Write } from '../../shared/kube/executor.js';
 import {
   apiServiceClusterRoles,
   crdClusterRoles,
+  isCopy,
   isGlobal,
   isOwnedBy,
   providedApiMessages,
@@ -17,10 +18,10 @@ import {
   singletonClusterRole,
   singletonClusterRoleBinding,
   type BindingObject,
+  type CsvObject,
   type RoleObject,
 } from '../../shared/operator-group/index.js';
-import { isCopy, type CsvObject } from '../copy-csv/copy.js';
-import type { OperatorGroupObject } from './groups.js';
+import type { OperatorGroupObject } from './types.js';
 
 /** What one CSV's decision reads. */
 export interface CsvSnapshot {
@@ -45,10 +46,13 @@ export interface CsvSnapshot {
   now: string;
 }
 
-/** The writes for one CSV and whether to look at it (and its group) again. */
+/**
+ * The writes for one CSV and whether its groups must look again. A CSV that writes its group's
+ * olm.providedAPIs is not requeued: the write comes back through the mirror as a change of the
+ * group, whose sync requeues the group's providers (groups.ts) once the mirror shows it.
+ */
 export interface CsvDecision {
   writes: Write[];
-  requeueCsv: boolean;
   requeueGroups: boolean;
 }
 
@@ -65,7 +69,7 @@ export function withPhase(
 ): CsvObject {
   const status = csv.status ?? {};
   const changed = status.phase !== phase || status.reason !== reason;
-  const conditions = (status['conditions'] as unknown[] | undefined) ?? [];
+  const conditions = status.conditions ?? [];
   const entry = { phase, reason, message, lastUpdateTime: now, lastTransitionTime: now };
   return {
     ...csv,
@@ -75,7 +79,7 @@ export function withPhase(
       reason,
       message,
       lastUpdateTime: now,
-      ...(status.phase !== phase || status['lastTransitionTime'] === undefined
+      ...(status.phase !== phase || status.lastTransitionTime === undefined
         ? { lastTransitionTime: now }
         : {}),
       conditions: changed ? [...conditions, entry].slice(-maxConditions) : conditions,
@@ -102,7 +106,7 @@ const recoveries: Readonly<Record<string, string>> = {
 
 /** Decides one CSV. */
 export function decideCsv(s: CsvSnapshot): CsvDecision {
-  const d: CsvDecision = { writes: [], requeueCsv: false, requeueGroups: false };
+  const d: CsvDecision = { writes: [], requeueGroups: false };
   const csv = s.csv;
   if (csv === undefined) {
     // Gone: its cluster-scoped RBAC goes too (owner labels cannot be garbage collected), and
@@ -151,7 +155,6 @@ export function decideCsv(s: CsvSnapshot): CsvDecision {
           },
         },
       });
-      d.requeueCsv = true;
       return d;
     case 'fail':
       // A CSV already failed on a conflict keeps its first reason (upstream checks the conflict reason).
@@ -207,14 +210,7 @@ function ensureRole(
 
 function perApiRoleWrites(csv: CsvObject, s: CsvSnapshot): Write[] {
   const writes: Write[] = [];
-  const spec = csv.spec as
-    | {
-        customresourcedefinitions?: { owned?: { name: string; version: string; kind: string }[] };
-        apiservicedefinitions?: {
-          owned?: { name: string; group: string; version: string; kind: string }[];
-        };
-      }
-    | undefined;
+  const spec = csv.spec;
   for (const owned of spec?.customresourcedefinitions?.owned ?? []) {
     const crd = s.apiObjects.get(owned.name);
     if (crd === undefined || !owned.name.includes('.')) continue;

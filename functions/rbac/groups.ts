@@ -1,10 +1,11 @@
 // The rbac function's OperatorGroup decision (upstream syncOperatorGroups), for every group of
-// one namespace at once: the MultipleOperatorGroup condition, the service account, target
-// namespaces, member CSV annotations, the three aggregated ClusterRoles, provided-API pruning
-// and the requeue of CSVs whose API conflicts may have changed. Pure.
+// one namespace at once, as a table of steps (groupSteps): the MultipleOperatorGroup condition,
+// the service account, the status and its targets; then, once the mirror shows those targets,
+// the namespaces whose labels disagree, member CSV annotations, the three aggregated
+// ClusterRoles, the CSVs whose provided-API gate may decide differently, and provided-API
+// pruning. Pure.
 import {
   ConditionStatus,
-  OlmAnnotation,
   OlmLabel,
   OperatorGroupConditionReason,
   OperatorGroupConditionType,
@@ -12,44 +13,22 @@ import {
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
-  aggregateClusterRole,
-  groupProvidedApis,
-  memberAnnotations,
-  memberAnnotationsDiffer,
-  namespacesAddedOrRemoved,
+  isCopy,
   namespacesChanged,
-  providedApisOf,
-  prunedGroupApis,
-  roleMatches,
-  roleSuffixes,
-  surfaceTargets,
   targetNamespaces,
   targetSelectionOf,
-  type OperatorGroupLike,
+  type CsvObject,
   type RoleObject,
 } from '../../shared/operator-group/index.js';
-import type { CsvObject } from '../copy-csv/copy.js';
-import { isCopy } from '../copy-csv/copy.js';
-
-/** An OperatorGroup as the rbac function reads and writes it. */
-export interface OperatorGroupObject extends KubeObject, OperatorGroupLike {
-  metadata: KubeObject['metadata'] & OperatorGroupLike['metadata'];
-  status?: {
-    namespaces?: string[];
-    lastUpdated?: string;
-    serviceAccountRef?: Record<string, unknown>;
-    conditions?: GroupCondition[];
-  };
-}
-
-/** A metav1.Condition of an OperatorGroup. */
-export interface GroupCondition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-}
+import {
+  aggregateRoleWrites,
+  conflictCandidates,
+  memberAnnotationWrites,
+  mislabelled,
+  providedApisOfGroup,
+  pruneWrite,
+} from './group-rules.js';
+import type { GroupCondition, OperatorGroupObject } from './types.js';
 
 /** What one group's sync needs beyond the group itself. */
 export interface GroupInputs {
@@ -57,6 +36,8 @@ export interface GroupInputs {
   matched: readonly string[];
   /** Its service account, when spec.serviceAccountName names one that exists. */
   serviceAccount: KubeObject | undefined;
+  /** Names of the namespaces carrying its olm.operatorgroup.uid label, from the API. */
+  labelled: readonly string[];
 }
 
 /** Everything the groups of one namespace are decided from. */
@@ -80,7 +61,7 @@ export interface GroupsSnapshot {
 /** The writes of a groups sync, and what to look at next. */
 export interface GroupsDecision {
   writes: Write[];
-  /** Namespaces whose labels and tenant RBAC need a look. */
+  /** Namespaces whose group labels disagree with the mirrored targets. */
   namespaces: string[];
   /** CSVs (namespace, name) to reconcile again. */
   csvs: { namespace: string; name: string }[];
@@ -91,13 +72,182 @@ export interface GroupsDecision {
 }
 
 const ogApiVersion = 'operators.coreos.com/v1';
-const csvApiVersion = 'operators.coreos.com/v1alpha1';
 
 /** Status messages of OperatorGroup conditions, as upstream words them. */
 export const groupConditionMessages = {
   multiple: 'Multiple OperatorGroup found in the same namespace',
   serviceAccountNotFound: (name: string) => `ServiceAccount ${name} not found`,
 } as const;
+
+/** One group's sync in progress: what its steps read, and the decision they add to. */
+interface GroupSync {
+  s: GroupsSnapshot;
+  group: OperatorGroupObject;
+  inputs: GroupInputs;
+  /** Its non-copied CSVs (the namespace's). */
+  members: readonly CsvObject[];
+  /** The status conditions being decided. */
+  conditions: GroupCondition[];
+  /** status.serviceAccountRef being decided. */
+  serviceAccountRef: Record<string, unknown> | undefined;
+  /** The group with its decided targets; the mirrored group until the status step. */
+  current: OperatorGroupObject;
+  d: GroupsDecision;
+}
+
+/** One step of a group's sync; `stop` ends the group's sync there. */
+type GroupStep = (sync: GroupSync) => 'stop' | undefined;
+
+// MultipleOperatorGroup on every group while there is more than one.
+const multipleGroups: GroupStep = (sync) => {
+  const type = OperatorGroupConditionType.MultipleOperatorGroup;
+  sync.conditions =
+    sync.s.groups.length > 1
+      ? setCondition(
+          sync.conditions,
+          {
+            type,
+            status: ConditionStatus.True,
+            reason: OperatorGroupConditionReason.MultipleOperatorGroupsFound,
+            message: groupConditionMessages.multiple,
+          },
+          sync.s.now,
+        )
+      : sync.conditions.filter((c) => c.type !== type);
+  return undefined;
+};
+
+// The service account (upstream serviceAccountSyncer): referenced and labelled olm.managed, or
+// a condition saying it is missing (and a look again later: it may appear).
+const serviceAccount: GroupStep = (sync) => {
+  const type = OperatorGroupConditionType.OperatorGroupServiceAccount;
+  const name = sync.group.spec?.serviceAccountName ?? '';
+  const sa = sync.inputs.serviceAccount;
+  if (name !== '' && sa === undefined) {
+    sync.conditions = setCondition(
+      sync.conditions,
+      {
+        type,
+        status: ConditionStatus.True,
+        reason: OperatorGroupConditionReason.ServiceAccountNotFound,
+        message: groupConditionMessages.serviceAccountNotFound(name),
+      },
+      sync.s.now,
+    );
+    sync.d.requeueAfterMs = 10_000;
+    return undefined;
+  }
+  sync.conditions = sync.conditions.filter((c) => c.type !== type);
+  if (name === '' || sa === undefined) {
+    sync.serviceAccountRef = undefined;
+    return undefined;
+  }
+  // In ObjectReference's field order: the status is compared as JSON.
+  sync.serviceAccountRef = {
+    kind: 'ServiceAccount',
+    namespace: sa.metadata.namespace,
+    name: sa.metadata.name,
+    uid: sa.metadata.uid,
+    apiVersion: 'v1',
+    resourceVersion: sa.metadata.resourceVersion,
+  };
+  if (sa.metadata.labels?.[OlmLabel.Managed] !== 'true') {
+    sync.d.writes.push({
+      op: 'patch',
+      ref: {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        namespace: sa.metadata.namespace,
+        name: sa.metadata.name,
+      },
+      type: 'merge',
+      patch: { metadata: { labels: { [OlmLabel.Managed]: 'true' } } },
+    });
+  }
+  return undefined;
+};
+
+// The status: targets (an invalid spec, "" in targetNamespaces, throws a non-retryable error
+// naming it), conditions and service account. New targets stop the sync: nothing is decided on
+// them until the mirror shows them. The status write comes back through the mirror as a change
+// of the group, which syncs this namespace again (see groups-definition.ts).
+const status: GroupStep = (sync) => {
+  const { group, s } = sync;
+  const current = { ...group.status };
+  const targets = targetNamespaces(targetSelectionOf(group), sync.inputs.matched);
+  const targetsChanged = namespacesChanged(targets, current.namespaces);
+  const ref = sync.serviceAccountRef;
+  const refChanged =
+    JSON.stringify(ref ?? null) !== JSON.stringify(current.serviceAccountRef ?? null);
+  if (targetsChanged || refChanged || !sameConditions(sync.conditions, current.conditions ?? [])) {
+    const next: OperatorGroupObject['status'] = {
+      namespaces: targetsChanged ? targets : [...(current.namespaces ?? [])],
+      lastUpdated:
+        targetsChanged || current.lastUpdated === undefined ? s.now : current.lastUpdated,
+      ...(ref === undefined ? {} : { serviceAccountRef: ref }),
+      ...(sync.conditions.length === 0 ? {} : { conditions: sync.conditions }),
+    };
+    sync.d.writes.push({
+      op: 'updateStatus',
+      object: { ...group, apiVersion: ogApiVersion, kind: 'OperatorGroup', status: next },
+    });
+    if (targetsChanged) return 'stop';
+  }
+  sync.current = { ...group, status: { ...current, namespaces: targets } };
+  return undefined;
+};
+
+// From here on the targets are the ones the mirror shows.
+
+// Namespaces whose olm.operatorgroup.uid label disagrees with the targets.
+const namespaceLabels: GroupStep = (sync) => {
+  sync.d.namespaces.push(
+    ...mislabelled(sync.current.status?.namespaces ?? [], sync.inputs.labelled),
+  );
+  return undefined;
+};
+
+// Member CSV annotations; with several groups the CSVs fail TooManyOperatorGroups instead.
+const memberCsvAnnotations: GroupStep = (sync) => {
+  if (sync.s.groups.length === 1)
+    sync.d.writes.push(...memberAnnotationWrites(sync.members, sync.current));
+  return undefined;
+};
+
+// The three aggregated ClusterRoles over the group's APIs and its members'.
+const aggregatedRoles: GroupStep = (sync) => {
+  const apis = providedApisOfGroup(sync.current, sync.members);
+  sync.d.writes.push(...aggregateRoleWrites(sync.current, apis, sync.s.aggregateRoles));
+  return undefined;
+};
+
+// CSVs here and in intersecting groups whose provided-API gate may now decide differently.
+const conflictingCsvs: GroupStep = (sync) => {
+  const { s, current, members, d } = sync;
+  const csvs = [...s.intersectingCsvs, ...members];
+  const apis = providedApisOfGroup(current, members);
+  d.csvs.push(...conflictCandidates(s.allGroups, current, csvs, apis, d.csvs));
+  return undefined;
+};
+
+// olm.providedAPIs entries no member provides are pruned.
+const providedApisPruning: GroupStep = (sync) => {
+  const write = pruneWrite(sync.current, sync.members);
+  if (write !== undefined) sync.d.writes.push(write);
+  return undefined;
+};
+
+/** A group's sync, step by step (upstream syncOperatorGroups' order). */
+const groupSteps: readonly GroupStep[] = [
+  multipleGroups,
+  serviceAccount,
+  status,
+  namespaceLabels,
+  memberCsvAnnotations,
+  aggregatedRoles,
+  conflictingCsvs,
+  providedApisPruning,
+];
 
 function setCondition(
   conditions: readonly GroupCondition[],
@@ -122,229 +272,38 @@ function sameConditions(a: readonly GroupCondition[], b: readonly GroupCondition
 
 /** Decides every group of one namespace. */
 export function decideGroups(s: GroupsSnapshot): GroupsDecision {
-  const decision: GroupsDecision = {
-    writes: [],
-    namespaces: [],
-    csvs: [],
-    sweepNamespaceLabels: false,
-  };
+  const d: GroupsDecision = { writes: [], namespaces: [], csvs: [], sweepNamespaceLabels: false };
   const liveNames = new Set(s.groups.map((g) => g.metadata.name));
 
   // Roles of groups that are gone (upstream operatorGroupDeleted).
   for (const role of s.ownedAggregateRoles) {
     const owner = role.metadata.labels?.[OlmLabel.Owner] ?? '';
     if (liveNames.has(owner)) continue;
-    decision.writes.push({
+    d.writes.push({
       op: 'delete',
       ref: { apiVersion: role.apiVersion, kind: 'ClusterRole', name: role.metadata.name },
       preconditions: { uid: role.metadata.uid ?? '' },
     });
-    decision.sweepNamespaceLabels = true;
+    d.sweepNamespaceLabels = true;
   }
 
-  for (const group of s.groups) {
-    decideGroup(s, group, decision);
-  }
-  return decision;
-}
-
-function decideGroup(s: GroupsSnapshot, group: OperatorGroupObject, d: GroupsDecision): void {
-  const inputs = s.inputs.get(group.metadata.name) ?? { matched: [], serviceAccount: undefined };
-  const status = { ...group.status };
-  let conditions = [...(status.conditions ?? [])];
-
-  // MultipleOperatorGroup on every group while there is more than one.
-  if (s.groups.length > 1) {
-    conditions = setCondition(
-      conditions,
-      {
-        type: OperatorGroupConditionType.MultipleOperatorGroup,
-        status: ConditionStatus.True,
-        reason: OperatorGroupConditionReason.MultipleOperatorGroupsFound,
-        message: groupConditionMessages.multiple,
-      },
-      s.now,
-    );
-  } else {
-    conditions = conditions.filter(
-      (c) => c.type !== OperatorGroupConditionType.MultipleOperatorGroup,
-    );
-  }
-
-  // Service account (upstream serviceAccountSyncer).
-  const saName = group.spec?.serviceAccountName ?? '';
-  let serviceAccountRef = status.serviceAccountRef;
-  if (saName === '') {
-    serviceAccountRef = undefined;
-    conditions = conditions.filter(
-      (c) => c.type !== OperatorGroupConditionType.OperatorGroupServiceAccount,
-    );
-  } else if (inputs.serviceAccount === undefined) {
-    conditions = setCondition(
-      conditions,
-      {
-        type: OperatorGroupConditionType.OperatorGroupServiceAccount,
-        status: ConditionStatus.True,
-        reason: OperatorGroupConditionReason.ServiceAccountNotFound,
-        message: groupConditionMessages.serviceAccountNotFound(saName),
-      },
-      s.now,
-    );
-    d.requeueAfterMs = 10_000;
-  } else {
-    const sa = inputs.serviceAccount;
-    conditions = conditions.filter(
-      (c) => c.type !== OperatorGroupConditionType.OperatorGroupServiceAccount,
-    );
-    serviceAccountRef = {
-      kind: 'ServiceAccount',
-      namespace: sa.metadata.namespace,
-      name: sa.metadata.name,
-      uid: sa.metadata.uid,
-      apiVersion: 'v1',
-      resourceVersion: sa.metadata.resourceVersion,
-    };
-    if (sa.metadata.labels?.[OlmLabel.Managed] !== 'true') {
-      d.writes.push({
-        op: 'patch',
-        ref: {
-          apiVersion: 'v1',
-          kind: 'ServiceAccount',
-          namespace: sa.metadata.namespace,
-          name: sa.metadata.name,
-        },
-        type: 'merge',
-        patch: { metadata: { labels: { [OlmLabel.Managed]: 'true' } } },
-      });
-    }
-  }
-
-  // Targets.
-  // An invalid spec ("" in targetNamespaces) throws a non-retryable error naming it.
-  const selection = targetSelectionOf(group);
-  const targets = targetNamespaces(selection, inputs.matched);
-  const targetsChanged = namespacesChanged(targets, status.namespaces);
-  const refChanged =
-    JSON.stringify(serviceAccountRef ?? null) !== JSON.stringify(status.serviceAccountRef ?? null);
-  if (targetsChanged || refChanged || !sameConditions(conditions, status.conditions ?? [])) {
-    const next: OperatorGroupObject['status'] = {
-      namespaces: targetsChanged ? targets : [...(status.namespaces ?? [])],
-      lastUpdated: targetsChanged || status.lastUpdated === undefined ? s.now : status.lastUpdated,
-      ...(serviceAccountRef === undefined ? {} : { serviceAccountRef }),
-      ...(conditions.length === 0 ? {} : { conditions }),
-    };
-    d.writes.push({
-      op: 'updateStatus',
-      object: { ...group, apiVersion: ogApiVersion, kind: 'OperatorGroup', status: next },
-    });
-    if (targetsChanged) {
-      d.namespaces.push(...namespacesAddedOrRemoved(status.namespaces ?? [], targets));
-      // The rest (annotations, roles) follows on the next sync, after the status is written.
-      return;
-    }
-  }
-  const current: OperatorGroupObject = { ...group, status: { ...status, namespaces: targets } };
-
-  // Member CSV annotations; with several groups the CSVs fail TooManyOperatorGroups instead.
   const members = s.csvs.filter((c) => !isCopy(c));
-  if (s.groups.length === 1) {
-    for (const csv of members) {
-      if (!memberAnnotationsDiffer(csv.metadata.annotations, current)) continue;
-      d.writes.push({
-        op: 'patch',
-        ref: {
-          apiVersion: csvApiVersion,
-          kind: 'ClusterServiceVersion',
-          namespace: csv.metadata.namespace,
-          name: csv.metadata.name,
-        },
-        type: 'merge',
-        patch: {
-          metadata: {
-            resourceVersion: csv.metadata.resourceVersion,
-            annotations: memberAnnotations(current),
-          },
-        },
-      });
-    }
-  }
-
-  // Aggregated ClusterRoles over the group's APIs and its members'.
-  const groupApis = groupProvidedApis(current);
-  const memberApis = members.map((csv) => ({
-    apis: providedApisOf(csv as Parameters<typeof providedApisOf>[0]),
-    phase: csv.status?.phase ?? '',
-    deleting: csv.metadata['deletionTimestamp'] !== undefined,
-  }));
-  let apis = groupApis;
-  for (const m of memberApis) apis = apis.union(m.apis);
-  for (const suffix of roleSuffixes) {
-    const intended = aggregateClusterRole(
-      { name: group.metadata.name, namespace: group.metadata.namespace ?? '' },
-      suffix,
-      apis,
-    );
-    const existing = s.aggregateRoles.get(intended.metadata.name ?? '');
-    if (existing === undefined) {
-      d.writes.push({ op: 'create', object: intended });
-    } else if (!roleMatches(existing, intended)) {
-      const { aggregationRule: _old, ...rest } = existing;
-      d.writes.push({
-        op: 'update',
-        object: {
-          ...rest,
-          metadata: {
-            ...existing.metadata,
-            labels: { ...existing.metadata.labels, ...intended.metadata.labels },
-          },
-          ...(intended.aggregationRule === undefined
-            ? {}
-            : { aggregationRule: intended.aggregationRule }),
-        },
-      });
-    }
-  }
-
-  // Requeue providers of these APIs in intersecting groups: their conflicts may be resolved.
-  if (apis.size > 0) {
-    const surface = surfaceTargets(current);
-    const intersectingNs = new Set(
-      s.allGroups
-        .filter(
-          (g) =>
-            g.metadata.namespace === group.metadata.namespace ||
-            surface.intersects(surfaceTargets(g)),
-        )
-        .map((g) => g.metadata.namespace ?? ''),
-    );
-    for (const csv of [...s.intersectingCsvs, ...members]) {
-      if (!intersectingNs.has(csv.metadata.namespace ?? '') || isCopy(csv)) continue;
-      const provided = providedApisOf(csv);
-      if (provided.intersection(apis).size === 0) continue;
-      const key = { namespace: csv.metadata.namespace ?? '', name: csv.metadata.name ?? '' };
-      if (!d.csvs.some((c) => c.namespace === key.namespace && c.name === key.name))
-        d.csvs.push(key);
-    }
-  }
-
-  // Prune olm.providedAPIs entries no member provides.
-  const pruned = prunedGroupApis(current, memberApis);
-  if (pruned !== undefined) {
-    d.writes.push({
-      op: 'patch',
-      ref: {
-        apiVersion: ogApiVersion,
-        kind: 'OperatorGroup',
-        namespace: group.metadata.namespace,
-        name: group.metadata.name,
+  for (const group of s.groups) {
+    const sync: GroupSync = {
+      s,
+      group,
+      inputs: s.inputs.get(group.metadata.name) ?? {
+        matched: [],
+        serviceAccount: undefined,
+        labelled: [],
       },
-      type: 'merge',
-      patch: {
-        metadata: {
-          resourceVersion: group.metadata.resourceVersion,
-          annotations: { [OlmAnnotation.ProvidedAPIs]: pruned },
-        },
-      },
-    });
+      members,
+      conditions: [...(group.status?.conditions ?? [])],
+      serviceAccountRef: group.status?.serviceAccountRef,
+      current: group,
+      d,
+    };
+    for (const step of groupSteps) if (step(sync) === 'stop') break;
   }
+  return d;
 }

@@ -16,10 +16,10 @@ import {
   tenantRole,
   tenantRoleBinding,
   type BindingObject,
+  type CsvObject,
   type RoleObject,
 } from '../../shared/operator-group/index.js';
-import type { CsvObject } from '../copy-csv/copy.js';
-import type { OperatorGroupObject } from './groups.js';
+import type { OperatorGroupObject } from './types.js';
 
 /** One copied CSV here and what its tenant RBAC is made from. */
 export interface TenantSource {

@@ -190,7 +190,8 @@ export function deadLetterSubject(fn: string, cluster: string, key: WorkKey): st
 /** Reverses workSubject (and deadLetterSubject). */
 export function parseWorkSubject(subject: string): { fn: string; cluster: string; key: WorkKey } {
   const parts = subject.split('.');
-  if (parts.length < 5 || parts[0] !== 'olmq' || (parts[1] !== 'work' && parts[1] !== 'dead')) {
+  // Four parts at least: a key may have no words (one key per cluster, e.g. a cluster-wide sweep).
+  if (parts.length < 4 || parts[0] !== 'olmq' || (parts[1] !== 'work' && parts[1] !== 'dead')) {
     throw new Error(`malformed work subject "${subject}"`);
   }
   const [, , fn, cluster, ...key] = parts as [string, string, string, string, ...string[]];

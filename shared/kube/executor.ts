@@ -105,6 +105,9 @@ export async function executeWrites(
   }
 }
 
+/** A write for logs: `op Kind ns/name`. */
+export const describeWrite = (write: Write): string => `${write.op} ${describe(write)}`;
+
 function describe(write: Write): string {
   const ref = 'object' in write ? refOf(write.object) : write.ref;
   return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name ?? ''}`;

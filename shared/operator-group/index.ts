@@ -1,5 +1,7 @@
 // OperatorGroup rules shared by the rbac, copy-csv and install functions: targets and
-// membership, provided APIs and their intersection, and the RBAC objects OLM generates.
+// membership, provided APIs and their intersection, the RBAC objects OLM generates, and the
+// CSV as these rules read it (copies included).
+export { isCopy, type CsvConditionObject, type CsvObject, type CsvStatusObject } from './csv.js';
 export {
   InvalidTargetNamespacesError,
   NamespaceSet,

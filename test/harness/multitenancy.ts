@@ -4,16 +4,19 @@
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { Test } from 'tap';
-import { copyCsvFunction } from '../../functions/copy-csv/index.js';
-import { rbacFunction } from '../../functions/rbac/index.js';
+import { createFunction as createCopyCsv } from '../../functions/copy-csv/index.js';
+import { createFunction as createRbac } from '../../functions/rbac/index.js';
 import { assets, type Backbone } from '../../shared/bus/backbone.js';
+import { mirrorStream } from '../../shared/bus/subjects.js';
+import { triggerConsumerName, workConsumerName } from '../../shared/bus/work-queue.js';
 import {
   buildCatalogIndex,
   decodeBundleManifests,
   readCatalogDirectory,
 } from '../../shared/catalog/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
-import { FunctionHost, type FunctionDefinition } from '../../shared/runtime/function-host.js';
+import { FunctionHost } from '../../shared/runtime/function-host.js';
+import type { CreateFunction, FunctionContext } from '../../shared/runtime/function-module.js';
 import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
 import { backboneFor, clusterFor } from './backbone.js';
 import type { ClusterFixture } from './devcluster.js';
@@ -30,15 +33,15 @@ export interface Multitenancy {
   registry: Registry;
   /** Log lines of both functions (JSON, parsed). */
   lines: Record<string, unknown>[];
-  /** The two hosted functions, which a test may stop and start again. */
+  /** The two hosted functions (every definition of each), which a test may stop and start again. */
   hosts: { rbac: HostedFunction; copyCsv: HostedFunction };
 }
 
 /** A function the fixture hosts. */
 export interface HostedFunction {
-  /** Stops its host (its durable consumers stay, and keep collecting work and changes). */
+  /** Stops its hosts (their durable consumers stay, and keep collecting work and changes). */
   stop(): Promise<void>;
-  /** Starts a new host of it, resuming from its consumers' positions. */
+  /** Starts new hosts of it, resuming from their consumers' positions. */
   start(): Promise<void>;
   /** Whether none of its consumers holds anything undelivered or unacknowledged. */
   idle(): Promise<boolean>;
@@ -62,25 +65,49 @@ export async function startMultitenancy(t: Test): Promise<Multitenancy> {
   const clients = new Map([['c1', client]]);
   const metrics = createFunctionMetrics(registry);
   const hostOptions = { baseBackoffMs: 50, contentionDelayMs: 20, concurrency: 8 };
-  const hosted = <S, W>(definition: FunctionDefinition<S, W>): HostedFunction => {
-    let host: FunctionHost<S, W> | undefined;
-    const consumers = [
-      { stream: assets.workStream, name: `${definition.name}-work` },
-      ...definition.triggers.map((trigger) => ({
-        stream: `KV_${assets.objects}`,
-        name: `${definition.name}-trigger-${trigger.kind}`,
+  const context: FunctionContext = {
+    backbone,
+    clients,
+    log,
+    registry,
+    globalCatalogNamespace: 'olm',
+    signal: new AbortController().signal,
+  };
+  const hosted = async (name: string, create: CreateFunction): Promise<HostedFunction> => {
+    const started = await create(context);
+    const { definitions } = started;
+    let running: FunctionHost<unknown, unknown, unknown>[] = [];
+    const consumers = definitions.flatMap(({ key, triggers }) => [
+      { stream: assets.workStream, name: workConsumerName(key.queue) },
+      ...triggers.map((trigger) => ({
+        stream: mirrorStream,
+        name: triggerConsumerName(key.queue, trigger.kind),
       })),
-    ];
-    t.teardown(() => host?.stop(1_000));
+    ]);
+    const stop = async (): Promise<void> => {
+      await Promise.all(running.map((host) => host.stop(1_000)));
+      running = [];
+    };
+    t.teardown(async () => {
+      await stop();
+      await started.close?.();
+    });
     return {
-      async stop() {
-        await host?.stop(1_000);
-        host = undefined;
-      },
+      stop,
       async start() {
-        if (host !== undefined) throw new Error(`${definition.name} is running already`);
-        host = new FunctionHost(backbone, definition, log, metrics, hostOptions);
-        await host.start();
+        if (running.length > 0) throw new Error(`${name} is running already`);
+        running = definitions.map(
+          (definition) =>
+            new FunctionHost<unknown, unknown, unknown>(
+              backbone,
+              definition,
+              log,
+              metrics,
+              hostOptions,
+              clients,
+            ),
+        );
+        for (const host of running) await host.start();
       },
       async idle() {
         for (const { stream, name } of consumers) {
@@ -92,8 +119,8 @@ export async function startMultitenancy(t: Test): Promise<Multitenancy> {
     };
   };
   const hosts = {
-    rbac: hosted(rbacFunction(backbone, clients, registry)),
-    copyCsv: hosted(copyCsvFunction(backbone, clients, registry)),
+    rbac: await hosted('rbac', createRbac),
+    copyCsv: await hosted('copy-csv', createCopyCsv),
   };
   await hosts.rbac.start();
   await hosts.copyCsv.start();

@@ -6,7 +6,6 @@ import {
   isCopiable,
   nonStatusCopyHashAnnotation,
   nonStatusHash,
-  type CsvObject,
   type NamespaceCopySnapshot,
 } from '../../functions/copy-csv/copy.js';
 import {
@@ -14,6 +13,7 @@ import {
   disabledCopiedCsvsCondition,
 } from '../../functions/copy-csv/olmconfig.js';
 import { decideCsv, withPhase, type CsvSnapshot } from '../../functions/rbac/csv.js';
+import type { CsvObject } from '../../shared/operator-group/index.js';
 
 const source = (phase = 'Succeeded', reason = 'InstallSucceeded', targets = ''): CsvObject => ({
   apiVersion: 'operators.coreos.com/v1alpha1',

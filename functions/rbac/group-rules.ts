@@ -1,0 +1,183 @@
+// The rules of a group's sync once its targets are the mirror's (groups.ts runs them as
+// steps): which namespaces are mislabelled, member CSV annotations, the aggregated ClusterRoles,
+// which CSVs' provided-API gate may decide differently, and provided-API pruning. Pure.
+import { CsvPhase, CsvReason, OlmAnnotation } from '../../shared/api/codes.js';
+import type { Write } from '../../shared/kube/executor.js';
+import {
+  aggregateClusterRole,
+  groupProvidedApis,
+  isCopy,
+  isGlobal,
+  memberAnnotations,
+  memberAnnotationsDiffer,
+  providedApisOf,
+  prunedGroupApis,
+  roleMatches,
+  roleSuffixes,
+  surfaceTargets,
+  type ApiSet,
+  type CsvObject,
+  type RoleObject,
+} from '../../shared/operator-group/index.js';
+import type { OperatorGroupObject } from './types.js';
+
+const ogApiVersion = 'operators.coreos.com/v1';
+const csvApiVersion = 'operators.coreos.com/v1alpha1';
+
+/**
+ * Namespaces whose olm.operatorgroup.uid label disagrees with a group's targets: targeted but
+ * unlabelled, or labelled but no longer targeted (a global group labels none).
+ */
+export function mislabelled(targets: readonly string[], labelled: readonly string[]): string[] {
+  const want = new Set(isGlobal(targets) ? [] : targets);
+  const have = new Set(labelled);
+  return [...[...want].filter((ns) => !have.has(ns)), ...[...have].filter((ns) => !want.has(ns))];
+}
+
+/** Patches of the member CSVs whose olm.* annotations do not name `group` as it is. */
+export function memberAnnotationWrites(
+  members: readonly CsvObject[],
+  group: OperatorGroupObject,
+): Write[] {
+  return members
+    .filter((csv) => memberAnnotationsDiffer(csv.metadata.annotations, group))
+    .map((csv) => ({
+      op: 'patch',
+      ref: {
+        apiVersion: csvApiVersion,
+        kind: 'ClusterServiceVersion',
+        namespace: csv.metadata.namespace,
+        name: csv.metadata.name,
+      },
+      type: 'merge',
+      patch: {
+        metadata: {
+          resourceVersion: csv.metadata.resourceVersion,
+          annotations: memberAnnotations(group),
+        },
+      },
+    }));
+}
+
+/** The APIs a group's aggregated roles cover: its olm.providedAPIs and its members'. */
+export function providedApisOfGroup(
+  group: OperatorGroupObject,
+  members: readonly CsvObject[],
+): ApiSet {
+  let apis = groupProvidedApis(group);
+  for (const csv of members) apis = apis.union(providedApisOf(csv));
+  return apis;
+}
+
+/** Creates and updates that make the group's three aggregated ClusterRoles cover `apis`. */
+export function aggregateRoleWrites(
+  group: OperatorGroupObject,
+  apis: ApiSet,
+  existingRoles: ReadonlyMap<string, RoleObject>,
+): Write[] {
+  const writes: Write[] = [];
+  for (const suffix of roleSuffixes) {
+    const intended = aggregateClusterRole(
+      { name: group.metadata.name, namespace: group.metadata.namespace ?? '' },
+      suffix,
+      apis,
+    );
+    const existing = existingRoles.get(intended.metadata.name ?? '');
+    if (existing === undefined) {
+      writes.push({ op: 'create', object: intended });
+    } else if (!roleMatches(existing, intended)) {
+      const { aggregationRule: _old, ...rest } = existing;
+      writes.push({
+        op: 'update',
+        object: {
+          ...rest,
+          metadata: {
+            ...existing.metadata,
+            labels: { ...existing.metadata.labels, ...intended.metadata.labels },
+          },
+          ...(intended.aggregationRule === undefined
+            ? {}
+            : { aggregationRule: intended.aggregationRule }),
+        },
+      });
+    }
+  }
+  return writes;
+}
+
+// Reasons of a CSV failed on the provided-API rules, which a change of the groups may lift.
+const apiConflictReasons: ReadonlySet<string> = new Set([
+  CsvReason.InterOperatorGroupOwnerConflict,
+  CsvReason.CannotModifyStaticOperatorGroupProvidedAPIs,
+]);
+
+/**
+ * CSVs of the group's namespace and of intersecting groups' whose provided-API gate may now
+ * decide differently: providers of `apis`, and CSVs failed on a provided-API conflict (what
+ * they conflicted with may just have been pruned from this group). This runs on every change
+ * of the group in the mirror, its olm.providedAPIs included, so a gate decided on an annotation
+ * the mirror did not show yet is decided again once it does. Not those in `already`.
+ */
+export function conflictCandidates(
+  allGroups: readonly OperatorGroupObject[],
+  group: OperatorGroupObject,
+  csvs: readonly CsvObject[],
+  apis: ApiSet,
+  already: readonly { namespace: string; name: string }[],
+): { namespace: string; name: string }[] {
+  const surface = surfaceTargets(group);
+  const intersectingNs = new Set(
+    allGroups
+      .filter(
+        (g) =>
+          g.metadata.namespace === group.metadata.namespace ||
+          surface.intersects(surfaceTargets(g)),
+      )
+      .map((g) => g.metadata.namespace ?? ''),
+  );
+  const out: { namespace: string; name: string }[] = [];
+  const seen = new Set(already.map((c) => `${c.namespace}/${c.name}`));
+  for (const csv of csvs) {
+    if (!intersectingNs.has(csv.metadata.namespace ?? '') || isCopy(csv)) continue;
+    const failedOnApis =
+      csv.status?.phase === CsvPhase.Failed && apiConflictReasons.has(csv.status.reason ?? '');
+    if (!failedOnApis && providedApisOf(csv).intersection(apis).size === 0) continue;
+    const key = { namespace: csv.metadata.namespace ?? '', name: csv.metadata.name ?? '' };
+    if (seen.has(`${key.namespace}/${key.name}`)) continue;
+    seen.add(`${key.namespace}/${key.name}`);
+    out.push(key);
+  }
+  return out;
+}
+
+/** The patch pruning olm.providedAPIs entries no member provides, if any. */
+export function pruneWrite(
+  group: OperatorGroupObject,
+  members: readonly CsvObject[],
+): Write | undefined {
+  const pruned = prunedGroupApis(
+    group,
+    members.map((csv) => ({
+      apis: providedApisOf(csv),
+      phase: csv.status?.phase ?? '',
+      deleting: csv.metadata['deletionTimestamp'] !== undefined,
+    })),
+  );
+  if (pruned === undefined) return undefined;
+  return {
+    op: 'patch',
+    ref: {
+      apiVersion: ogApiVersion,
+      kind: 'OperatorGroup',
+      namespace: group.metadata.namespace,
+      name: group.metadata.name,
+    },
+    type: 'merge',
+    patch: {
+      metadata: {
+        resourceVersion: group.metadata.resourceVersion,
+        annotations: { [OlmAnnotation.ProvidedAPIs]: pruned },
+      },
+    },
+  };
+}

@@ -1,0 +1,180 @@
+// rbac-groups: every OperatorGroup of one namespace (groups.ts decides). Writes the groups'
+// status, their member CSVs' annotations and aggregated ClusterRoles; hands on the namespaces
+// whose labels disagree with the targets, the CSVs whose provided-API gate may now decide
+// differently, and the sweep of a vanished group's labels.
+//
+// Why no reconcile here waits for the mirror to show its own status write, yet no namespace
+// decides on a group's stale targets:
+// - A decision that changes a group's targets writes the status and decides nothing else on
+//   them. The write comes back through the mirror as a change of the group, which the
+//   OperatorGroup trigger turns into an rbac-groups item for its namespace.
+// - That reconcile (or any later one) finds the mirrored targets equal to the ones it computes,
+//   and only then compares them with the namespaces carrying the group's uid label, listed
+//   fresh from the API. Every namespace that disagrees is handed on; its reconcile reads the
+//   groups through the mirror view, which first catches up with the mirror as it is then, so
+//   it sees at least the targets this decision saw (never older).
+// - A label written after that listing (by a namespace reconcile still deciding on older
+//   targets) comes back as a change of the Namespace, whose reconcile then reads the current
+//   targets.
+// So whichever comes last, the group's new targets or a namespace's labels, a reconcile that
+// reads both afterwards follows it: removed targets included, which a trigger mapping the new
+// status alone could not name.
+import { OlmLabel } from '../../shared/api/codes.js';
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import type { Write } from '../../shared/kube/executor.js';
+import { formatLabelSelector, labelSelectorFromObject } from '../../shared/kube/selectors.js';
+import { kubeTime } from '../../shared/kube/time.js';
+import {
+  aggregateClusterRoleName,
+  isCopy,
+  operatorGroupNamespaceLabel,
+  roleSuffixes,
+  surfaceTargets,
+  targetSelectionOf,
+  type RoleObject,
+} from '../../shared/operator-group/index.js';
+import type { FunctionDefinition, WorkContext, WorkItem } from '../../shared/runtime/types.js';
+import type { FieldKey } from '../../shared/runtime/work-keys.js';
+import { decideGroups, type GroupInputs, type GroupsSnapshot } from './groups.js';
+import { applyWrites, csvsIn, listApi, rbacApi } from './io.js';
+import { csvKey, groupsKey, namespaceKey, sweepKey } from './keys.js';
+import type { OperatorGroupObject, RbacContext } from './types.js';
+
+type Key = FieldKey<'namespace'>;
+
+// What one group's sync reads from the API: the namespaces its selector matches, its service
+// account, and the namespaces carrying its label.
+async function inputsOf(
+  client: KubeClient,
+  namespace: string,
+  group: OperatorGroupObject,
+): Promise<GroupInputs> {
+  let selection;
+  try {
+    selection = targetSelectionOf(group);
+  } catch {
+    selection = undefined; // decideGroups reports it
+  }
+  const names = (list: { items: KubeObject[] }): string[] =>
+    list.items.map((n) => n.metadata.name ?? '');
+  const namespaces = { apiVersion: 'v1', kind: 'Namespace' };
+  const saName = group.spec?.serviceAccountName ?? '';
+  const uid = group.metadata.uid ?? '';
+  const [matched, serviceAccount, labelled] = await Promise.all([
+    selection?.type === 'selector'
+      ? client
+          .list(namespaces, {
+            labelSelector: formatLabelSelector(labelSelectorFromObject(selection.selector)),
+          })
+          .then(names)
+      : [],
+    saName === ''
+      ? undefined
+      : client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: saName }),
+    uid === ''
+      ? []
+      : client.list(namespaces, { labelSelector: operatorGroupNamespaceLabel(uid) }).then(names),
+  ]);
+  return { matched, serviceAccount, labelled };
+}
+
+/** The rbac-groups definition. */
+export function groupsDefinition(
+  context: RbacContext,
+): FunctionDefinition<Key, GroupsSnapshot, Write[]> {
+  const load = async (work: WorkContext<Key>): Promise<GroupsSnapshot> => {
+    const { cluster, client } = work;
+    const { namespace } = work.key;
+    const [allGroups, csvs, owned] = await Promise.all([
+      context.groups.list(cluster),
+      csvsIn(context, cluster, namespace),
+      listApi<RoleObject>(
+        client,
+        rbacApi,
+        'ClusterRole',
+        undefined,
+        `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`,
+      ),
+    ]);
+    const groups = allGroups.filter((g) => g.metadata.namespace === namespace);
+    const inputs = new Map<string, GroupInputs>();
+    const aggregateRoles = new Map<string, RoleObject>(
+      owned.map((r) => [r.metadata.name ?? '', r]),
+    );
+    for (const group of groups) {
+      inputs.set(group.metadata.name, await inputsOf(client, namespace, group));
+      // Its aggregated roles not labelled as its own are looked up by name.
+      for (const suffix of roleSuffixes) {
+        const name = aggregateClusterRoleName(namespace, group.metadata.name, suffix);
+        if (aggregateRoles.has(name)) continue;
+        const role = await client.get<RoleObject>({
+          apiVersion: rbacApi,
+          kind: 'ClusterRole',
+          name,
+        });
+        if (role !== undefined) aggregateRoles.set(name, role);
+      }
+    }
+    // Providers in the namespaces of groups intersecting these (their conflicts may change).
+    const intersecting = new Set<string>();
+    for (const group of groups) {
+      const surface = surfaceTargets(group);
+      for (const other of allGroups) {
+        if (other.metadata.namespace !== namespace && surface.intersects(surfaceTargets(other)))
+          intersecting.add(other.metadata.namespace ?? '');
+      }
+    }
+    const intersectingCsvs = (
+      await Promise.all([...intersecting].map((ns) => csvsIn(context, cluster, ns)))
+    )
+      .flat()
+      .filter((c) => !isCopy(c));
+    return {
+      namespace,
+      groups,
+      inputs,
+      allGroups,
+      csvs,
+      intersectingCsvs,
+      aggregateRoles,
+      ownedAggregateRoles: owned.filter((r) => r.metadata.name?.startsWith('olm.og.') === true),
+      now: kubeTime(work.now()),
+    };
+  };
+
+  return {
+    key: groupsKey,
+    triggers: [
+      // Every change of a group, its own status writes included (see above).
+      { kind: 'OperatorGroup', workKeys: (c) => [groupsKey.of({ namespace: c.ref.namespace })] },
+      {
+        kind: 'ClusterRole',
+        workKeys: (c) => {
+          const role = c.object as RoleObject | undefined;
+          // An aggregated role changes whenever the aggregation controller refills its rules,
+          // which are not ours: at each install of an API, for every group aggregating it.
+          if (role?.aggregationRule !== undefined) return [];
+          const labels = role?.metadata.labels;
+          return labels?.[OlmLabel.OwnerKind] === 'OperatorGroup'
+            ? [groupsKey.of({ namespace: labels[OlmLabel.OwnerNamespace] ?? '' })]
+            : [];
+        },
+      },
+    ],
+    load,
+    decide(snapshot) {
+      const d = decideGroups(snapshot);
+      const enqueue: WorkItem[] = [
+        ...[...new Set(d.namespaces)].map((namespace) => namespaceKey.of({ namespace })),
+        ...d.csvs.map((c) => csvKey.of(c)),
+        ...(d.sweepNamespaceLabels ? [sweepKey.of({})] : []),
+      ];
+      return {
+        writes: d.writes,
+        enqueue,
+        ...(d.requeueAfterMs === undefined ? {} : { requeueAfterMs: d.requeueAfterMs }),
+      };
+    },
+    apply: (writes, work) => applyWrites(context, writes, work),
+  };
+}
