@@ -27,7 +27,7 @@ import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import type { FunctionDefinition, WorkContext, WorkItem } from '../../shared/runtime/types.js';
-import { workKeyType, type NamespacedName } from '../../shared/runtime/work-keys.js';
+import type { NamespacedName } from '../../shared/runtime/work-keys.js';
 import type {
   CreateFunction,
   FunctionContext,
@@ -63,6 +63,7 @@ import {
   registryServiceName,
 } from './registry-pod.js';
 import { sourceKindOf, type SourceKind } from './spec.js';
+import { catalogSourceKey } from './keys.js';
 
 /** KV bucket of the catalog function's bookkeeping (what each served index was read from). */
 export const catalogSyncBucket = 'olmq_catalog_syncs';
@@ -79,9 +80,6 @@ export interface CatalogFunctionOptions {
   /** Reads a registry; fetchRegistryCatalog unless replaced (e.g. by a test's stand-in). */
   fetchCatalog?: RegistryCatalogFetcher;
 }
-
-/** The work key of one CatalogSource. */
-export const catalogSourceKey = workKeyType('catalog', ['namespace', 'name']);
 
 type CatalogWork = WorkContext<NamespacedName>;
 

@@ -15,17 +15,15 @@ import { listMirrored, mirroredKeys } from '../../shared/bus/mirror-read.js';
 import { mirrorKindFilter } from '../../shared/bus/subjects.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
+import { planKey } from './keys.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type { FunctionDefinition, Trigger } from '../../shared/runtime/types.js';
-import { workKeyType, type FieldKey } from '../../shared/runtime/work-keys.js';
+import type { FieldKey } from '../../shared/runtime/work-keys.js';
 import { decidePlan, planGroups, type PlanSnapshot } from './decide.js';
 import type { PlannedBundle } from './steps.js';
 
 const fieldManager = 'olmq-plan';
 const apiVersion = 'operators.coreos.com/v1alpha1';
-
-/** The work key of a namespace's planning. */
-export const planKey = workKeyType('plan', ['namespace']);
 
 // Each of these kinds concerns the plans of the namespace it is in.
 const namespaceTrigger = (kind: string, parts?: Trigger['parts']): Trigger => ({

@@ -1,2 +1,3 @@
 // The plan function: InstallPlans from resolutions (see README.md).
-export { createFunction, planKey } from './definition.js';
+export { createFunction } from './definition.js';
+export { planKey } from './keys.js';

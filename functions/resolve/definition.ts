@@ -23,9 +23,10 @@ import { listMirrored, namespacesWith } from '../../shared/bus/mirror-read.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
+import { resolveKey } from './keys.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type { FunctionDefinition, ObjectChange, WorkItem } from '../../shared/runtime/types.js';
-import { workKeyType, type FieldKey } from '../../shared/runtime/work-keys.js';
+import type { FieldKey } from '../../shared/runtime/work-keys.js';
 import {
   decideResolve,
   type ResolveSnapshot,
@@ -34,9 +35,6 @@ import {
 } from './decide.js';
 
 const fieldManager = 'olmq-resolve';
-
-/** The work key of a namespace's resolution. */
-export const resolveKey = workKeyType('resolve', ['namespace']);
 
 const namespaceItem = (namespace: string): WorkItem => resolveKey.of({ namespace });
 

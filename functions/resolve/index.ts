@@ -1,2 +1,3 @@
 // The resolve function: namespace resolution (see README.md).
-export { createFunction, loadSnapshot, resolveKey } from './definition.js';
+export { createFunction, loadSnapshot } from './definition.js';
+export { resolveKey } from './keys.js';
