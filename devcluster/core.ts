@@ -13,8 +13,8 @@ import {
   notFound,
   staleObjectMessage,
   type ResourceRef,
-  type StatusCause,
 } from './errors.js';
+import type { StatusCause } from '../shared/kube/status.js';
 import { copyJson, isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
 import { unknownBuiltinFields, unknownMetadataFields } from './known-fields.js';
 import { nameFromGenerateName, nameRuleOf, validateName } from './names.js';

@@ -1,45 +1,35 @@
-// Errors the API server answers with, each rendered as a Kubernetes Status object.
-import type { JsonObject } from '../shared/kube/json.js';
+// Errors the API server answers with, each rendered as a Kubernetes Status object (the Status
+// vocabulary of shared/kube/status.ts).
+import {
+  statusCodesOf,
+  toStatus,
+  type Status,
+  type StatusCause,
+  type StatusDetails,
+} from '../shared/kube/status.js';
 
 /** Status reasons the devcluster emits (metav1.StatusReason) with their HTTP codes. */
-export const StatusReasons = {
-  BadRequest: 400,
-  Unauthorized: 401,
-  Forbidden: 403,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  NotAcceptable: 406,
-  AlreadyExists: 409,
-  Conflict: 409,
-  Gone: 410,
-  Expired: 410,
-  RequestEntityTooLarge: 413,
-  UnsupportedMediaType: 415,
-  Invalid: 422,
-  TooManyRequests: 429,
-  InternalError: 500,
-  ServiceUnavailable: 503,
-} as const;
+export const StatusReasons = statusCodesOf(
+  'BadRequest',
+  'Unauthorized',
+  'Forbidden',
+  'NotFound',
+  'MethodNotAllowed',
+  'NotAcceptable',
+  'AlreadyExists',
+  'Conflict',
+  'Gone',
+  'Expired',
+  'RequestEntityTooLarge',
+  'UnsupportedMediaType',
+  'Invalid',
+  'TooManyRequests',
+  'InternalError',
+  'ServiceUnavailable',
+);
 
-/** A Kubernetes Status reason. */
+/** A Kubernetes Status reason the devcluster emits. */
 export type StatusReason = keyof typeof StatusReasons;
-
-/** One entry of Status.details.causes. */
-export interface StatusCause {
-  type?: string;
-  field?: string;
-  message: string;
-}
-
-/** Status.details: what the error is about. */
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
 
 /** A failed API request; `toStatus()` is the body sent to clients. */
 export class ApiError extends Error {
@@ -61,19 +51,8 @@ export class ApiError extends Error {
   }
 
   /** The metav1.Status object for this error. */
-  toStatus(): JsonObject {
-    const status: JsonObject = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: this.message,
-      reason: this.reason,
-      code: this.code,
-    };
-    if (this.details !== undefined)
-      status['details'] = { ...this.details } as unknown as JsonObject;
-    return status;
+  toStatus(): Status {
+    return toStatus(this.reason, this.message, this.details);
   }
 }
 

@@ -407,12 +407,7 @@ export function createRequestListener(
     const decision = authorize(attributes, options.rbac);
     if (!decision.allowed) {
       const status = forbiddenStatus(attributes, decision);
-      const details = isJsonObject(status['details']) ? status['details'] : {};
-      throw new ApiError('Forbidden', text(status['message']), {
-        ...(typeof details['name'] === 'string' ? { name: details['name'] } : {}),
-        ...(typeof details['group'] === 'string' ? { group: details['group'] } : {}),
-        ...(typeof details['kind'] === 'string' ? { kind: details['kind'] } : {}),
-      });
+      throw new ApiError('Forbidden', status.message, status.details);
     }
   }
 

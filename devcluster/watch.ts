@@ -1,6 +1,7 @@
 // Watches: replays the event log from a resourceVersion, then streams live changes, each
 // event serialised once per apiVersion and shared by every watcher that receives it.
 import type { JsonObject } from '../shared/kube/json.js';
+import { toStatus } from '../shared/kube/status.js';
 import { jsonBytes } from './serialization.js';
 import { apiVersionOf, storageKey, type ResourceType } from './resources.js';
 import type { ChangeEvent, ChangeType, ObjectStore } from './store.js';
@@ -51,18 +52,8 @@ export interface WatchHandle {
 
 /** The "too old resource version" ERROR event kube sends before ending a watch. */
 export function expiredEventLine(requested: number, oldest: number): string {
-  return `${JSON.stringify({
-    type: 'ERROR',
-    object: {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: `too old resource version: ${requested} (${oldest})`,
-      reason: 'Expired',
-      code: 410,
-    },
-  })}\n`;
+  const status = toStatus('Expired', `too old resource version: ${requested} (${oldest})`);
+  return `${JSON.stringify({ type: 'ERROR', object: status })}\n`;
 }
 
 // The bytes around an object's JSON in a watch line.
