@@ -1,7 +1,7 @@
 // The wording of kube-apiserver's 403 answers (responsewriters.Forbidden + errors.NewForbidden).
 import { toStatus, type Status, type StatusDetails } from '../../shared/kube/status.js';
 import { goQuote } from './go-quote.js';
-import type { Decision, RequestAttributes } from './index.js';
+import type { Decision, RequestAttributes } from './types.js';
 
 /**
  * `User "u" cannot <verb> resource "<res>[/<sub>]" in API group "<g>" (in the namespace "<ns>"|at the

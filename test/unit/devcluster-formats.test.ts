@@ -1,13 +1,13 @@
 import t from 'tap';
-import { aggregatedVersionAccepted } from '../../devcluster/discovery.js';
-import { openApiV2Protobuf, schemaName } from '../../devcluster/openapi.js';
+import { aggregatedVersionAccepted } from '../../devcluster/discovery/documents.js';
+import { openApiV2Protobuf, schemaName } from '../../devcluster/discovery/openapi.js';
 import {
   builtinResourceTypes,
   compareKubeVersions,
   formatAge,
-} from '../../devcluster/resources.js';
-import { evaluateJsonPath } from '../../devcluster/table.js';
-import { StatusReasons } from '../../devcluster/errors.js';
+} from '../../devcluster/resources/registry.js';
+import { evaluateJsonPath } from '../../devcluster/server/table.js';
+import { StatusReasons } from '../../devcluster/api/errors.js';
 
 void t.test('formats - JSONPath filters pick the condition a printer column names', (t) => {
   const object = {

@@ -14,8 +14,9 @@ import {
 import { fdatasync, write } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { JsonObject } from '../shared/kube/json.js';
-import type { ChangeEvent, Journal, ObjectStore } from './store.js';
+import type { JsonObject } from '../../shared/kube/json.js';
+import type { ObjectStore } from './store.js';
+import type { ChangeEvent, Journal } from './types.js';
 
 const writeAsync = promisify(write);
 const fdatasyncAsync = promisify(fdatasync);

@@ -1,6 +1,6 @@
 // JSON of stored objects, encoded once: a write's response, its watch events and the lists that
 // include the object share the same UTF-8 bytes.
-import type { JsonObject, JsonValue } from '../shared/kube/json.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
 import { memoized } from './memo.js';
 
 const textSlot = Symbol('jsonText');

@@ -1,40 +1,7 @@
 // Object storage of the devcluster: objects by resource/namespace/name, one cluster-wide
 // resourceVersion, and a bounded event log for watches that resume from a resourceVersion.
-import type { JsonObject } from '../shared/kube/json.js';
-
-/** What happened to an object. */
-export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
-
-/** One committed change; objects are never mutated once stored, so events share them. */
-export interface ChangeEvent {
-  rv: number;
-  type: ChangeType;
-  /** Storage key (see storageKey). */
-  key: string;
-  namespace: string;
-  name: string;
-  /** The object after the change (for DELETED: the last state, carrying the deletion rv). */
-  object: JsonObject;
-  /** The object before the change, for MODIFIED and DELETED. */
-  previous?: JsonObject;
-  /** The first watch line made of the event (UTF-8) and its key (event type and apiVersion). */
-  line?: Buffer;
-  lineKey?: string;
-  /** Further watch lines by key: each encoded once and shared by every watcher. */
-  cache?: Map<string, Buffer>;
-}
-
-/** A durable record sink: `append` queues, `flushed` resolves once everything queued is on disk. */
-export interface Journal {
-  append(event: ChangeEvent): void;
-  flushed(): Promise<void>;
-}
-
-/** Receives every committed change, synchronously, in resourceVersion order. */
-export type ChangeListener = (event: ChangeEvent) => void;
-
-/** Outcome of asking for the events after a resourceVersion. */
-export type EventsSince = { ok: true; events: ChangeEvent[] } | { ok: false; oldest: number };
+import type { JsonObject } from '../../shared/kube/json.js';
+import type { ChangeEvent, ChangeListener, EventsSince, Journal } from './types.js';
 
 interface Bucket {
   objects: Map<string, JsonObject>;

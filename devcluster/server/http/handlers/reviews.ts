@@ -9,10 +9,14 @@ import {
   type RbacSource,
   type RequestAttributes,
   type UserInfo,
-} from './auth/index.js';
-import { stringItems } from './values.js';
-import { badRequest } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
+} from '../../../auth/index.js';
+import { badRequest } from '../../../api/errors.js';
+import {
+  isJsonObject,
+  stringItems,
+  type JsonObject,
+  type JsonValue,
+} from '../../../../shared/kube/json.js';
 
 function obj(value: JsonValue | undefined): JsonObject {
   return isJsonObject(value) ? value : {};

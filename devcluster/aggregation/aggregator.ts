@@ -8,21 +8,25 @@
 // reports whether the backend answers its discovery document.
 import { request as httpsRequest } from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { connectionSpecificHeaders, type ApiRequest, type ApiResponse } from './transport.js';
+import {
+  connectionSpecificHeaders,
+  type ApiRequest,
+  type ApiResponse,
+} from '../server/transport.js';
 import type { Logger } from 'pino';
-import { nonResourceAttributes, type RequestAttributes, type UserInfo } from './auth/index.js';
-import { systemWrite, type ApiCore } from './core.js';
+import { nonResourceAttributes, type RequestAttributes, type UserInfo } from '../auth/index.js';
+import { systemWrite, type ApiCore } from '../api/core.js';
 import {
   aggregatedContentType,
   aggregatedDiscovery,
   aggregatedVersionAccepted,
   groupList,
-} from './discovery.js';
-import { ApiError } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
-import { jsonText } from './serialization.js';
-import { storageKey, type PrinterColumn, type ResourceType } from './resources.js';
-import type { ChangeEvent } from './store.js';
+} from '../discovery/documents.js';
+import { ApiError } from '../api/errors.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import { jsonText } from '../storage/serialization.js';
+import { storageKey, type PrinterColumn, type ResourceType } from '../resources/registry.js';
+import type { ChangeEvent } from '../storage/types.js';
 
 /** The front proxy's identity: its client certificate and the CA that signed it. */
 export interface FrontProxyIdentity {

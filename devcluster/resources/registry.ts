@@ -1,5 +1,5 @@
 // The kinds the devcluster serves: built-in kinds and those defined by CustomResourceDefinitions.
-import type { JsonObject } from '../shared/kube/json.js';
+import type { JsonObject } from '../../shared/kube/json.js';
 
 /** How a /scale subresource maps onto the object (CRD spec.subresources.scale). */
 export interface ScaleMapping {

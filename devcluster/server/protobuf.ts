@@ -2,8 +2,8 @@
 // 1.32+ sends that way (`kubectl create configmap|deployment|namespace|...`, `auth can-i`,
 // `create token`). The envelope is "k8s\0" + runtime.Unknown{typeMeta, raw}; `raw` is decoded
 // with the field numbers of the kind's generated.proto. Responses stay JSON.
-import { ApiError } from './errors.js';
-import type { JsonObject, JsonValue } from '../shared/kube/json.js';
+import { ApiError } from '../api/errors.js';
+import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
 
 /** How one protobuf field maps to JSON. */
 type FieldType =

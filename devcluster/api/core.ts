@@ -1,7 +1,6 @@
 // The API server's semantics, independent of HTTP: create, read, update, patch and delete with
 // kube's metadata rules, status subresources, CRD schemas, finalizers and namespace lifecycle.
 // The HTTP front end and the in-process controllers both call this.
-import { stringItems, text } from './values.js';
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -14,10 +13,17 @@ import {
   staleObjectMessage,
   type ResourceRef,
 } from './errors.js';
-import type { StatusCause } from '../shared/kube/status.js';
-import { copyJson, isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
-import { unknownBuiltinFields, unknownMetadataFields } from './known-fields.js';
-import { nameFromGenerateName, nameRuleOf, validateName } from './names.js';
+import type { StatusCause } from '../../shared/kube/status.js';
+import {
+  copyJson,
+  isJsonObject,
+  stringItems,
+  text,
+  type JsonObject,
+  type JsonValue,
+} from '../../shared/kube/json.js';
+import { unknownBuiltinFields, unknownMetadataFields } from '../resources/known-fields.js';
+import { nameFromGenerateName, nameRuleOf, validateName } from '../resources/names.js';
 import {
   ApplyConflictError,
   PatchError,
@@ -29,18 +35,32 @@ import {
   recordUpdate,
   serverSideApply,
   type MergeRules,
-} from './patch/index.js';
-import { apiVersionOf, storageKey, type ResourceRegistry, type ResourceType } from './resources.js';
+} from '../patch/index.js';
+import {
+  apiVersionOf,
+  storageKey,
+  type ResourceRegistry,
+  type ResourceType,
+} from '../resources/registry.js';
 import {
   applyDefaults,
   prune,
   validateAgainstSchema,
   validateCustomResourceDefinition,
-} from '../shared/kube/schema/index.js';
-import type { ObjectStore } from './store.js';
-import type { UserInfo } from './auth/index.js';
-import { strategyOf, type StrategyContext } from './strategies.js';
-import { crdCleanupFinalizer, establishedStatus, resourceTypesOfCrd } from './crds.js';
+} from '../../shared/kube/schema/index.js';
+import type { ObjectStore } from '../storage/store.js';
+import type {
+  Admission,
+  ConflictInjector,
+  CoreOptions,
+  DeleteOptions,
+  ListOptions,
+  ListResult,
+  PatchType,
+  WriteOptions,
+} from './types.js';
+import { strategyOf, type StrategyContext } from '../resources/strategies.js';
+import { crdCleanupFinalizer, establishedStatus, resourceTypesOfCrd } from '../resources/crds.js';
 import {
   isValidLabelKey,
   isValidLabelValue,
@@ -48,66 +68,7 @@ import {
   matchesLabelSelector,
   type FieldSelector,
   type LabelSelector,
-} from '../shared/kube/selectors.js';
-
-/** How unknown fields in a request body are treated (fieldValidation query parameter). */
-export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
-
-/** Per-request options of writes. */
-export interface WriteOptions {
-  dryRun: boolean;
-  fieldManager: string;
-  fieldValidation: FieldValidation;
-  /** Warnings to return in `Warning:` headers; the core appends to it. */
-  warnings: string[];
-  /** Who is writing, for admission checks; absent for the server's own controllers. */
-  user?: UserInfo;
-}
-
-/** A check of an object about to be stored on behalf of a user; throws an ApiError to refuse it. */
-export type Admission = (type: ResourceType, object: JsonObject, user: UserInfo) => void;
-
-/** The PATCH content types the server accepts. */
-export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
-
-/** delete options (metav1.DeleteOptions subset). */
-export interface DeleteOptions {
-  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan' | undefined;
-  preconditions?: { uid?: string | undefined; resourceVersion?: string | undefined } | undefined;
-  dryRun: boolean;
-}
-
-/** A list request's filters and paging. */
-export interface ListOptions {
-  labelSelector: LabelSelector;
-  fieldSelector: FieldSelector;
-  limit: number | undefined;
-  continueToken: string | undefined;
-}
-
-/** A page of a list. */
-export interface ListResult {
-  items: JsonObject[];
-  resourceVersion: string;
-  continueToken: string | undefined;
-  remainingItemCount: number | undefined;
-}
-
-/** Hooks the fault-injection layer offers the core. */
-export interface ConflictInjector {
-  /** True when the next write to this object must answer 409 (consumes one forced conflict). */
-  takeConflict(key: string, namespace: string, name: string): boolean;
-}
-
-/** Dependencies of the core. */
-export interface CoreOptions {
-  store: ObjectStore;
-  registry: ResourceRegistry;
-  now?: () => Date;
-  faults?: ConflictInjector;
-  /** Admission checks of user writes (e.g. RBAC escalation prevention). */
-  admission?: Admission;
-}
+} from '../../shared/kube/selectors.js';
 
 /** RFC 3339 time without fractions, as metav1.Time serialises. */
 export function rfc3339(date: Date): string {

@@ -1,6 +1,6 @@
 // Object name rules per kind, worded as kube-apiserver's validation messages.
 import { randomInt } from 'node:crypto';
-import type { StatusCause } from '../shared/kube/status.js';
+import type { StatusCause } from '../../shared/kube/status.js';
 
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

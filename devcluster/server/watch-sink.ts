@@ -2,7 +2,7 @@
 // chunk per watch. With many writers and watchers, a write per event per watcher would dominate
 // the server's time (each write is a trip through node's stream machinery, HTTP/2 and TLS).
 import type { ApiResponse } from './transport.js';
-import type { WatchSink } from './watch.js';
+import type { WatchSink } from '../storage/types.js';
 
 /** How long watch lines may wait to be coalesced into one socket write. */
 export const watchFlushDelayMs = 2;

@@ -1,13 +1,12 @@
 // Kind-specific behaviour of built-in kinds on create and update: defaults, derived fields and
 // the light validation OLM relies on (as kube's registry strategies do, much reduced).
-import { text } from './values.js';
-import type { StatusCause } from '../shared/kube/status.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
+import type { StatusCause } from '../../shared/kube/status.js';
+import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
 import {
   labelSelectorFromObject,
   matchesLabelSelector,
   SelectorError,
-} from '../shared/kube/selectors.js';
+} from '../../shared/kube/selectors.js';
 
 /** What strategies may need from the server. */
 export interface StrategyContext {

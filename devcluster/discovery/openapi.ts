@@ -2,8 +2,8 @@
 // group-version-kind extensions kubectl uses for explain and to detect server-side field
 // validation) and /openapi/v2 (JSON, or a minimal protobuf document for clients asking for it).
 import { createHash } from 'node:crypto';
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
-import { apiVersionOf, type ResourceRegistry, type ResourceType } from './resources.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import { apiVersionOf, type ResourceRegistry, type ResourceType } from '../resources/registry.js';
 
 const objectMetaRef = '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 

@@ -7,12 +7,16 @@ import {
   type RbacSource,
   type RequestAttributes,
   type UserInfo,
-} from './auth/index.js';
+} from '../auth/index.js';
 import { ApiError } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
-import { storageKey, type ResourceType } from './resources.js';
-import type { ObjectStore } from './store.js';
-import { stringItems } from './values.js';
+import {
+  isJsonObject,
+  stringItems,
+  type JsonObject,
+  type JsonValue,
+} from '../../shared/kube/json.js';
+import { storageKey, type ResourceType } from '../resources/registry.js';
+import type { ObjectStore } from '../storage/store.js';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 

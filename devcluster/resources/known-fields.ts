@@ -1,6 +1,6 @@
 // Top-level and metadata fields of the built-in kinds, so fieldValidation=Strict/Warn catches
 // typos in them as kube-apiserver does (nested fields of built-ins are not modelled).
-import { isJsonObject, type JsonObject } from '../shared/kube/json.js';
+import { isJsonObject, type JsonObject } from '../../shared/kube/json.js';
 
 const objectMetaFields = new Set([
   'name',

@@ -1,37 +1,17 @@
 // Watches: replays the event log from a resourceVersion, then streams live changes, each
 // event serialised once per apiVersion and shared by every watcher that receives it.
-import type { JsonObject } from '../shared/kube/json.js';
-import { toStatus } from '../shared/kube/status.js';
+import type { JsonObject } from '../../shared/kube/json.js';
+import { toStatus } from '../../shared/kube/status.js';
 import { jsonBytes } from './serialization.js';
-import { apiVersionOf, storageKey, type ResourceType } from './resources.js';
-import type { ChangeEvent, ChangeType, ObjectStore } from './store.js';
-
-/** Where a watch writes its newline-delimited JSON events. */
-export interface WatchSink {
-  /** One whole event line, newline included: text, or its UTF-8 bytes when shared by many watchers. */
-  write(line: string | Buffer): void;
-  /** Ends the stream (the client sees a clean end of the response). */
-  end(): void;
-}
-
-/** Which objects a watch receives. */
-export interface WatchFilter {
-  type: ResourceType;
-  /** Only this namespace; undefined = all. */
-  namespace: string | undefined;
-  matches(object: JsonObject): boolean;
-  /** Renders an object for this watcher when it is not the plain object (Table watches). */
-  render?: (object: JsonObject) => JsonObject;
-}
-
-/** Options of one watch request. */
-export interface WatchOptions {
-  /** Resume after this resourceVersion; undefined = send the current state first. */
-  fromResourceVersion: number | undefined;
-  allowBookmarks: boolean;
-  timeoutSeconds: number | undefined;
-  bookmarkIntervalMs: number;
-}
+import type { ObjectStore } from './store.js';
+import type {
+  ChangeEvent,
+  ChangeType,
+  WatchFilter,
+  WatchHandle,
+  WatchOptions,
+  WatchSink,
+} from './types.js';
 
 interface Watcher {
   filter: WatchFilter;
@@ -43,11 +23,6 @@ interface Watcher {
   seenThrough: number;
   /** Keys of this watcher's lines in ChangeEvent.cache, by event type (built once, not per event). */
   cacheKeys: Record<ChangeType, string>;
-}
-
-/** An open watch; `close` stops it and ends its sink. */
-export interface WatchHandle {
-  close(): void;
 }
 
 /** The "too old resource version" ERROR event kube sends before ending a watch. */
@@ -84,8 +59,7 @@ export class WatchHub {
 
   /** Opens a watch; the initial state or replay is written synchronously before live events. */
   open(filter: WatchFilter, sink: WatchSink, options: WatchOptions): WatchHandle {
-    const key = storageKey(filter.type.group, filter.type.resource);
-    const apiVersion = apiVersionOf(filter.type.group, filter.type.version);
+    const { key, apiVersion } = filter;
     const watcher: Watcher = {
       filter,
       sink,
@@ -150,7 +124,7 @@ export class WatchHub {
   private bookmark(watcher: Watcher): void {
     if (watcher.closed) return;
     const object = {
-      kind: watcher.filter.type.kind,
+      kind: watcher.filter.kind,
       apiVersion: watcher.apiVersion,
       metadata: { resourceVersion: String(Math.max(watcher.seenThrough, this.deliveredThrough())) },
     };

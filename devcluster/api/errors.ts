@@ -6,7 +6,7 @@ import {
   type Status,
   type StatusCause,
   type StatusDetails,
-} from '../shared/kube/status.js';
+} from '../../shared/kube/status.js';
 
 /** Status reasons the devcluster emits (metav1.StatusReason) with their HTTP codes. */
 export const StatusReasons = statusCodesOf(

@@ -1,14 +1,13 @@
 // CustomResourceDefinitions: the status kube's CRD controllers write (names accepted,
 // established, stored versions) and the resource types a CRD serves.
-import { text } from './values.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
+import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
 import {
   compareKubeVersions,
   defaultColumns,
   type PrinterColumn,
   type ResourceType,
   type ScaleMapping,
-} from './resources.js';
+} from './registry.js';
 
 /** Finalizer kube puts on CRDs so their objects are removed before the CRD goes. */
 export const crdCleanupFinalizer = 'customresourcecleanup.apiextensions.k8s.io';

@@ -1,6 +1,5 @@
 // The HTTP front end: routes /api and /apis requests to the core, serves discovery, OpenAPI and
 // health endpoints, authenticates and authorizes every request, and streams watches.
-import { text } from './values.js';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
@@ -15,10 +14,10 @@ import {
   type RbacSource,
   type RequestAttributes,
   type UserInfo,
-} from './auth/index.js';
-import type { ApiAggregator } from './aggregator.js';
-import type { ApiCore } from './core.js';
-import { type DeleteOptions, type PatchType, type WriteOptions } from './core.js';
+} from '../../auth/index.js';
+import type { ApiAggregator } from '../../aggregation/aggregator.js';
+import type { ApiCore } from '../../api/core.js';
+import type { DeleteOptions, PatchType, WriteOptions } from '../../api/types.js';
 import {
   aggregatedContentType,
   aggregatedDiscovery,
@@ -28,30 +27,30 @@ import {
   groupList,
   resourceList,
   versionInfo,
-} from './discovery.js';
-import { ApiError, badRequest, internalError } from './errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../shared/kube/json.js';
+} from '../../discovery/documents.js';
+import { ApiError, badRequest, internalError } from '../../api/errors.js';
+import { isJsonObject, text, type JsonObject, type JsonValue } from '../../../shared/kube/json.js';
 import {
   openApiV2Document,
   openApiV2Protobuf,
   openApiV3Document,
   openApiV3Index,
-} from './openapi.js';
-import { decodeProtobufBody, protobufMediaType } from './protobuf.js';
-import { answerReview } from './reviews.js';
-import { jsonBytes, listJsonBytes } from './serialization.js';
-import { apiVersionOf, type ResourceType } from './resources.js';
-import { partialObjectMetadata, toTable, type IncludeObject } from './table.js';
-import type { ApiRequest, ApiResponse } from './transport.js';
-import type { WatchHub } from './watch.js';
-import { batchedSink } from './watch-sink.js';
+} from '../../discovery/openapi.js';
+import { decodeProtobufBody, protobufMediaType } from '../protobuf.js';
+import { answerReview } from './handlers/reviews.js';
+import { jsonBytes, listJsonBytes } from '../../storage/serialization.js';
+import { apiVersionOf, storageKey, type ResourceType } from '../../resources/registry.js';
+import { partialObjectMetadata, toTable, type IncludeObject } from '../table.js';
+import type { ApiRequest, ApiResponse } from '../transport.js';
+import type { WatchHub } from '../../storage/watch.js';
+import { batchedSink } from '../watch-sink.js';
 import {
   parseFieldSelector,
   parseLabelSelector,
   SelectorError,
   type FieldSelector,
   type LabelSelector,
-} from '../shared/kube/selectors.js';
+} from '../../../shared/kube/selectors.js';
 
 /** Largest request body accepted (kube-apiserver's limit). */
 export const maxRequestBytes = 3 * 1024 * 1024;
@@ -914,7 +913,9 @@ export function createRequestListener(
     });
     const handle = options.hub.open(
       {
-        type,
+        key: storageKey(type.group, type.resource),
+        apiVersion: apiVersionOf(type.group, type.version),
+        kind: type.kind,
         namespace: type.namespaced ? path.namespace : undefined,
         matches: (object) => core.matches(object, labels, namedFields),
         ...(table
