@@ -31,7 +31,8 @@ import {
 } from './controllers/lifecycle.js';
 import { WorkloadControllers } from './controllers/workloads.js';
 import { Faults } from './faults.js';
-import { builtinResourceTypes, ResourceRegistry, storageKey } from './resources/registry.js';
+import { builtinResourceTypes } from './resources/builtin.js';
+import { ResourceRegistry, storageKey } from './resources/registry.js';
 import { createRequestListener } from './server/http/router.js';
 import { renderKubeconfig } from './server/kubeconfig.js';
 import { listen } from './server/listener.js';

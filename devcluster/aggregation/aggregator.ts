@@ -8,13 +8,10 @@
 // reports whether the backend answers its discovery document.
 import { request as httpsRequest } from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
-import {
-  connectionSpecificHeaders,
-  type ApiRequest,
-  type ApiResponse,
-} from '../server/transport.js';
 import type { Logger } from 'pino';
-import { nonResourceAttributes, type RequestAttributes, type UserInfo } from '../auth/index.js';
+import { nonResourceAttributes } from '../auth/index.js';
+import type { AggregatedApis, AggregationRequest } from '../server/http/types.js';
+import { connectionSpecificHeaders, type ApiResponse } from '../server/transport.js';
 import { systemWrite, type ApiCore } from '../api/core.js';
 import {
   aggregatedContentType,
@@ -25,7 +22,8 @@ import {
 import { ApiError } from '../api/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
 import { jsonText } from '../storage/serialization.js';
-import { storageKey, type PrinterColumn, type ResourceType } from '../resources/registry.js';
+import { storageKey } from '../resources/registry.js';
+import type { PrinterColumn, ResourceType } from '../resources/types.js';
 import type { ChangeEvent } from '../storage/types.js';
 
 /** The front proxy's identity: its client certificate and the CA that signed it. */
@@ -99,18 +97,6 @@ interface Availability {
   message: string;
 }
 
-/** What the request hook needs from the router. */
-export interface AggregationRequest {
-  req: ApiRequest;
-  res: ApiResponse;
-  /** The request path and query, as the router split them. */
-  pathname: string;
-  query: URLSearchParams;
-  user: UserInfo;
-  /** Throws Forbidden when the user may not do this. */
-  authorize: (attributes: RequestAttributes) => void;
-}
-
 const apiServicesKey = storageKey('apiregistration.k8s.io', 'apiservices');
 
 function text(value: JsonValue | undefined): string {
@@ -140,7 +126,7 @@ function backendOf(apiService: JsonObject): Backend | undefined {
 }
 
 /** Serves aggregated APIs for the devcluster (see the module comment). */
-export class ApiAggregator {
+export class ApiAggregator implements AggregatedApis {
   /** Backends' APIResourceLists from their last successful check, by APIService name. */
   readonly #discovery = new Map<string, JsonObject>();
   #backendCache: Backend[] | undefined;

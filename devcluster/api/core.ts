@@ -36,12 +36,8 @@ import {
   serverSideApply,
   type MergeRules,
 } from '../patch/index.js';
-import {
-  apiVersionOf,
-  storageKey,
-  type ResourceRegistry,
-  type ResourceType,
-} from '../resources/registry.js';
+import { apiVersionOf, storageKey, type ResourceRegistry } from '../resources/registry.js';
+import type { ResourceType } from '../resources/types.js';
 import {
   applyDefaults,
   prune,

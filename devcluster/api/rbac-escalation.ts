@@ -15,7 +15,8 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../../shared/kube/json.js';
-import { storageKey, type ResourceType } from '../resources/registry.js';
+import { storageKey } from '../resources/registry.js';
+import type { ResourceType } from '../resources/types.js';
 import type { ObjectStore } from '../storage/store.js';
 
 const rbacGroup = 'rbac.authorization.k8s.io';

@@ -1,7 +1,8 @@
 // Contract types of the API core: options of reads and writes, what a list answers, and the
 // hooks (admission, forced conflicts) the core is built with.
 import type { UserInfo } from '../auth/index.js';
-import type { ResourceRegistry, ResourceType } from '../resources/registry.js';
+import type { ResourceRegistry } from '../resources/registry.js';
+import type { ResourceType } from '../resources/types.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { JsonObject } from '../../shared/kube/json.js';
 import type { FieldSelector, LabelSelector } from '../../shared/kube/selectors.js';

@@ -1,7 +1,8 @@
 // Discovery documents: /version, /api, /apis, per group and version, and the aggregated
 // (apidiscovery.k8s.io v2 / v2beta1) form kubectl asks for first.
 import type { JsonObject } from '../../shared/kube/json.js';
-import { apiVersionOf, type ResourceRegistry, type ResourceType } from '../resources/registry.js';
+import { apiVersionOf, type ResourceRegistry } from '../resources/registry.js';
+import type { ResourceType } from '../resources/types.js';
 
 /** The /version document for a Kubernetes version such as "v1.30.6". */
 export function versionInfo(gitVersion: string): JsonObject {

@@ -3,7 +3,8 @@
 // validation) and /openapi/v2 (JSON, or a minimal protobuf document for clients asking for it).
 import { createHash } from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
-import { apiVersionOf, type ResourceRegistry, type ResourceType } from '../resources/registry.js';
+import { apiVersionOf, type ResourceRegistry } from '../resources/registry.js';
+import type { ResourceType } from '../resources/types.js';
 
 const objectMetaRef = '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 

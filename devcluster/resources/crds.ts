@@ -1,13 +1,9 @@
 // CustomResourceDefinitions: the status kube's CRD controllers write (names accepted,
 // established, stored versions) and the resource types a CRD serves.
 import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
-import {
-  compareKubeVersions,
-  defaultColumns,
-  type PrinterColumn,
-  type ResourceType,
-  type ScaleMapping,
-} from './registry.js';
+import { compareKubeVersions } from './registry.js';
+import { defaultColumns } from './builtin.js';
+import type { PrinterColumn, ResourceType, ScaleMapping } from './types.js';
 
 /** Finalizer kube puts on CRDs so their objects are removed before the CRD goes. */
 export const crdCleanupFinalizer = 'customresourcecleanup.apiextensions.k8s.io';

@@ -1,7 +1,8 @@
 // Server-side Table output (meta.k8s.io/v1 Table) for `kubectl get`, including CRD printer
 // columns evaluated with the simple JSONPath subset CRDs use.
 import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
-import { formatAge, type PrinterColumn, type ResourceType } from '../resources/registry.js';
+import { formatAge } from '../resources/builtin.js';
+import type { PrinterColumn, ResourceType } from '../resources/types.js';
 
 /** Evaluates a CRD column JSONPath such as `.status.conditions[?(@.type=="Ready")].status`. */
 export function evaluateJsonPath(object: JsonValue, path: string): JsonValue[] {

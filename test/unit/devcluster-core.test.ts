@@ -2,7 +2,8 @@ import t from 'tap';
 import { ApiCore, systemWrite } from '../../devcluster/api/core.js';
 import { ApiError } from '../../devcluster/api/errors.js';
 import type { JsonObject } from '../../shared/kube/json.js';
-import { builtinResourceTypes, ResourceRegistry } from '../../devcluster/resources/registry.js';
+import { builtinResourceTypes } from '../../devcluster/resources/builtin.js';
+import { ResourceRegistry } from '../../devcluster/resources/registry.js';
 import { ObjectStore } from '../../devcluster/storage/store.js';
 
 function setup() {

@@ -1,11 +1,8 @@
 import t from 'tap';
 import { aggregatedVersionAccepted } from '../../devcluster/discovery/documents.js';
 import { openApiV2Protobuf, schemaName } from '../../devcluster/discovery/openapi.js';
-import {
-  builtinResourceTypes,
-  compareKubeVersions,
-  formatAge,
-} from '../../devcluster/resources/registry.js';
+import { builtinResourceTypes, formatAge } from '../../devcluster/resources/builtin.js';
+import { compareKubeVersions } from '../../devcluster/resources/registry.js';
 import { evaluateJsonPath } from '../../devcluster/server/table.js';
 import { StatusReasons } from '../../devcluster/api/errors.js';
 

@@ -11,6 +11,9 @@ import {
   type UserInfo,
 } from '../../../auth/index.js';
 import { badRequest } from '../../../api/errors.js';
+import { apiVersionOf } from '../../../resources/registry.js';
+import { sendJson } from '../answers.js';
+import type { ResourceRequest } from '../types.js';
 import {
   isJsonObject,
   stringItems,
@@ -119,4 +122,18 @@ export function answerReview(
       throw badRequest(`${kind} cannot be created here`);
   }
   return result;
+}
+
+/** Answers the create of a review: 201 with the review and its status. */
+export function createReview(request: ResourceRequest, body: JsonObject): void {
+  const { res, type, user, namespace, server } = request;
+  const answer = answerReview(
+    type.kind,
+    { ...body, apiVersion: apiVersionOf(type.group, type.version), kind: type.kind },
+    user,
+    namespace,
+    server.rbac,
+    server.authContext(),
+  );
+  sendJson(res, 201, answer);
 }
