@@ -65,6 +65,14 @@ export interface ResourceRef {
   name: string;
 }
 
+/** The ref of an object of a served type. */
+export function refOf(
+  type: { group: string; resource: string; kind: string },
+  name: string,
+): ResourceRef {
+  return { group: type.group, resource: type.resource, kind: type.kind, name };
+}
+
 function qualified(ref: ResourceRef): string {
   return ref.group === '' ? ref.resource : `${ref.resource}.${ref.group}`;
 }

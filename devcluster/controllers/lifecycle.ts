@@ -7,7 +7,8 @@ import {
   labelsOf,
   type LabelPredicate,
 } from '../auth/index.js';
-import { jsonEqual, systemWrite, type ApiCore } from '../api/core.js';
+import { systemWrite, type ApiCore } from '../api/core.js';
+import { jsonEqual } from '../api/object-json.js';
 import { crdCleanupFinalizer, storageVersionOf } from '../resources/crds.js';
 import { ApiError } from '../api/errors.js';
 import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';

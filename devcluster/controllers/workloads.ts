@@ -2,7 +2,8 @@
 // replica set controller (ReplicaSet → Pods) and a kubelet stand-in that makes pods Running and
 // Ready after a delay, or keeps them unready / crash-looping when asked by annotation.
 import type { Logger } from 'pino';
-import { jsonEqual, systemWrite, type ApiCore } from '../api/core.js';
+import { systemWrite, type ApiCore } from '../api/core.js';
+import { jsonEqual } from '../api/object-json.js';
 import { ApiError } from '../api/errors.js';
 import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
 import { randomSuffix } from '../resources/names.js';

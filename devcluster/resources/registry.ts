@@ -39,6 +39,17 @@ export class ResourceRegistry {
     return this.byGvr.get(`${group}/${version}/${resource}`);
   }
 
+  /** The type served for group/resource at its storage version (else any served version), if any. */
+  atStorageVersion(group: string, resource: string): ResourceType | undefined {
+    let other: ResourceType | undefined;
+    for (const type of this.byGvr.values()) {
+      if (type.group !== group || type.resource !== resource) continue;
+      if (type.version === type.storageVersion) return type;
+      other ??= type;
+    }
+    return other;
+  }
+
   /** The type of a kind at an apiVersion, if served. */
   byKind(apiVersion: string, kind: string): ResourceType | undefined {
     for (const type of this.byGvr.values()) {

@@ -14,6 +14,17 @@ export interface StrategyContext {
   allocateClusterIP(): string;
 }
 
+/** The server's strategy context: cluster IPs handed out in order from 10.96.0.11. */
+export function strategyContext(): StrategyContext {
+  let nextServiceIp = 10;
+  return {
+    allocateClusterIP: () => {
+      const n = nextServiceIp++;
+      return `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+    },
+  };
+}
+
 /** Behaviour of one kind; each hook mutates the fresh object it is given. */
 export interface Strategy {
   prepareCreate?(object: JsonObject, context: StrategyContext): void;
