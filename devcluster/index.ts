@@ -11,11 +11,8 @@ import {
   type RbacSource,
   type UserInfo,
 } from './auth/index.js';
-import {
-  ApiAggregator,
-  endpointsResourceType,
-  frontProxyCommonName,
-} from './aggregation/aggregator.js';
+import { ApiAggregator, frontProxyCommonName } from './aggregation/aggregator.js';
+import { endpointsResourceType } from './aggregation/backends.js';
 import { bootstrap } from './api/bootstrap.js';
 import { ApiCore } from './api/core.js';
 import { checkRbacEscalation } from './api/rbac-escalation.js';

@@ -6,8 +6,8 @@
 // extension-apiserver-authentication). The group/version appears in /apis and in aggregated
 // discovery (from the backend's APIResourceList), and the APIService's Available condition
 // reports whether the backend answers its discovery document.
-import { request as httpsRequest } from 'node:https';
 import type { OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Logger } from 'pino';
 import { nonResourceAttributes } from '../auth/index.js';
 import type { AggregatedApis, AggregationRequest } from '../server/http/types.js';
@@ -23,107 +23,15 @@ import { ApiError } from '../api/errors.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
 import { jsonText } from '../storage/serialization.js';
 import { storageKey } from '../resources/registry.js';
-import type { PrinterColumn, ResourceType } from '../resources/types.js';
 import type { ChangeEvent } from '../storage/types.js';
-
-/** The front proxy's identity: its client certificate and the CA that signed it. */
-export interface FrontProxyIdentity {
-  caCertPem: string;
-  clientCertPem: string;
-  clientKeyPem: string;
-}
+import { backendOf, backendTlsOptions, fetchJson, resolveBackend } from './backends.js';
+import { aggregatedItems, groupEntry } from './discovery.js';
+import type { Availability, Backend, FrontProxyIdentity } from './types.js';
 
 /** Common name of the front-proxy client certificate, as kubeadm names it. */
 export const frontProxyCommonName = 'front-proxy-client';
 
-/** The v1 Endpoints kind (kube-apiserver serves it; aggregation resolves Services through it). */
-export function endpointsResourceType(): ResourceType {
-  const endpointsColumn: PrinterColumn = {
-    name: 'Endpoints',
-    type: 'string',
-    cell: (o) => {
-      const subsets = o['subsets'];
-      const out: string[] = [];
-      for (const subset of Array.isArray(subsets) ? subsets.filter(isJsonObject) : []) {
-        const addresses = Array.isArray(subset['addresses']) ? subset['addresses'] : [];
-        const ports = Array.isArray(subset['ports']) ? subset['ports'] : [];
-        for (const a of addresses.filter(isJsonObject))
-          for (const p of ports.filter(isJsonObject))
-            out.push(`${text(a['ip'])}:${typeof p['port'] === 'number' ? p['port'] : ''}`);
-      }
-      return out.length === 0 ? '<none>' : out.join(',');
-    },
-  };
-  return {
-    group: '',
-    version: 'v1',
-    resource: 'endpoints',
-    kind: 'Endpoints',
-    listKind: 'EndpointsList',
-    singular: 'endpoints',
-    namespaced: true,
-    shortNames: ['ep'],
-    categories: [],
-    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
-    statusSubresource: false,
-    extraSubresources: [],
-    hasGeneration: false,
-    virtual: false,
-    columns: [endpointsColumn],
-    storageVersion: 'v1',
-  };
-}
-
-/** One registered backend. */
-interface Backend {
-  name: string;
-  group: string;
-  version: string;
-  service: { namespace: string; name: string; port: number };
-  caBundlePem: string | undefined;
-  insecure: boolean;
-  groupPriorityMinimum: number;
-  versionPriority: number;
-}
-
-/** Where a backend answers, or why it does not. */
-type Resolution =
-  { ok: true; host: string; port: number } | { ok: false; reason: string; message: string };
-
-/** The Available condition of an APIService. */
-interface Availability {
-  status: 'True' | 'False';
-  reason: string;
-  message: string;
-}
-
 const apiServicesKey = storageKey('apiregistration.k8s.io', 'apiservices');
-
-function text(value: JsonValue | undefined): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function backendOf(apiService: JsonObject): Backend | undefined {
-  const spec = isJsonObject(apiService['spec']) ? apiService['spec'] : {};
-  const service = spec['service'];
-  if (!isJsonObject(service)) return undefined;
-  const caBundle = text(spec['caBundle']);
-  return {
-    name: text((apiService['metadata'] as JsonObject)['name']),
-    group: text(spec['group']),
-    version: text(spec['version']),
-    service: {
-      namespace: text(service['namespace']),
-      name: text(service['name']),
-      port: typeof service['port'] === 'number' ? service['port'] : 443,
-    },
-    caBundlePem: caBundle === '' ? undefined : Buffer.from(caBundle, 'base64').toString('utf8'),
-    insecure: spec['insecureSkipTLSVerify'] === true,
-    groupPriorityMinimum:
-      typeof spec['groupPriorityMinimum'] === 'number' ? spec['groupPriorityMinimum'] : 0,
-    versionPriority: typeof spec['versionPriority'] === 'number' ? spec['versionPriority'] : 0,
-  };
-}
 
 /** Serves aggregated APIs for the devcluster (see the module comment). */
 export class ApiAggregator implements AggregatedApis {
@@ -220,56 +128,6 @@ export class ApiAggregator implements AggregatedApis {
     return this.#backendCache;
   }
 
-  /** The Service's Endpoints address for a backend, as kube's service resolver finds it. */
-  #resolve(backend: Backend): Resolution {
-    const { namespace, name, port } = backend.service;
-    const service = this.core.store.get('services', namespace, name);
-    if (service === undefined)
-      return {
-        ok: false,
-        reason: 'ServiceNotFound',
-        message: `service/${name} in "${namespace}" is not present`,
-      };
-    const ports =
-      isJsonObject(service['spec']) && Array.isArray(service['spec']['ports'])
-        ? service['spec']['ports']
-        : [];
-    const servicePort = ports.filter(isJsonObject).find((p) => p['port'] === port);
-    if (servicePort === undefined) {
-      return {
-        ok: false,
-        reason: 'ServicePortError',
-        message: `service/${name} in "${namespace}" is not listening on port ${port}`,
-      };
-    }
-    const portName = text(servicePort['name']);
-    const targetPort = servicePort['targetPort'] ?? port;
-    const endpoints = this.core.store.get('endpoints', namespace, name);
-    const subsets =
-      endpoints !== undefined && Array.isArray(endpoints['subsets']) ? endpoints['subsets'] : [];
-    for (const subset of subsets.filter(isJsonObject)) {
-      const addresses = Array.isArray(subset['addresses'])
-        ? subset['addresses'].filter(isJsonObject)
-        : [];
-      const subsetPorts = Array.isArray(subset['ports'])
-        ? subset['ports'].filter(isJsonObject)
-        : [];
-      const match = subsetPorts.find((p) =>
-        portName !== ''
-          ? text(p['name']) === portName
-          : p['port'] === targetPort || subsetPorts.length === 1,
-      );
-      const address = addresses[0];
-      if (address !== undefined && match !== undefined && typeof match['port'] === 'number')
-        return { ok: true, host: text(address['ip']), port: match['port'] };
-    }
-    return {
-      ok: false,
-      reason: 'MissingEndpoints',
-      message: `endpoints for service/${name} in "${namespace}" have no addresses with port name "${portName}"`,
-    };
-  }
-
   async #checkAll(): Promise<void> {
     if (this.#stopped) return;
     const backends = this.#backends();
@@ -280,14 +138,14 @@ export class ApiAggregator implements AggregatedApis {
 
   async #check(backend: Backend): Promise<void> {
     let availability: Availability;
-    const resolution = this.#resolve(backend);
+    const resolution = resolveBackend(this.core.store, backend);
     if (!resolution.ok) {
       this.#discovery.delete(backend.name);
       availability = { status: 'False', reason: resolution.reason, message: resolution.message };
     } else {
       const path = `/apis/${backend.group}/${backend.version}`;
       try {
-        const list = await this.#fetchJson(backend, resolution, path);
+        const list = await fetchJson(this.frontProxy, backend, resolution, path);
         this.#discovery.set(backend.name, list);
         availability = { status: 'True', reason: 'Passed', message: 'all checks passed' };
       } catch (error) {
@@ -355,64 +213,6 @@ export class ApiAggregator implements AggregatedApis {
     }
   }
 
-  // The availability check asks as the aggregator itself (a system:masters identity).
-  #fetchJson(
-    backend: Backend,
-    target: { host: string; port: number },
-    path: string,
-  ): Promise<JsonObject> {
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(
-        {
-          ...this.#tlsOptions(backend, target),
-          method: 'GET',
-          path,
-          headers: {
-            accept: 'application/json',
-            'x-remote-user': 'system:kube-aggregator',
-            'x-remote-group': ['system:masters', 'system:authenticated'],
-          },
-          timeout: 5_000,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const body = Buffer.concat(chunks).toString('utf8');
-            if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) {
-              reject(new Error(`bad status from ${path}: ${res.statusCode ?? 0}`));
-              return;
-            }
-            try {
-              const parsed = JSON.parse(body) as JsonValue;
-              if (!isJsonObject(parsed)) throw new Error('not a JSON object');
-              resolve(parsed);
-            } catch (error) {
-              reject(error instanceof Error ? error : new Error(String(error)));
-            }
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', reject);
-      req.end();
-    });
-  }
-
-  #tlsOptions(backend: Backend, target: { host: string; port: number }) {
-    return {
-      host: target.host,
-      port: target.port,
-      // The backend's certificate names the Service (<name>.<namespace>.svc), as kube checks it.
-      servername: `${backend.service.name}.${backend.service.namespace}.svc`,
-      ...(backend.caBundlePem === undefined ? {} : { ca: backend.caBundlePem }),
-      rejectUnauthorized: !backend.insecure,
-      cert: this.frontProxy.clientCertPem,
-      key: this.frontProxy.clientKeyPem,
-    };
-  }
-
   /**
    * Answers the request if aggregation concerns it: /apis (local and aggregated groups),
    * /apis/<group> of an aggregated group, and anything under /apis/<group>/<version> of one.
@@ -442,7 +242,7 @@ export class ApiAggregator implements AggregatedApis {
     const backend = ofGroup.find((b) => b.version === version);
     if (backend === undefined) return undefined;
     this.#authorizeProxied(request, group, version, parts.slice(3));
-    const resolution = this.#resolve(backend);
+    const resolution = resolveBackend(this.core.store, backend);
     if (!resolution.ok)
       throw new ApiError('ServiceUnavailable', `service unavailable: ${resolution.message}`);
     return this.#proxy(request, backend, resolution);
@@ -508,7 +308,7 @@ export class ApiAggregator implements AggregatedApis {
     if (aggregated !== undefined) {
       const document = aggregatedDiscovery(this.core.registry, false, aggregated);
       const items = Array.isArray(document['items']) ? [...document['items']] : [];
-      items.push(...this.#aggregatedItems(backends));
+      items.push(...aggregatedItems(backends, this.#discovery));
       sendJson(request.res, 200, { ...document, items }, aggregatedContentType(aggregated));
       return Promise.resolve();
     }
@@ -523,53 +323,6 @@ export class ApiAggregator implements AggregatedApis {
       );
     sendJson(request.res, 200, { ...document, groups });
     return Promise.resolve();
-  }
-
-  // APIGroupDiscovery entries for groups whose backends answered their last check.
-  #aggregatedItems(backends: Backend[]): JsonObject[] {
-    const items: JsonObject[] = [];
-    for (const group of [...new Set(backends.map((b) => b.group))].sort()) {
-      const versions: JsonObject[] = [];
-      for (const backend of sortByVersionPriority(backends.filter((b) => b.group === group))) {
-        const list = this.#discovery.get(backend.name);
-        if (list === undefined) continue;
-        const resources = Array.isArray(list['resources'])
-          ? list['resources'].filter(isJsonObject)
-          : [];
-        versions.push({
-          version: backend.version,
-          resources: resources
-            .filter((r) => !text(r['name']).includes('/'))
-            .map((r) => {
-              const name = text(r['name']);
-              const entry: JsonObject = {
-                resource: name,
-                responseKind: { group, version: backend.version, kind: text(r['kind']) },
-                scope: r['namespaced'] === true ? 'Namespaced' : 'Cluster',
-                singularResource: text(r['singularName']) || name,
-                verbs: Array.isArray(r['verbs']) ? r['verbs'] : [],
-              };
-              if (Array.isArray(r['shortNames']) && r['shortNames'].length > 0)
-                entry['shortNames'] = r['shortNames'];
-              if (Array.isArray(r['categories']) && r['categories'].length > 0)
-                entry['categories'] = r['categories'];
-              const subresources = resources
-                .filter((s) => text(s['name']).startsWith(`${name}/`))
-                .map((s) => ({
-                  subresource: text(s['name']).slice(name.length + 1),
-                  responseKind: { group, version: backend.version, kind: text(s['kind']) },
-                  verbs: Array.isArray(s['verbs']) ? s['verbs'] : [],
-                }));
-              if (subresources.length > 0) entry['subresources'] = subresources;
-              return entry;
-            }),
-          freshness: 'Current',
-        });
-      }
-      if (versions.length > 0)
-        items.push({ metadata: { name: group, creationTimestamp: null }, versions });
-    }
-    return items;
   }
 
   #proxy(
@@ -598,7 +351,7 @@ export class ApiAggregator implements AggregatedApis {
     return new Promise((resolve, reject) => {
       const upstream = httpsRequest(
         {
-          ...this.#tlsOptions(backend, target),
+          ...backendTlsOptions(this.frontProxy, backend, target),
           method: req.method,
           path: query.size === 0 ? pathname : `${pathname}?${query.toString()}`,
           headers,
@@ -625,20 +378,6 @@ export class ApiAggregator implements AggregatedApis {
       req.body.pipe(upstream);
     });
   }
-}
-
-function sortByVersionPriority(backends: Backend[]): Backend[] {
-  return [...backends].sort(
-    (a, b) => b.versionPriority - a.versionPriority || a.version.localeCompare(b.version),
-  );
-}
-
-function groupEntry(group: string, backends: Backend[]): JsonObject {
-  const versions = sortByVersionPriority(backends).map((b) => ({
-    groupVersion: `${group}/${b.version}`,
-    version: b.version,
-  }));
-  return { name: group, versions, preferredVersion: versions[0] ?? {} };
 }
 
 function sendJson(
