@@ -20,6 +20,12 @@ import {
   type Json,
   type JsonMap,
 } from './manifest.js';
+import {
+  toStatus,
+  type Status,
+  type StatusDetails,
+  type StatusReason,
+} from '../../shared/kube/status.js';
 import { PackageQueryError, parseQuery, visiblePackages, type PackageQuery } from './query.js';
 import type { PackageView } from './view.js';
 
@@ -49,30 +55,13 @@ export interface PackageApiServer {
 const groupResource = `${packagesResource}.${packagesGroup}`;
 const tableContentType = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
-/** An answer in the form of a metav1.Status. */
+/** An answer in the form of a metav1.Status (the Status vocabulary of shared/kube/status.ts). */
 class StatusError extends Error {
-  constructor(
-    readonly code: number,
-    readonly reason: string,
-    message: string,
-    readonly details?: JsonMap,
-  ) {
+  readonly status: Status;
+  constructor(reason: StatusReason, message: string, details?: StatusDetails) {
     super(message);
     this.name = 'StatusError';
-  }
-
-  toStatus(): JsonMap {
-    const status: JsonMap = {
-      kind: 'Status',
-      apiVersion: 'v1',
-      metadata: {},
-      status: 'Failure',
-      message: this.message,
-      reason: this.reason,
-      code: this.code,
-    };
-    if (this.details !== undefined) status['details'] = this.details;
-    return status;
+    this.status = toStatus(reason, message, details);
   }
 }
 
@@ -229,7 +218,7 @@ function parsePath(pathname: string): ApiPath | 'discovery' | undefined {
 }
 
 function notFound(): StatusError {
-  return new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+  return new StatusError('NotFound', 'the server could not find the requested resource');
 }
 
 function forbidden(user: RequestUser, verb: string, path: ApiPath, reason: string): StatusError {
@@ -239,7 +228,6 @@ function forbidden(user: RequestUser, verb: string, path: ApiPath, reason: strin
   const scope =
     path.namespace === undefined ? 'at the cluster scope' : `in the namespace "${path.namespace}"`;
   return new StatusError(
-    403,
     'Forbidden',
     `${subject} is forbidden: User "${user.username}" cannot ${verb} resource "${resource}" in API group "${packagesGroup}" ${scope}${reason === '' ? '' : `: ${reason}`}`,
     {
@@ -259,8 +247,7 @@ export async function startPackageApi(options: PackageApiOptions): Promise<Packa
     try {
       return parseQuery(params, namespace, options.globalNamespace);
     } catch (error) {
-      if (error instanceof PackageQueryError)
-        throw new StatusError(400, 'BadRequest', error.message);
+      if (error instanceof PackageQueryError) throw new StatusError('BadRequest', error.message);
       throw error;
     }
   };
@@ -278,7 +265,7 @@ export async function startPackageApi(options: PackageApiOptions): Promise<Packa
       name,
     })[0];
     if (found === undefined) {
-      throw new StatusError(404, 'NotFound', `${groupResource} "${name}" not found`, {
+      throw new StatusError('NotFound', `${groupResource} "${name}" not found`, {
         name,
         group: packagesGroup,
         kind: packagesResource,
@@ -355,8 +342,8 @@ export async function startPackageApi(options: PackageApiOptions): Promise<Packa
     const base =
       since === undefined ? [] : Number.isInteger(since) ? view.catalogsAt(since) : undefined;
     if (base === undefined) {
-      const gone = new StatusError(410, 'Expired', `too old resource version: ${from ?? ''}`);
-      res.end(`${JSON.stringify({ type: 'ERROR', object: gone.toStatus() })}\n`);
+      const gone = new StatusError('Expired', `too old resource version: ${from ?? ''}`);
+      res.end(`${JSON.stringify({ type: 'ERROR', object: gone.status })}\n`);
       return;
     }
     let seen = new Map(visiblePackages(base, filter).map((p) => [p.key, p.manifest]));
@@ -403,11 +390,10 @@ export async function startPackageApi(options: PackageApiOptions): Promise<Packa
     }
     const authentication = authenticateFrontProxy(req, options.requestHeader);
     if (!authentication.ok)
-      throw new StatusError(401, 'Unauthorized', `Unauthorized: ${authentication.message}`);
+      throw new StatusError('Unauthorized', `Unauthorized: ${authentication.message}`);
     const user = authentication.user;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       throw new StatusError(
-        405,
         'MethodNotAllowed',
         'the server does not allow this method on the requested resource',
       );
@@ -451,11 +437,10 @@ export async function startPackageApi(options: PackageApiOptions): Promise<Packa
     },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
-        const status =
+        const failure =
           error instanceof StatusError
             ? error
             : new StatusError(
-                500,
                 'InternalError',
                 `an error on the server has prevented the request from succeeding: ${error instanceof Error ? error.message : String(error)}`,
               );
@@ -465,7 +450,7 @@ export async function startPackageApi(options: PackageApiOptions): Promise<Packa
           res.end();
           return;
         }
-        send(res, status.code, status.toStatus());
+        send(res, failure.status.code, failure.status);
       });
     },
   );

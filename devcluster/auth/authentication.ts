@@ -16,7 +16,7 @@ import type {
   AuthenticationResult,
   RequestAttributes,
   UserInfo,
-} from './index.js';
+} from './types.js';
 import { authorize } from './rbac-authorizer.js';
 import { verifyServiceAccountToken } from './service-account-token.js';
 

@@ -1,7 +1,7 @@
 // Certificates of the devcluster: one CA signs the serving certificate and the admin client
 // certificate (shared/kube/certificates.ts makes them).
 import { createCertificateAuthority, issueCertificate } from '../../shared/kube/certificates.js';
-import type { ClusterCertificates } from './index.js';
+import type { ClusterCertificates } from './types.js';
 
 /** A fresh CA, a serving certificate for `hosts` (DNS names and IPs) and an admin client certificate (CN=admin, O=system:masters). */
 export async function createClusterCertificates(

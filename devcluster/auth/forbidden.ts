@@ -1,7 +1,7 @@
 // The wording of kube-apiserver's 403 answers (responsewriters.Forbidden + errors.NewForbidden).
-import type { JsonObject } from '../../shared/kube/json.js';
+import { toStatus, type Status, type StatusDetails } from '../../shared/kube/status.js';
 import { goQuote } from './go-quote.js';
-import type { Decision, RequestAttributes } from './index.js';
+import type { Decision, RequestAttributes } from './types.js';
 
 /**
  * `User "u" cannot <verb> resource "<res>[/<sub>]" in API group "<g>" (in the namespace "<ns>"|at the
@@ -44,19 +44,10 @@ export function forbiddenStatusMessage(attributes: RequestAttributes, decision?:
 }
 
 /** The 403 Status object kube-apiserver answers with (details name/group/kind = resource). */
-export function forbiddenStatus(attributes: RequestAttributes, decision?: Decision): JsonObject {
-  const details: JsonObject = {};
-  if (attributes.name !== '') details['name'] = attributes.name;
-  if (attributes.apiGroup !== '') details['group'] = attributes.apiGroup;
-  if (attributes.resource !== '') details['kind'] = attributes.resource;
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: forbiddenStatusMessage(attributes, decision),
-    reason: 'Forbidden',
-    details,
-    code: 403,
-  };
+export function forbiddenStatus(attributes: RequestAttributes, decision?: Decision): Status {
+  const details: StatusDetails = {};
+  if (attributes.name !== '') details.name = attributes.name;
+  if (attributes.apiGroup !== '') details.group = attributes.apiGroup;
+  if (attributes.resource !== '') details.kind = attributes.resource;
+  return toStatus('Forbidden', forbiddenStatusMessage(attributes, decision), details);
 }

@@ -1,5 +1,5 @@
 // ServiceAccount identities and the well-known groups, as kube-apiserver names them.
-import type { UserInfo } from './index.js';
+import type { UserInfo } from './types.js';
 
 /** Group every authenticated request carries. */
 export const allAuthenticatedGroup = 'system:authenticated';

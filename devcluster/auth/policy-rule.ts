@@ -1,7 +1,7 @@
 // PolicyRule matching exactly as kube's RBAC authorizer does it (rbac.RuleAllows).
 import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
 import { isJsonObject } from '../../shared/kube/json.js';
-import type { RequestAttributes } from './index.js';
+import type { RequestAttributes } from './types.js';
 
 /** A PolicyRule with every list present (absent lists read as empty, as in Go). */
 export interface PolicyRule {

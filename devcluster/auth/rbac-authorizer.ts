@@ -4,7 +4,7 @@ import type { JsonObject } from '../../shared/kube/json.js';
 import { isJsonObject } from '../../shared/kube/json.js';
 import { goQuote } from './go-quote.js';
 import { privilegedGroup, serviceAccountUsername } from './identity.js';
-import type { Decision, RbacSource, RequestAttributes, UserInfo } from './index.js';
+import type { Decision, RbacSource, RequestAttributes, UserInfo } from './types.js';
 import type { PolicyRule } from './policy-rule.js';
 import { policyRulesOf, ruleAllows } from './policy-rule.js';
 

@@ -11,7 +11,7 @@ import {
 } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { serviceAccountGroups, serviceAccountUsername } from './identity.js';
-import type { UserInfo } from './index.js';
+import type { UserInfo } from './types.js';
 
 /** Issuer and audience of every token the devcluster issues (kube's default in-cluster issuer). */
 export const serviceAccountIssuer = 'https://kubernetes.default.svc.cluster.local';

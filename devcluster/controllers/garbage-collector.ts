@@ -1,11 +1,10 @@
 // Garbage collector: deletes dependents whose owners are gone (Background), holds owners in
 // foreground deletion until blocking dependents are gone, and orphans dependents on request.
-import { text } from '../values.js';
 import type { Logger } from 'pino';
-import { ApiError } from '../errors.js';
-import { isJsonObject, type JsonObject } from '../../shared/kube/json.js';
-import type { ApiCore } from '../core.js';
-import type { ChangeEvent } from '../store.js';
+import { ApiError } from '../api/errors.js';
+import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
+import type { ApiCore } from '../api/core.js';
+import type { ChangeEvent } from '../storage/types.js';
 import { WorkQueue } from './queue.js';
 
 /** One ownerReferences entry. */

@@ -1,6 +1,5 @@
 // Lifecycle controllers: namespace termination and default ServiceAccounts, CRD cleanup on
 // deletion, and ClusterRole aggregation (as kube-controller-manager does them).
-import { text } from '../values.js';
 import type { Logger } from 'pino';
 import {
   aggregatedRulesOf,
@@ -8,12 +7,13 @@ import {
   labelsOf,
   type LabelPredicate,
 } from '../auth/index.js';
-import { jsonEqual, systemWrite, type ApiCore } from '../core.js';
-import { crdCleanupFinalizer, storageVersionOf } from '../crds.js';
-import { ApiError } from '../errors.js';
-import { isJsonObject, type JsonObject } from '../../shared/kube/json.js';
-import { storageKey } from '../resources.js';
-import type { ChangeEvent } from '../store.js';
+import { systemWrite, type ApiCore } from '../api/core.js';
+import { jsonEqual } from '../api/object-json.js';
+import { crdCleanupFinalizer, storageVersionOf } from '../resources/crds.js';
+import { ApiError } from '../api/errors.js';
+import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
+import { storageKey } from '../resources/registry.js';
+import type { ChangeEvent } from '../storage/types.js';
 import { splitStorageKey } from './garbage-collector.js';
 import { WorkQueue } from './queue.js';
 

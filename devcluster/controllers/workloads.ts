@@ -1,13 +1,13 @@
 // Simulated workloads: a deployment controller (Deployment → ReplicaSet per pod template), a
 // replica set controller (ReplicaSet → Pods) and a kubelet stand-in that makes pods Running and
 // Ready after a delay, or keeps them unready / crash-looping when asked by annotation.
-import { text } from '../values.js';
 import type { Logger } from 'pino';
-import { jsonEqual, systemWrite, type ApiCore } from '../core.js';
-import { ApiError } from '../errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
-import { randomSuffix } from '../names.js';
-import type { ChangeEvent } from '../store.js';
+import { systemWrite, type ApiCore } from '../api/core.js';
+import { jsonEqual } from '../api/object-json.js';
+import { ApiError } from '../api/errors.js';
+import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import { randomSuffix } from '../resources/names.js';
+import type { ChangeEvent } from '../storage/types.js';
 import { WorkQueue } from './queue.js';
 
 /**

@@ -7,9 +7,9 @@ import { ApplyConflictError, PatchError } from './errors.js';
 import type { ApplyConflict } from './errors.js';
 import { FieldSet, describePath } from './fieldset.js';
 import { compareObjects, fieldSetOf, mergeApplied, removeFields } from './fields.js';
-import type { MergeRules } from './index.js';
+import type { MergeRules } from './types.js';
 import { cloneJson, compareStrings, jsonEqual } from './values.js';
-import { memoized } from '../memo.js';
+import { memoized } from '../storage/memo.js';
 
 /** Who writes and how: the field manager, its merge rules and what to record. */
 export interface ApplyOptions {

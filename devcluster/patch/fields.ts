@@ -6,7 +6,7 @@ import { isJsonObject } from '../../shared/kube/json.js';
 import { PatchError } from './errors.js';
 import { FieldSet, describePath } from './fieldset.js';
 import type { PathElement } from './fieldset.js';
-import type { ListRule, MergeRules } from './index.js';
+import type { ListRule, MergeRules } from './types.js';
 import { applyListRule, fieldRulePath, itemRulePath } from './rules.js';
 import { canonicalJson, cloneJson, jsonEqual } from './values.js';
 

@@ -3,7 +3,7 @@
 // tags) and for custom resources (from x-kubernetes-list-type / map-type in their schema).
 import type { JsonObject, JsonPrimitive } from '../../shared/kube/json.js';
 import { isJsonObject } from '../../shared/kube/json.js';
-import type { ListRule, MergeRules } from './index.js';
+import type { ListRule, MergeRules } from './types.js';
 
 /** Rule path of a map field: "spec" + "replicas" → "spec.replicas". */
 export function fieldRulePath(parent: string, field: string): string {

@@ -5,7 +5,7 @@
 import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
 import { isJsonObject } from '../../shared/kube/json.js';
 import { PatchError } from './errors.js';
-import type { ListRule, MergeRules } from './index.js';
+import type { ListRule, MergeRules } from './types.js';
 import { fieldRulePath, itemRulePath, patchListRule } from './rules.js';
 import { cloneJson, jsonEqual } from './values.js';
 

@@ -6,6 +6,7 @@ import { request as plainRequest, Agent as PlainAgent } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Counter } from 'prom-client';
 import { KubeApiError, isNotFound, kubeApiError } from './errors.js';
+import { statusCodes } from './status.js';
 import { StringDecoder } from 'node:string_decoder';
 import {
   Http2Connection,
@@ -282,7 +283,7 @@ export class KubeClient {
     if (found === undefined) {
       throw new KubeApiError(
         this.cluster,
-        404,
+        statusCodes.NotFound,
         'NotFound',
         `the server doesn't have a resource type for kind "${kind}" in ${apiVersion}`,
         { kind },
@@ -324,7 +325,7 @@ export class KubeClient {
     // A missing object is a common answer (a function looking for what it may create): it is
     // not made into an error first.
     const { code, text } = await this.exchange('GET', await this.pathOf(ref), 'get');
-    if (code === 404) return undefined;
+    if (code === statusCodes.NotFound) return undefined;
     if (code >= 400) throw kubeApiError(this.cluster, code, text);
     return JSON.parse(text) as T;
   }

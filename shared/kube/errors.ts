@@ -1,55 +1,27 @@
 // Typed errors of the Kubernetes API, built once from a Status object (reason, code, details)
-// so no raw response body travels further. Each says whether retrying can help.
+// so no raw response body travels further. Each says whether retrying can help. The reasons,
+// codes and causes are the Status vocabulary of status.ts.
+import { isStatusReason, reasonForCode, type StatusDetails, type StatusReason } from './status.js';
 
-/** Status reasons olmq acts on (metav1.StatusReason). */
-export const statusReasons = [
-  'NotFound',
-  'AlreadyExists',
-  'Conflict',
-  'Invalid',
-  'Forbidden',
-  'Unauthorized',
-  'Gone',
-  'Expired',
-  'BadRequest',
-  'MethodNotAllowed',
-  'NotAcceptable',
-  'UnsupportedMediaType',
-  'RequestEntityTooLarge',
-  'TooManyRequests',
-  'ServerTimeout',
-  'Timeout',
-  'InternalError',
-  'ServiceUnavailable',
-  'Unknown',
-] as const;
-
-/** One of statusReasons. */
-export type StatusReason = (typeof statusReasons)[number];
-
-/** One cause of an Invalid (422) answer. */
-export interface StatusCause {
-  type?: string;
-  field?: string;
-  message?: string;
-}
+/** The reason of an error answer: one of the Status vocabulary, or Unknown when it gave none we know. */
+export type AnswerReason = StatusReason | 'Unknown';
 
 /** An error answer of the Kubernetes API. */
 export class KubeApiError extends Error {
   /** HTTP status code. */
   readonly code: number;
-  readonly reason: StatusReason;
+  readonly reason: AnswerReason;
   /** Which object the answer concerns, and (for Invalid) each bad field. */
-  readonly details: { name?: string; group?: string; kind?: string; causes?: StatusCause[] };
+  readonly details: StatusDetails;
   /** The cluster the request went to. */
   readonly cluster: string;
 
   constructor(
     cluster: string,
     code: number,
-    reason: StatusReason,
+    reason: AnswerReason,
     message: string,
-    details: KubeApiError['details'] = {},
+    details: StatusDetails = {},
     options?: ErrorOptions,
   ) {
     // NotFound and Conflict are everyday answers that callers branch on: capturing a stack
@@ -76,24 +48,6 @@ export class KubeApiError extends Error {
   }
 }
 
-const reasonByCode: Record<number, StatusReason> = {
-  400: 'BadRequest',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  406: 'NotAcceptable',
-  409: 'Conflict',
-  410: 'Gone',
-  413: 'RequestEntityTooLarge',
-  415: 'UnsupportedMediaType',
-  422: 'Invalid',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-  503: 'ServiceUnavailable',
-  504: 'Timeout',
-};
-
 /** Builds the typed error of an HTTP error answer (a Status body when the server sent one). */
 export function kubeApiError(cluster: string, code: number, body: string): KubeApiError {
   let status: { reason?: unknown; message?: unknown; details?: unknown } = {};
@@ -102,18 +56,14 @@ export function kubeApiError(cluster: string, code: number, body: string): KubeA
   } catch {
     // Not a Status (a proxy's HTML page, say): keep the start of it as the message.
   }
-  const reason =
-    typeof status.reason === 'string' &&
-    (statusReasons as readonly string[]).includes(status.reason)
-      ? (status.reason as StatusReason)
-      : (reasonByCode[code] ?? 'Unknown');
+  const reason = isStatusReason(status.reason) ? status.reason : (reasonForCode(code) ?? 'Unknown');
   const message =
     typeof status.message === 'string' && status.message !== ''
       ? status.message
       : `HTTP ${code}${body === '' ? '' : `: ${body.slice(0, 200)}`}`;
   const details =
     typeof status.details === 'object' && status.details !== null
-      ? (status.details as KubeApiError['details'])
+      ? (status.details as StatusDetails)
       : {};
   return new KubeApiError(cluster, code, reason, message, details);
 }

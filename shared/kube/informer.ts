@@ -6,6 +6,7 @@
 // events as their lines arrive, resumes an ended watch from the last resourceVersion it saw
 // (bookmarks keep it current), and lists again only when the server says it is too old (410).
 import { isGone } from './errors.js';
+import { statusCodes, type Status } from './status.js';
 import type { KubeClient, KubeObject, WatchEvent, WatchStream } from './client.js';
 
 /** What an informer tells its handlers. */
@@ -193,7 +194,8 @@ export class Informer {
 }
 
 function eventError(event: WatchEvent): Error {
-  const status = event.object as unknown as { code?: number; message?: string };
-  if (status.code === 410) return new GoneInStream(status.message ?? 'resourceVersion too old');
+  const status = event.object as unknown as Partial<Status>;
+  if (status.code === statusCodes.Gone)
+    return new GoneInStream(status.message ?? 'resourceVersion too old');
   return new Error(`watch error ${status.code ?? '?'}: ${status.message ?? 'unknown'}`);
 }

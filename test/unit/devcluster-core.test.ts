@@ -1,9 +1,10 @@
 import t from 'tap';
-import { ApiCore, systemWrite } from '../../devcluster/core.js';
-import { ApiError } from '../../devcluster/errors.js';
+import { ApiCore, systemWrite } from '../../devcluster/api/core.js';
+import { ApiError } from '../../devcluster/api/errors.js';
 import type { JsonObject } from '../../shared/kube/json.js';
-import { builtinResourceTypes, ResourceRegistry } from '../../devcluster/resources.js';
-import { ObjectStore } from '../../devcluster/store.js';
+import { builtinResourceTypes } from '../../devcluster/resources/builtin.js';
+import { ResourceRegistry } from '../../devcluster/resources/registry.js';
+import { ObjectStore } from '../../devcluster/storage/store.js';
 
 function setup() {
   const core = new ApiCore({

@@ -1,13 +1,10 @@
 import t from 'tap';
-import { aggregatedVersionAccepted } from '../../devcluster/discovery.js';
-import { openApiV2Protobuf, schemaName } from '../../devcluster/openapi.js';
-import {
-  builtinResourceTypes,
-  compareKubeVersions,
-  formatAge,
-} from '../../devcluster/resources.js';
-import { evaluateJsonPath } from '../../devcluster/table.js';
-import { StatusReasons } from '../../devcluster/errors.js';
+import { aggregatedVersionAccepted } from '../../devcluster/discovery/documents.js';
+import { openApiV2Protobuf, schemaName } from '../../devcluster/discovery/openapi.js';
+import { builtinResourceTypes, formatAge } from '../../devcluster/resources/builtin.js';
+import { compareKubeVersions } from '../../devcluster/resources/registry.js';
+import { evaluateJsonPath } from '../../devcluster/server/table.js';
+import { StatusReasons } from '../../devcluster/api/errors.js';
 
 void t.test('formats - JSONPath filters pick the condition a printer column names', (t) => {
   const object = {

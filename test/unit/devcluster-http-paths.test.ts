@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseResourcePath, requestTarget } from '../../devcluster/http.js';
+import { parseResourcePath, requestTarget } from '../../devcluster/server/http/request.js';
 
 void t.test('http paths - request targets split as URL parsing splits them', (t) => {
   const targets = [

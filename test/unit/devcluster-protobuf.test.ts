@@ -1,6 +1,6 @@
 import t from 'tap';
-import { ApiError } from '../../devcluster/errors.js';
-import { decodeProtobufBody } from '../../devcluster/protobuf.js';
+import { ApiError } from '../../devcluster/api/errors.js';
+import { decodeProtobufBody } from '../../devcluster/server/protobuf.js';
 
 // Request bodies as kubectl 1.33 sends them (captured with -v=10).
 const clusterRole =

@@ -1,6 +1,6 @@
 // JSON of stored objects and lists, shared between responses and watch events.
 import t from 'tap';
-import { jsonBytes, listJsonBytes } from '../../devcluster/serialization.js';
+import { jsonBytes, listJsonBytes } from '../../devcluster/storage/serialization.js';
 import type { JsonObject } from '../../shared/kube/json.js';
 
 const configMap = (name: string): JsonObject => ({

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { ObjectStore, type ChangeEvent } from '../../devcluster/store.js';
+import { ObjectStore } from '../../devcluster/storage/store.js';
+import type { ChangeEvent } from '../../devcluster/storage/types.js';
 
 const cm = (name: string, namespace = 'default') => ({
   apiVersion: 'v1',

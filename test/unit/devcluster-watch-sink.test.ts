@@ -1,6 +1,6 @@
 // Watch lines are written as one chunk per watch and flush; watches holding the same lines share it.
 import t from 'tap';
-import { joinLines } from '../../devcluster/watch-sink.js';
+import { joinLines } from '../../devcluster/server/watch-sink.js';
 
 const line = (text: string) => Buffer.from(`${text}\n`);
 

@@ -14,7 +14,7 @@ import {
   type InstallPlanObject,
 } from '../../functions/install/plan-execution.js';
 import { decideRbacRetry, scopedNamespacesOf } from '../../functions/install/rbac-retry.js';
-import { resourceTypesOfCrd } from '../../devcluster/crds.js';
+import { resourceTypesOfCrd } from '../../devcluster/resources/crds.js';
 
 const now = new Date('2026-01-01T00:00:00.250Z');
 

@@ -1,0 +1,48 @@
+// The object store as the API sees it: objects by served type. All versions of a resource share
+// one storage key; cluster-scoped objects are kept under namespace ""; objects are stored at the
+// storage version and presented at the version a request names (CRD conversion None).
+import type { JsonObject } from '../../shared/kube/json.js';
+import { apiVersionOf, storageKey } from '../resources/registry.js';
+import type { ResourceType } from '../resources/types.js';
+import type { ObjectStore } from '../storage/store.js';
+
+/** An object as served at the type's version (CRD versions share storage; conversion None). */
+export function present(type: ResourceType, object: JsonObject): JsonObject {
+  const apiVersion = apiVersionOf(type.group, type.version);
+  return object['apiVersion'] === apiVersion ? object : { ...object, apiVersion };
+}
+
+/** Reads and writes of stored objects by type. */
+export class ResourceStore {
+  constructor(readonly store: ObjectStore) {}
+
+  /** The storage key of a type's resource. */
+  key(type: ResourceType): string {
+    return storageKey(type.group, type.resource);
+  }
+
+  /** The namespace an object of the type is stored under ("" when cluster-scoped). */
+  scope(type: ResourceType, namespace: string): string {
+    return type.namespaced ? namespace : '';
+  }
+
+  /** The stored object (at the storage version), or undefined. */
+  stored(type: ResourceType, namespace: string, name: string): JsonObject | undefined {
+    return this.store.get(this.key(type), this.scope(type, namespace), name);
+  }
+
+  /** Stored objects in namespace/name order (undefined namespace = all; ignored when cluster-scoped). */
+  list(type: ResourceType, namespace: string | undefined): JsonObject[] {
+    return this.store.list(this.key(type), type.namespaced ? namespace : undefined);
+  }
+
+  /** Stores a fresh object (it gets the next resourceVersion). */
+  put(type: ResourceType, object: JsonObject): JsonObject {
+    return this.store.put(this.key(type), object);
+  }
+
+  /** Removes an object; its last state with the deletion's resourceVersion, or undefined. */
+  remove(type: ResourceType, namespace: string, name: string): JsonObject | undefined {
+    return this.store.remove(this.key(type), this.scope(type, namespace), name);
+  }
+}

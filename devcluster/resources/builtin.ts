@@ -1,0 +1,496 @@
+// The built-in kinds the devcluster serves, with their verbs, subresources and the columns of
+// their server-side Table output (as kubectl get prints them).
+import type { JsonObject } from '../../shared/kube/json.js';
+import type { PrinterColumn, ResourceType, ScaleMapping } from './types.js';
+
+const standardVerbs = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+] as const;
+
+/** Age as kubectl prints it (apimachinery's HumanDuration: 45s, 5m, 3m12s, 2h5m, 10h, 3d4h, 30d). */
+export function formatAge(timestamp: string | undefined, now: number): string {
+  if (timestamp === undefined) return '<unknown>';
+  const seconds = Math.max(0, Math.floor((now - Date.parse(timestamp)) / 1000));
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  return `${days}d`;
+}
+
+function field(object: JsonObject, ...path: string[]): unknown {
+  let current: unknown = object;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function num(object: JsonObject, ...path: string[]): number {
+  const value = field(object, ...path);
+  return typeof value === 'number' ? value : 0;
+}
+
+function str(object: JsonObject, ...path: string[]): string {
+  const value = field(object, ...path);
+  return typeof value === 'string' ? value : '';
+}
+
+function count(object: JsonObject, ...path: string[]): number {
+  const value = field(object, ...path);
+  if (Array.isArray(value)) return value.length;
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length;
+  return 0;
+}
+
+function containerField(object: JsonObject, key: string, ...specPath: string[]): string {
+  const containers = field(object, ...specPath, 'containers');
+  if (!Array.isArray(containers)) return '';
+  return containers.map((c) => str(c as JsonObject, key)).join(',');
+}
+
+function selectorText(selector: unknown): string {
+  const labels = field({ s: selector as JsonObject }, 's', 'matchLabels');
+  if (typeof labels !== 'object' || labels === null) return '<none>';
+  return Object.entries(labels as Record<string, unknown>)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : ''}`)
+    .join(',');
+}
+
+const ageColumn: PrinterColumn = {
+  name: 'Age',
+  type: 'string',
+  description:
+    'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  cell: (o, now) => formatAge(str(o, 'metadata', 'creationTimestamp') || undefined, now),
+};
+
+function podStatusText(pod: JsonObject): string {
+  if (field(pod, 'metadata', 'deletionTimestamp') !== undefined) return 'Terminating';
+  const statuses = field(pod, 'status', 'containerStatuses');
+  if (Array.isArray(statuses)) {
+    for (const s of statuses) {
+      const reason = field(s as JsonObject, 'state', 'waiting', 'reason');
+      if (typeof reason === 'string' && reason !== '') return reason;
+    }
+  }
+  return str(pod, 'status', 'phase') || 'Pending';
+}
+
+function podReady(pod: JsonObject): string {
+  const statuses = field(pod, 'status', 'containerStatuses');
+  const total = count(pod, 'spec', 'containers');
+  const ready = Array.isArray(statuses)
+    ? statuses.filter((s) => field(s as JsonObject, 'ready') === true).length
+    : 0;
+  return `${ready}/${total}`;
+}
+
+function podRestarts(pod: JsonObject): number {
+  const statuses = field(pod, 'status', 'containerStatuses');
+  if (!Array.isArray(statuses)) return 0;
+  return statuses.reduce<number>((sum, s) => sum + num(s as JsonObject, 'restartCount'), 0);
+}
+
+function servicePorts(service: JsonObject): string {
+  const ports = field(service, 'spec', 'ports');
+  if (!Array.isArray(ports) || ports.length === 0) return '<none>';
+  return ports
+    .map((p) => {
+      const port = p as JsonObject;
+      return `${num(port, 'port')}/${str(port, 'protocol') || 'TCP'}`;
+    })
+    .join(',');
+}
+
+interface BuiltinSpec {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs?: readonly string[];
+  status?: boolean;
+  scale?: ScaleMapping;
+  extra?: string[];
+  generation?: boolean;
+  virtual?: boolean;
+  columns?: PrinterColumn[];
+}
+
+const builtinSpecs: BuiltinSpec[] = [
+  {
+    group: '',
+    version: 'v1',
+    resource: 'namespaces',
+    kind: 'Namespace',
+    singular: 'namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    status: true,
+    extra: ['finalize'],
+    columns: [
+      { name: 'Status', type: 'string', cell: (o) => str(o, 'status', 'phase') },
+      ageColumn,
+    ],
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    kind: 'ConfigMap',
+    singular: 'configmap',
+    namespaced: true,
+    shortNames: ['cm'],
+    columns: [
+      { name: 'Data', type: 'integer', cell: (o) => count(o, 'data') + count(o, 'binaryData') },
+      ageColumn,
+    ],
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'secrets',
+    kind: 'Secret',
+    singular: 'secret',
+    namespaced: true,
+    columns: [
+      { name: 'Type', type: 'string', cell: (o) => str(o, 'type') || 'Opaque' },
+      { name: 'Data', type: 'integer', cell: (o) => count(o, 'data') },
+      ageColumn,
+    ],
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    singular: 'serviceaccount',
+    namespaced: true,
+    shortNames: ['sa'],
+    extra: ['token'],
+    columns: [{ name: 'Secrets', type: 'string', cell: (o) => count(o, 'secrets') }, ageColumn],
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'services',
+    kind: 'Service',
+    singular: 'service',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    status: true,
+    columns: [
+      { name: 'Type', type: 'string', cell: (o) => str(o, 'spec', 'type') || 'ClusterIP' },
+      { name: 'Cluster-IP', type: 'string', cell: (o) => str(o, 'spec', 'clusterIP') || '<none>' },
+      { name: 'External-IP', type: 'string', cell: () => '<none>' },
+      { name: 'Port(s)', type: 'string', cell: servicePorts },
+      ageColumn,
+    ],
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'pods',
+    kind: 'Pod',
+    singular: 'pod',
+    namespaced: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    status: true,
+    columns: [
+      { name: 'Ready', type: 'string', cell: podReady },
+      { name: 'Status', type: 'string', cell: podStatusText },
+      { name: 'Restarts', type: 'string', cell: podRestarts },
+      ageColumn,
+      {
+        name: 'IP',
+        type: 'string',
+        priority: 1,
+        cell: (o) => str(o, 'status', 'podIP') || '<none>',
+      },
+      {
+        name: 'Node',
+        type: 'string',
+        priority: 1,
+        cell: (o) => str(o, 'spec', 'nodeName') || '<none>',
+      },
+    ],
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'events',
+    kind: 'Event',
+    singular: 'event',
+    namespaced: true,
+    shortNames: ['ev'],
+    columns: [
+      {
+        name: 'Last Seen',
+        type: 'string',
+        cell: (o, now) =>
+          formatAge(
+            str(o, 'lastTimestamp') ||
+              str(o, 'eventTime') ||
+              str(o, 'metadata', 'creationTimestamp'),
+            now,
+          ),
+      },
+      { name: 'Type', type: 'string', cell: (o) => str(o, 'type') },
+      { name: 'Reason', type: 'string', cell: (o) => str(o, 'reason') },
+      {
+        name: 'Object',
+        type: 'string',
+        cell: (o) =>
+          `${str(o, 'involvedObject', 'kind').toLowerCase()}/${str(o, 'involvedObject', 'name')}`,
+      },
+      { name: 'Message', type: 'string', cell: (o) => str(o, 'message') },
+    ],
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    resource: 'deployments',
+    kind: 'Deployment',
+    singular: 'deployment',
+    namespaced: true,
+    shortNames: ['deploy'],
+    categories: ['all'],
+    status: true,
+    generation: true,
+    scale: {
+      specReplicasPath: '.spec.replicas',
+      statusReplicasPath: '.status.replicas',
+      labelSelectorPath: '.status.selector',
+    },
+    columns: [
+      {
+        name: 'Ready',
+        type: 'string',
+        cell: (o) => `${num(o, 'status', 'readyReplicas')}/${num(o, 'spec', 'replicas')}`,
+      },
+      { name: 'Up-to-date', type: 'integer', cell: (o) => num(o, 'status', 'updatedReplicas') },
+      { name: 'Available', type: 'integer', cell: (o) => num(o, 'status', 'availableReplicas') },
+      ageColumn,
+      {
+        name: 'Containers',
+        type: 'string',
+        priority: 1,
+        cell: (o) => containerField(o, 'name', 'spec', 'template', 'spec'),
+      },
+      {
+        name: 'Images',
+        type: 'string',
+        priority: 1,
+        cell: (o) => containerField(o, 'image', 'spec', 'template', 'spec'),
+      },
+      {
+        name: 'Selector',
+        type: 'string',
+        priority: 1,
+        cell: (o) => selectorText(field(o, 'spec', 'selector')),
+      },
+    ],
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    resource: 'replicasets',
+    kind: 'ReplicaSet',
+    singular: 'replicaset',
+    namespaced: true,
+    shortNames: ['rs'],
+    categories: ['all'],
+    status: true,
+    generation: true,
+    scale: {
+      specReplicasPath: '.spec.replicas',
+      statusReplicasPath: '.status.replicas',
+      labelSelectorPath: '.status.selector',
+    },
+    columns: [
+      { name: 'Desired', type: 'integer', cell: (o) => num(o, 'spec', 'replicas') },
+      { name: 'Current', type: 'integer', cell: (o) => num(o, 'status', 'replicas') },
+      { name: 'Ready', type: 'integer', cell: (o) => num(o, 'status', 'readyReplicas') },
+      ageColumn,
+    ],
+  },
+  ...(['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'] as const).map(
+    (kind): BuiltinSpec => ({
+      group: 'rbac.authorization.k8s.io',
+      version: 'v1',
+      resource: `${kind.toLowerCase()}s`,
+      kind,
+      singular: kind.toLowerCase(),
+      namespaced: !kind.startsWith('Cluster'),
+      columns:
+        kind === 'RoleBinding' || kind === 'ClusterRoleBinding'
+          ? [
+              {
+                name: 'Role',
+                type: 'string',
+                cell: (o) => `${str(o, 'roleRef', 'kind')}/${str(o, 'roleRef', 'name')}`,
+              },
+              ageColumn,
+            ]
+          : [
+              {
+                name: 'Created At',
+                type: 'string',
+                format: 'date',
+                cell: (o) => str(o, 'metadata', 'creationTimestamp'),
+              },
+            ],
+    }),
+  ),
+  {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    resource: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    singular: 'customresourcedefinition',
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    status: true,
+    generation: true,
+    columns: [
+      {
+        name: 'Created At',
+        type: 'date',
+        cell: (o) => str(o, 'metadata', 'creationTimestamp'),
+      },
+    ],
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: 'validatingwebhookconfigurations',
+    kind: 'ValidatingWebhookConfiguration',
+    singular: 'validatingwebhookconfiguration',
+    namespaced: false,
+    categories: ['api-extensions'],
+    generation: true,
+    columns: [{ name: 'Webhooks', type: 'integer', cell: (o) => count(o, 'webhooks') }, ageColumn],
+  },
+  {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource: 'mutatingwebhookconfigurations',
+    kind: 'MutatingWebhookConfiguration',
+    singular: 'mutatingwebhookconfiguration',
+    namespaced: false,
+    categories: ['api-extensions'],
+    generation: true,
+    columns: [{ name: 'Webhooks', type: 'integer', cell: (o) => count(o, 'webhooks') }, ageColumn],
+  },
+  {
+    group: 'apiregistration.k8s.io',
+    version: 'v1',
+    resource: 'apiservices',
+    kind: 'APIService',
+    singular: 'apiservice',
+    namespaced: false,
+    categories: ['api-extensions'],
+    status: true,
+    columns: [
+      {
+        name: 'Service',
+        type: 'string',
+        cell: (o) =>
+          str(o, 'spec', 'service', 'name')
+            ? `${str(o, 'spec', 'service', 'namespace')}/${str(o, 'spec', 'service', 'name')}`
+            : 'Local',
+      },
+      ageColumn,
+    ],
+  },
+  {
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    resource: 'leases',
+    kind: 'Lease',
+    singular: 'lease',
+    namespaced: true,
+    columns: [
+      { name: 'Holder', type: 'string', cell: (o) => str(o, 'spec', 'holderIdentity') },
+      ageColumn,
+    ],
+  },
+  ...(
+    [
+      'SubjectAccessReview',
+      'SelfSubjectAccessReview',
+      'SelfSubjectRulesReview',
+      'LocalSubjectAccessReview',
+    ] as const
+  ).map((kind): BuiltinSpec => ({
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    resource: `${kind.toLowerCase()}s`,
+    kind,
+    singular: kind.toLowerCase(),
+    namespaced: kind === 'LocalSubjectAccessReview',
+    verbs: ['create'],
+    virtual: true,
+  })),
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    resource: 'tokenreviews',
+    kind: 'TokenReview',
+    singular: 'tokenreview',
+    namespaced: false,
+    verbs: ['create'],
+    virtual: true,
+  },
+];
+
+/** The built-in resource types (fresh objects, safe to keep). */
+export function builtinResourceTypes(): ResourceType[] {
+  return builtinSpecs.map((spec) => {
+    const type: ResourceType = {
+      group: spec.group,
+      version: spec.version,
+      resource: spec.resource,
+      kind: spec.kind,
+      listKind: `${spec.kind}List`,
+      singular: spec.singular,
+      namespaced: spec.namespaced,
+      shortNames: spec.shortNames ?? [],
+      categories: spec.categories ?? [],
+      verbs: spec.verbs ?? standardVerbs,
+      statusSubresource: spec.status ?? false,
+      extraSubresources: spec.extra ?? [],
+      hasGeneration: spec.generation ?? false,
+      virtual: spec.virtual ?? false,
+      columns: spec.columns ?? [ageColumn],
+      storageVersion: spec.version,
+    };
+    if (spec.scale !== undefined) type.scale = spec.scale;
+    return type;
+  });
+}
+
+/** The age column, shared with CRD types that declare no columns of their own. */
+export const defaultColumns: readonly PrinterColumn[] = [ageColumn];

@@ -1,0 +1,277 @@
+// Kind-specific behaviour of built-in kinds on create and update: defaults, derived fields and
+// the light validation OLM relies on (as kube's registry strategies do, much reduced).
+import type { StatusCause } from '../../shared/kube/status.js';
+import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import {
+  labelSelectorFromObject,
+  matchesLabelSelector,
+  SelectorError,
+} from '../../shared/kube/selectors.js';
+
+/** What strategies may need from the server. */
+export interface StrategyContext {
+  /** A free cluster IP for a new Service. */
+  allocateClusterIP(): string;
+}
+
+/** The server's strategy context: cluster IPs handed out in order from 10.96.0.11. */
+export function strategyContext(): StrategyContext {
+  let nextServiceIp = 10;
+  return {
+    allocateClusterIP: () => {
+      const n = nextServiceIp++;
+      return `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+    },
+  };
+}
+
+/** Behaviour of one kind; each hook mutates the fresh object it is given. */
+export interface Strategy {
+  prepareCreate?(object: JsonObject, context: StrategyContext): void;
+  /** Called for main-resource updates (not /status). */
+  prepareUpdate?(object: JsonObject, old: JsonObject): void;
+  validate?(object: JsonObject): StatusCause[];
+}
+
+function objectAt(parent: JsonObject, key: string): JsonObject {
+  const value = parent[key];
+  if (isJsonObject(value)) return value;
+  const fresh: JsonObject = {};
+  parent[key] = fresh;
+  return fresh;
+}
+
+function required(field: string): StatusCause {
+  return { type: 'FieldValueRequired', field, message: 'Required value' };
+}
+
+function validateContainers(spec: JsonValue | undefined, path: string): StatusCause[] {
+  if (!isJsonObject(spec)) return [required(path)];
+  const containers = spec['containers'];
+  if (!Array.isArray(containers) || containers.length === 0)
+    return [required(`${path}.containers`)];
+  const causes: StatusCause[] = [];
+  containers.forEach((container, i) => {
+    if (
+      !isJsonObject(container) ||
+      typeof container['name'] !== 'string' ||
+      container['name'] === ''
+    ) {
+      causes.push(required(`${path}.containers[${i}].name`));
+    }
+    if (
+      isJsonObject(container) &&
+      (typeof container['image'] !== 'string' || container['image'] === '')
+    ) {
+      causes.push(required(`${path}.containers[${i}].image`));
+    }
+  });
+  return causes;
+}
+
+function labelsText(labels: JsonObject): string {
+  return `map[${Object.keys(labels)
+    .sort()
+    .map((k) => `${k}:${text(labels[k])}`)
+    .join(' ')}]`;
+}
+
+function validateWorkload(object: JsonObject): StatusCause[] {
+  const spec = object['spec'];
+  if (!isJsonObject(spec)) return [required('spec')];
+  const causes: StatusCause[] = [];
+  const selector = spec['selector'];
+  const template = spec['template'];
+  if (!isJsonObject(selector)) causes.push(required('spec.selector'));
+  if (!isJsonObject(template)) {
+    causes.push(required('spec.template'));
+    return causes;
+  }
+  const templateMetadata = isJsonObject(template['metadata']) ? template['metadata'] : {};
+  const labels = isJsonObject(templateMetadata['labels']) ? templateMetadata['labels'] : {};
+  if (isJsonObject(selector)) {
+    try {
+      const requirements = labelSelectorFromObject(selector);
+      if (requirements.length === 0) {
+        causes.push({
+          type: 'FieldValueInvalid',
+          field: 'spec.selector',
+          message: 'Invalid value: "null": empty selector is invalid for deployment',
+        });
+      } else if (!matchesLabelSelector(requirements, labels as Record<string, string>)) {
+        causes.push({
+          type: 'FieldValueInvalid',
+          field: 'spec.template.metadata.labels',
+          message: `Invalid value: ${JSON.stringify(labelsText(labels))}: \`selector\` does not match template \`labels\``,
+        });
+      }
+    } catch (error) {
+      if (!(error instanceof SelectorError)) throw error;
+      causes.push({ type: 'FieldValueInvalid', field: 'spec.selector', message: error.message });
+    }
+  }
+  causes.push(...validateContainers(template['spec'], 'spec.template.spec'));
+  return causes;
+}
+
+function defaultPodSpec(spec: JsonObject): void {
+  spec['restartPolicy'] ??= 'Always';
+  spec['terminationGracePeriodSeconds'] ??= 30;
+  spec['dnsPolicy'] ??= 'ClusterFirst';
+  spec['schedulerName'] ??= 'default-scheduler';
+  spec['securityContext'] ??= {};
+  for (const container of Array.isArray(spec['containers']) ? spec['containers'] : []) {
+    if (!isJsonObject(container)) continue;
+    container['imagePullPolicy'] ??=
+      typeof container['image'] === 'string' && container['image'].endsWith(':latest')
+        ? 'Always'
+        : 'IfNotPresent';
+    container['terminationMessagePath'] ??= '/dev/termination-log';
+    container['terminationMessagePolicy'] ??= 'File';
+    container['resources'] ??= {};
+    for (const port of Array.isArray(container['ports']) ? container['ports'] : []) {
+      if (isJsonObject(port)) port['protocol'] ??= 'TCP';
+    }
+  }
+}
+
+const strategies: Record<string, Strategy> = {
+  '/Namespace': {
+    prepareCreate(object) {
+      const spec = objectAt(object, 'spec');
+      spec['finalizers'] ??= ['kubernetes'];
+      object['status'] = { phase: 'Active' };
+      const labels = objectAt(objectAt(object, 'metadata'), 'labels');
+      labels['kubernetes.io/metadata.name'] = (object['metadata'] as JsonObject)['name'] ?? '';
+    },
+    prepareUpdate(object, old) {
+      // spec.finalizers only changes through /finalize, as in kube.
+      const oldSpec = isJsonObject(old['spec']) ? old['spec'] : {};
+      const spec = objectAt(object, 'spec');
+      if (oldSpec['finalizers'] !== undefined) spec['finalizers'] = oldSpec['finalizers'];
+      else delete spec['finalizers'];
+      const labels = objectAt(objectAt(object, 'metadata'), 'labels');
+      labels['kubernetes.io/metadata.name'] = (object['metadata'] as JsonObject)['name'] ?? '';
+    },
+  },
+  '/Service': {
+    prepareCreate(object, context) {
+      const spec = objectAt(object, 'spec');
+      spec['type'] ??= 'ClusterIP';
+      if (spec['type'] !== 'ExternalName' && spec['clusterIP'] === undefined) {
+        spec['clusterIP'] = context.allocateClusterIP();
+        spec['clusterIPs'] = [spec['clusterIP']];
+      }
+      spec['sessionAffinity'] ??= 'None';
+      for (const port of Array.isArray(spec['ports']) ? spec['ports'] : []) {
+        if (!isJsonObject(port)) continue;
+        port['protocol'] ??= 'TCP';
+        port['targetPort'] ??= port['port'] ?? 0;
+      }
+      object['status'] = { loadBalancer: {} };
+    },
+    prepareUpdate(object, old) {
+      const spec = objectAt(object, 'spec');
+      const oldSpec = isJsonObject(old['spec']) ? old['spec'] : {};
+      if (spec['clusterIP'] === undefined && oldSpec['clusterIP'] !== undefined) {
+        spec['clusterIP'] = oldSpec['clusterIP'];
+        if (oldSpec['clusterIPs'] !== undefined) spec['clusterIPs'] = oldSpec['clusterIPs'];
+      }
+      spec['type'] ??= 'ClusterIP';
+    },
+  },
+  '/ConfigMap': {
+    validate: (object) => dataSizeCauses(object, ['data', 'binaryData']),
+  },
+  '/Secret': {
+    prepareCreate(object) {
+      secretStringData(object);
+    },
+    prepareUpdate(object) {
+      secretStringData(object);
+    },
+    validate: (object) => dataSizeCauses(object, ['data']),
+  },
+  '/Pod': {
+    prepareCreate(object) {
+      if (isJsonObject(object['spec'])) defaultPodSpec(object['spec']);
+      object['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
+    },
+    validate: (object) => validateContainers(object['spec'], 'spec'),
+  },
+  'apps/Deployment': {
+    prepareCreate(object) {
+      const spec = objectAt(object, 'spec');
+      spec['replicas'] ??= 1;
+      spec['revisionHistoryLimit'] ??= 10;
+      spec['progressDeadlineSeconds'] ??= 600;
+      spec['strategy'] ??= {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
+      };
+      const template = objectAt(spec, 'template');
+      if (isJsonObject(template['spec'])) defaultPodSpec(template['spec']);
+    },
+    prepareUpdate(object) {
+      const spec = objectAt(object, 'spec');
+      spec['replicas'] ??= 1;
+      const template = objectAt(spec, 'template');
+      if (isJsonObject(template['spec'])) defaultPodSpec(template['spec']);
+    },
+    validate: validateWorkload,
+  },
+  'apps/ReplicaSet': {
+    prepareCreate(object) {
+      const spec = objectAt(object, 'spec');
+      spec['replicas'] ??= 1;
+    },
+    validate: validateWorkload,
+  },
+};
+
+/** Largest total size of a ConfigMap's or Secret's data (kube's MaxSecretSize / configmap limit). */
+export const maxDataBytes = 1024 * 1024;
+
+function dataSizeCauses(object: JsonObject, fields: readonly string[]): StatusCause[] {
+  let total = 0;
+  for (const field of fields) {
+    const data = object[field];
+    if (!isJsonObject(data)) continue;
+    for (const [key, value] of Object.entries(data)) {
+      const text = typeof value === 'string' ? value : '';
+      // binaryData and Secret data are base64 on the wire; the limit counts decoded bytes.
+      const size =
+        field === 'data' && object['kind'] !== 'Secret'
+          ? Buffer.byteLength(text)
+          : Buffer.from(text, 'base64').length;
+      total += key.length + size;
+    }
+  }
+  if (total <= maxDataBytes) return [];
+  return [
+    {
+      type: 'FieldValueTooLong',
+      field: '[]',
+      message: `Too long: must have at most ${maxDataBytes} bytes`,
+    },
+  ];
+}
+
+function secretStringData(object: JsonObject): void {
+  const stringData = object['stringData'];
+  if (isJsonObject(stringData)) {
+    const data = objectAt(object, 'data');
+    for (const [key, value] of Object.entries(stringData)) {
+      data[key] = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString(
+        'base64',
+      );
+    }
+    delete object['stringData'];
+  }
+  object['type'] ??= 'Opaque';
+}
+
+/** The strategy of a built-in kind ("" group for core), or an empty one. */
+export function strategyOf(group: string, kind: string): Strategy {
+  return strategies[`${group}/${kind}`] ?? {};
+}

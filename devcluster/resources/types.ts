@@ -1,0 +1,55 @@
+// Contract types of the served kinds: what discovery, OpenAPI, the API core and the handlers
+// know of a group/version/resource.
+import type { JsonObject } from '../../shared/kube/json.js';
+
+/** How a /scale subresource maps onto the object (CRD spec.subresources.scale). */
+export interface ScaleMapping {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+/** One column of server-side Table output. */
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  /** JSONPath for CRD columns; built-ins compute their cell with `cell`. */
+  jsonPath?: string;
+  cell?: (object: JsonObject, now: number) => string | number;
+}
+
+/** One served group/version/resource with everything discovery, OpenAPI and handlers need. */
+export interface ResourceType {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  listKind: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  verbs: readonly string[];
+  /** Whether PUT/PATCH on the main resource ignores status and /status ignores the rest. */
+  statusSubresource: boolean;
+  scale?: ScaleMapping;
+  /** Other subresources served (e.g. "token", "finalize"). */
+  extraSubresources: readonly string[];
+  /** Whether metadata.generation is maintained (bumped on spec changes). */
+  hasGeneration: boolean;
+  /** Review kinds (SubjectAccessReview...) are answered on create and never stored. */
+  virtual: boolean;
+  /** Columns after Name in Table output. */
+  columns: readonly PrinterColumn[];
+  /** openAPIV3Schema of a CRD version. */
+  schema?: JsonObject;
+  /** Name of the defining CRD; absent for built-ins. */
+  crdName?: string;
+  /** The version objects are stored at (CRDs; equals `version` for built-ins). */
+  storageVersion: string;
+  /** A CRD version marked deprecated: the warning every request for it gets (HTTP 299). */
+  deprecationWarning?: string;
+}

@@ -1,0 +1,55 @@
+// WATCH of a collection or one object: the current state or the changes since a
+// resourceVersion, then live changes, as JSON lines or Table rows, bookmarks when allowed.
+import type { FieldSelector } from '../../../../shared/kube/selectors.js';
+import { text, type JsonObject } from '../../../../shared/kube/json.js';
+import { apiVersionOf, storageKey } from '../../../resources/registry.js';
+import { toTable } from '../../table.js';
+import { batchedSink } from '../../watch-sink.js';
+import { includeObjectOf, tableAccepted, tableContentType } from '../answers.js';
+import { parseResourceVersion, parseSelectors } from '../request.js';
+import type { ResourceRequest } from '../types.js';
+
+/** Answers `watch`: starts the stream; it ends when the client goes or the watch times out. */
+export function watch({ req, res, path, query, type, server }: ResourceRequest): void {
+  const { core, hub } = server;
+  const { labels, fields } = parseSelectors(query);
+  const namedFields: FieldSelector =
+    path.name !== undefined
+      ? [...fields, { field: 'metadata.name', operator: 'Equals', value: path.name }]
+      : fields;
+  const from = parseResourceVersion(query.get('resourceVersion'));
+  const timeout = query.get('timeoutSeconds');
+  const table = tableAccepted(req.headers['accept']);
+  const includeObject = includeObjectOf(query);
+  res.start(200, {
+    'content-type': table ? tableContentType : 'application/json',
+    'cache-control': 'no-cache, private',
+  });
+  const handle = hub.open(
+    {
+      key: storageKey(type.group, type.resource),
+      apiVersion: apiVersionOf(type.group, type.version),
+      kind: type.kind,
+      namespace: type.namespaced ? path.namespace : undefined,
+      matches: (object) => core.matches(object, labels, namedFields),
+      ...(table
+        ? {
+            render: (object: JsonObject) =>
+              toTable(type, [object], {
+                resourceVersion: text((object['metadata'] as JsonObject)['resourceVersion'] ?? ''),
+                includeObject,
+                now: Date.now(),
+              }),
+          }
+        : {}),
+    },
+    batchedSink(res),
+    {
+      fromResourceVersion: from,
+      allowBookmarks: query.get('allowWatchBookmarks') === 'true',
+      timeoutSeconds: timeout === null ? undefined : Number(timeout),
+      bookmarkIntervalMs: server.bookmarkIntervalMs,
+    },
+  );
+  res.onClose(() => handle.close());
+}

@@ -1,0 +1,85 @@
+// Contract types of the HTTP front end: what it is built with, the parsed request every verb's
+// handler receives, and the hook aggregated APIs plug into.
+import type { Logger } from 'pino';
+import type { ApiCore } from '../../api/core.js';
+import type {
+  AuthenticationContext,
+  RbacSource,
+  RequestAttributes,
+  UserInfo,
+} from '../../auth/index.js';
+import type { ResourceType } from '../../resources/types.js';
+import type { WatchHub } from '../../storage/watch.js';
+import type { ApiRequest, ApiResponse } from '../transport.js';
+
+/** What the HTTP front end needs. */
+export interface FrontEndOptions {
+  core: ApiCore;
+  hub: WatchHub;
+  rbac: RbacSource;
+  kubernetesVersion: string;
+  /** host:port clients reach the server at. */
+  serverAddress: () => string;
+  authContext: () => AuthenticationContext;
+  signingKeyPem: string;
+  logger: Logger;
+  bookmarkIntervalMs: number;
+  /** Serves aggregated APIs (APIServices with a service) before the local routes. */
+  aggregator?: AggregatedApis;
+}
+
+/** A parsed /api or /apis resource path. */
+export interface ResourcePath {
+  group: string;
+  version: string;
+  namespace: string | undefined;
+  resource: string;
+  name: string | undefined;
+  subresource: string;
+  watchPath: boolean;
+}
+
+/** The authorizer verbs of resource requests; "" for methods that have none. */
+export type ResourceVerb =
+  'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | '';
+
+/** One authorized request for a served resource: what every verb's handler works from. */
+export interface ResourceRequest {
+  req: ApiRequest;
+  res: ApiResponse;
+  path: ResourcePath;
+  query: URLSearchParams;
+  /** The effective user (after impersonation). */
+  user: UserInfo;
+  type: ResourceType;
+  /** The path's namespace, "" when it has none. */
+  namespace: string;
+  /** The path's object name, "" for collections. */
+  name: string;
+  /** What the front end was built with (the core, watches, RBAC, keys). */
+  server: FrontEndOptions;
+}
+
+/** Answers one verb of resource requests. */
+export type ResourceHandler = (request: ResourceRequest) => void | Promise<void>;
+
+/** What the aggregation hook gets from the router. */
+export interface AggregationRequest {
+  req: ApiRequest;
+  res: ApiResponse;
+  /** The request path and query, as the router split them. */
+  pathname: string;
+  query: URLSearchParams;
+  user: UserInfo;
+  /** Throws Forbidden when the user may not do this. */
+  authorize: (attributes: RequestAttributes) => void;
+}
+
+/** API aggregation as the router sees it. */
+export interface AggregatedApis {
+  /**
+   * Answers the request if aggregation concerns it; undefined, synchronously and cheaply, for
+   * requests the router serves itself.
+   */
+  serve(request: AggregationRequest): Promise<void> | undefined;
+}
