@@ -25,7 +25,7 @@ import {
   type Status,
   type StatusDetails,
   type StatusReason,
-} from '../../shared/kube/status.js';
+} from '../shared/kube/status.js';
 import { PackageQueryError, parseQuery, visiblePackages, type PackageQuery } from './query.js';
 import type { PackageView } from './view.js';
 
