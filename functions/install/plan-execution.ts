@@ -26,8 +26,13 @@ import { formatCause, validateAgainstSchema } from '../../shared/kube/schema/ind
 import type { Decision } from '../../shared/runtime/function-host.js';
 import { csvCleanupFinalizer } from './csv-lifecycle.js';
 import { canonicalJson, fnv64aHex } from './hash.js';
-import type { StepManifestError } from './plan-steps.js';
-import { apiVersionOf, manifestOf, objectKindOf, stepKinds } from './plan-steps.js';
+import {
+  apiVersionOf,
+  manifestOf,
+  objectKindOf,
+  stepKinds,
+  type StepManifestError,
+} from '../../shared/install-plan/index.js';
 
 /** How long a failing plan keeps retrying before it Failed (upstream: 1 minute). */
 export const planRetryWindowMs = 60_000;

@@ -26,7 +26,7 @@ import {
   type PlanSnapshot,
   type PlanWrites,
 } from './plan-execution.js';
-import { manifestOf } from './plan-steps.js';
+import { manifestOf } from '../../shared/install-plan/index.js';
 import { operatorGroupScope, type ScopedClients } from './scope.js';
 
 /** Field manager of the install function's writes. */

@@ -18,7 +18,7 @@ import { resolutionKind, type ResolutionRecord } from '../../shared/resolver/rec
 import type { FunctionDefinition } from '../../shared/runtime/function-host.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import { decidePlan, planGroups, type PlanSnapshot } from './decide.js';
-import type { PlannedBundle } from './steps.js';
+import type { PlannedBundle } from '../../shared/install-plan/index.js';
 
 const fieldManager = 'olmq-plan';
 const apiVersion = 'operators.coreos.com/v1alpha1';
