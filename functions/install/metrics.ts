@@ -1,6 +1,6 @@
 // Upstream OLM's CSV and InstallPlan metrics (spec §12), kept from the CSVs this function sees.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CsvObject } from './csv-lifecycle.js';
+import type { CsvObject } from './csv-status.js';
 
 /** The install function's metrics. */
 export interface InstallMetrics {

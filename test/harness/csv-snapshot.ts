@@ -1,6 +1,7 @@
 // A CSV namespace snapshot for the CSV lifecycle's pure decisions: the namespace ns1 with the
 // given CSVs and OperatorGroups, nothing else in it unless `extra` says so.
-import type { CsvNamespaceSnapshot, CsvObject } from '../../functions/install/csv-lifecycle.js';
+import type { CsvNamespaceSnapshot } from '../../functions/install/csv/types.js';
+import type { CsvObject } from '../../functions/install/csv-status.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 
 export function csvNamespaceSnapshot(

@@ -5,9 +5,9 @@ import {
   csvCleanupFinalizer,
   csvRequeueMs,
   decideNamespace,
-  type CsvNamespaceSnapshot,
-  type CsvObject,
-} from '../../functions/install/csv-lifecycle.js';
+} from '../../functions/install/csv/decide.js';
+import type { CsvNamespaceSnapshot } from '../../functions/install/csv/types.js';
+import type { CsvObject } from '../../functions/install/csv-status.js';
 import type { ServingCertificate } from '../../functions/install/certificates.js';
 import { parseInstallOptions } from '../../functions/install/options.js';
 import { installFunction } from '../../functions/install/index.js';

@@ -5,16 +5,15 @@ import {
   csvCleanupFinalizer,
   decideCsv,
   decideNamespace,
-  installModeProblem,
-  webhookProblem,
-  type CsvNamespaceSnapshot,
-  type CsvObject,
-} from '../../functions/install/csv-lifecycle.js';
+} from '../../functions/install/csv/decide.js';
+import { installModeProblem, webhookProblem } from '../../functions/install/csv/checks.js';
+import type { CsvNamespaceSnapshot } from '../../functions/install/csv/types.js';
+import type { CsvObject } from '../../functions/install/csv-status.js';
 import {
   applySubscriptionConfig,
   deploymentFor,
   deploymentHealth,
-} from '../../functions/install/deployments.js';
+} from '../../functions/install/csv/deployments.js';
 import { smallBundle } from '../harness/install-plan.js';
 
 const now = new Date('2026-01-01T00:00:00Z');

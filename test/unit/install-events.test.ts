@@ -3,17 +3,12 @@ import { csvNamespaceSnapshot } from '../harness/csv-snapshot.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import { coreEvent, eventName } from '../../shared/kube/events.js';
 import { parseWarningHeader } from '../../shared/kube/warnings.js';
-import { csvPhaseEvent } from '../../functions/install/csv-events.js';
-import {
-  csvCleanupFinalizer,
-  decideNamespace,
-  type CsvObject,
-} from '../../functions/install/csv-lifecycle.js';
-import {
-  appliedWithWarningsEvent,
-  type InstallPlanObject,
-} from '../../functions/install/plan-execution.js';
-import { decideRbacRetry, scopedNamespacesOf } from '../../functions/install/rbac-retry.js';
+import { csvPhaseEvent } from '../../functions/install/csv/events.js';
+import { csvCleanupFinalizer, decideNamespace } from '../../functions/install/csv/decide.js';
+import type { CsvObject } from '../../functions/install/csv-status.js';
+import { appliedWithWarningsEvent } from '../../functions/install/install-plan/events.js';
+import type { InstallPlanObject } from '../../functions/install/install-plan/types.js';
+import { decideRbacRetry, scopedNamespacesOf } from '../../functions/install/rbac-retry/decide.js';
 import { resourceTypesOfCrd } from '../../devcluster/crds.js';
 
 const now = new Date('2026-01-01T00:00:00.250Z');

@@ -3,8 +3,8 @@
 // the pod template (olm.targetNamespaces, olm.operatorGroup, olm.operatorGroupNamespace reach
 // the pods), the installing Subscription's config overrides, OPERATOR_CONDITION_NAME, and
 // olm.deployment-spec-hash for drift detection. Pure.
-import type { KubeObject } from '../../shared/kube/client.js';
-import { canonicalJson, fnv64aHex } from './hash.js';
+import type { KubeObject } from '../../../shared/kube/client.js';
+import { canonicalJson, fnv64aHex } from '../hash.js';
 
 /** A container, as far as overrides touch it. */
 interface Container {

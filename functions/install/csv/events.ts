@@ -1,9 +1,9 @@
 // The Event upstream records on every CSV phase write (operator-framework/api's
 // SetPhaseWithEvent[IfChanged]): on the CSV, reason = the status reason, message = the status
 // message, Warning iff the phase is Failed. Pure.
-import type { KubeObject } from '../../shared/kube/client.js';
-import { coreEvent } from '../../shared/kube/events.js';
-import type { CsvObject } from './csv-lifecycle.js';
+import type { KubeObject } from '../../../shared/kube/client.js';
+import { coreEvent } from '../../../shared/kube/events.js';
+import type { CsvObject } from '../csv-status.js';
 
 /** Reasons whose moves upstream writes without an Event (olm-operator's syncObject uses SetPhase). */
 const silentReasons = new Set(['DetectedClusterChange']);

@@ -1,0 +1,134 @@
+// A CSV's deployment install strategy: parsed, and the writes that install it (the strategy's
+// Deployments, with the Subscription's config and serving certificates, and the webhook and
+// APIService objects). Pure.
+import type { KubeObject } from '../../../shared/kube/client.js';
+import type { Write } from '../../../shared/kube/executor.js';
+import type { CsvObject } from '../csv-status.js';
+import { deploymentFor, type StrategyDeployment, type SubscriptionConfig } from './deployments.js';
+import { certifiedWrites } from './webhook-writes.js';
+import { certifiedDeployments, existingKey, serviceNameOf, withCertificate } from './webhooks.js';
+import type { CsvNamespaceSnapshot } from './types.js';
+
+/** The deployment install strategy, parsed. */
+export interface Strategy {
+  deployments: StrategyDeployment[];
+  permissions: { serviceAccountName: string }[];
+  clusterPermissions: { serviceAccountName: string }[];
+}
+
+/** The parsed deployment install strategy, or the reason it is invalid. */
+export function strategyOf(csv: CsvObject): Strategy | { invalid: string } {
+  const install = csv.spec?.['install'] as
+    { strategy?: string; spec?: Record<string, unknown> } | undefined;
+  if (install === undefined) return { invalid: 'missing install strategy' };
+  if (install.strategy !== 'deployment') {
+    return { invalid: `unsupported InstallStrategy type: ${String(install.strategy)}` };
+  }
+  const spec = install.spec;
+  if (spec === undefined || !Array.isArray(spec['deployments'])) {
+    return { invalid: 'install strategy has no deployments' };
+  }
+  const deployments = spec['deployments'] as StrategyDeployment[];
+  for (const [i, d] of deployments.entries()) {
+    if (typeof d.name !== 'string' || d.name === '')
+      return { invalid: `deployments[${i}] has no name` };
+    if (typeof d.spec !== 'object' || d.spec === null)
+      return { invalid: `deployment ${d.name} has no spec` };
+  }
+  const list = (key: string): { serviceAccountName: string }[] =>
+    Array.isArray(spec[key]) ? (spec[key] as { serviceAccountName: string }[]) : [];
+  return {
+    deployments,
+    permissions: list('permissions'),
+    clusterPermissions: list('clusterPermissions'),
+  };
+}
+
+/** The Subscription config of the subscription that installed `csv`. */
+function configFor(
+  csv: CsvObject,
+  subscriptions: readonly KubeObject[],
+): SubscriptionConfig | undefined {
+  const sub = subscriptions.find(
+    (s) =>
+      (s['status'] as { installedCSV?: string } | undefined)?.installedCSV === csv.metadata.name,
+  );
+  return (sub?.['spec'] as { config?: SubscriptionConfig } | undefined)?.config;
+}
+
+/** The deployments `csv`'s strategy asks for. */
+export function intendedDeployments(
+  csv: CsvObject,
+  strategy: Strategy,
+  s: CsvNamespaceSnapshot,
+): KubeObject[] {
+  const config = configFor(csv, s.subscriptions);
+  const certified = certifiedDeployments(csv);
+  const certificates = s.certificates.get(csv.metadata.name ?? '');
+  return strategy.deployments.map((entry) => {
+    const uses = certified.get(entry.name);
+    const cert = certificates?.get(entry.name);
+    if (uses === undefined || cert === undefined) return deploymentFor({ csv, entry, config });
+    const spec = withCertificate(
+      entry.spec,
+      uses,
+      cert.caHash,
+      `${serviceNameOf(entry.name)}-cert`,
+    );
+    return deploymentFor({ csv, entry: { ...entry, spec }, config });
+  });
+}
+
+/** The webhook/APIService writes of `csv` (empty when it has none). */
+export function certifiedWritesOf(
+  csv: CsvObject,
+  strategy: Strategy,
+  s: CsvNamespaceSnapshot,
+  group: KubeObject,
+  targets: string[],
+): Write[] {
+  if (certifiedDeployments(csv).size === 0) return [];
+  const existing = new Map(s.existing);
+  for (const [name, crd] of s.crds) {
+    existing.set(existingKey('CustomResourceDefinition', undefined, name), crd);
+  }
+  return certifiedWrites({
+    csv,
+    namespace: s.namespace,
+    deploymentSpecs: new Map(strategy.deployments.map((d) => [d.name, d.spec])),
+    certificates: s.certificates.get(csv.metadata.name ?? '') ?? new Map(),
+    existing,
+    webhookConfigurations: s.webhookConfigurations.filter(
+      (c) => c.metadata.labels?.['olm.owner'] === csv.metadata.name,
+    ),
+    operatorGroup: group,
+    targets,
+  });
+}
+
+/** Whether `object` has an owner reference to `csv`. */
+export function ownedBy(object: KubeObject, csv: CsvObject): boolean {
+  return (object.metadata.ownerReferences ?? []).some(
+    (r) => r.kind === 'ClusterServiceVersion' && r.uid === csv.metadata.uid,
+  );
+}
+
+/** Create or update one deployment. */
+export // Create or update one deployment: our content wins; foreign labels/annotations stay (e.g. a
+// failure annotation someone put there), and the owner reference moves to this CSV.
+function deploymentWrite(intended: KubeObject, existing: KubeObject | undefined): Write {
+  if (existing === undefined) return { op: 'create', object: intended };
+  return {
+    op: 'update',
+    object: {
+      ...existing,
+      metadata: {
+        ...existing.metadata,
+        labels: { ...existing.metadata.labels, ...intended.metadata.labels },
+        annotations: { ...existing.metadata.annotations, ...intended.metadata.annotations },
+        ownerReferences: intended.metadata.ownerReferences ?? [],
+      },
+      spec: intended['spec'],
+    },
+  };
+}
