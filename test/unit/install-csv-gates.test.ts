@@ -1,11 +1,8 @@
 import t from 'tap';
 import { csvNamespaceSnapshot } from '../harness/csv-snapshot.js';
 import type { KubeObject } from '../../shared/kube/client.js';
-import {
-  csvCleanupFinalizer,
-  csvRequeueMs,
-  decideNamespace,
-} from '../../functions/install/csv/decide.js';
+import { csvRequeueMs, decideNamespace } from '../../functions/install/csv/decide.js';
+import { csvCleanupFinalizer } from '../../functions/install/csv/gates.js';
 import type { CsvNamespaceSnapshot } from '../../functions/install/csv/types.js';
 import type { CsvObject } from '../../functions/install/csv-status.js';
 import type { ServingCertificate } from '../../functions/install/certificates.js';

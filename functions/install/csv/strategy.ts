@@ -4,6 +4,7 @@
 import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import type { CsvObject } from '../csv-status.js';
+import { refOf } from '../kube-writes.js';
 import { deploymentFor, type StrategyDeployment, type SubscriptionConfig } from './deployments.js';
 import { certifiedWrites } from './webhook-writes.js';
 import { certifiedDeployments, existingKey, serviceNameOf, withCertificate } from './webhooks.js';
@@ -80,12 +81,12 @@ export function intendedDeployments(
 }
 
 /** The webhook/APIService writes of `csv` (empty when it has none). */
-export function certifiedWritesOf(
+function certifiedWritesOf(
   csv: CsvObject,
   strategy: Strategy,
   s: CsvNamespaceSnapshot,
   group: KubeObject,
-  targets: string[],
+  targets: readonly string[],
 ): Write[] {
   if (certifiedDeployments(csv).size === 0) return [];
   const existing = new Map(s.existing);
@@ -107,7 +108,7 @@ export function certifiedWritesOf(
 }
 
 /** Whether `object` has an owner reference to `csv`. */
-export function ownedBy(object: KubeObject, csv: CsvObject): boolean {
+function ownedBy(object: KubeObject, csv: CsvObject): boolean {
   return (object.metadata.ownerReferences ?? []).some(
     (r) => r.kind === 'ClusterServiceVersion' && r.uid === csv.metadata.uid,
   );
@@ -131,4 +132,34 @@ function deploymentWrite(intended: KubeObject, existing: KubeObject | undefined)
       spec: intended['spec'],
     },
   };
+}
+
+/**
+ * The writes that install `csv`'s strategy: its webhook/APIService objects, its Deployments
+ * (created or updated), and the deletion of Deployments it owned that the strategy no longer
+ * names (upgrades).
+ */
+export function installWrites(
+  csv: CsvObject,
+  strategy: Strategy,
+  s: CsvNamespaceSnapshot,
+  group: KubeObject,
+  targets: readonly string[],
+): Write[] {
+  const intended = intendedDeployments(csv, strategy, s);
+  const writes: Write[] = certifiedWritesOf(csv, strategy, s, group, targets);
+  for (const d of intended) {
+    writes.push(
+      deploymentWrite(
+        d,
+        s.deployments.find((x) => x.metadata.name === d.metadata.name),
+      ),
+    );
+  }
+  for (const d of s.deployments) {
+    if (ownedBy(d, csv) && !intended.some((i) => i.metadata.name === d.metadata.name)) {
+      writes.push({ op: 'delete', ref: refOf(d) });
+    }
+  }
+  return writes;
 }
