@@ -1,26 +1,16 @@
 // A ClusterServiceVersion's status and its moves, shared by the reconcilers that move CSVs (the
 // CSV lifecycle, the retry of CSVs failed for good): the phase history upstream keeps. Pure.
-import type { RequirementStatus } from '../../shared/api/clusterserviceversion.js';
+import type { ClusterServiceVersion, ClusterServiceVersionStatus } from '../../shared/api/index.js';
 import type { CsvPhase, CsvReason } from '../../shared/api/codes.js';
-import type { KubeObject } from '../../shared/kube/client.js';
+import type { Served } from '../../shared/kube/served.js';
 
 /** Phase history kept in status.conditions. */
 const maxConditions = 20;
 
-/** A CSV as the decision reads it. */
-export interface CsvObject extends KubeObject {
-  spec?: Record<string, unknown>;
-  status?: {
-    phase?: string;
-    reason?: string;
-    message?: string;
-    lastUpdateTime?: string;
-    lastTransitionTime?: string;
-    conditions?: Record<string, unknown>[];
-    requirementStatus?: RequirementStatus[];
-    [key: string]: unknown;
-  };
-}
+/** A ClusterServiceVersion as the install reconcilers read it from the API. */
+export type Csv = Served<ClusterServiceVersion>;
+/** A ClusterServiceVersion's status. */
+export type CsvStatus = ClusterServiceVersionStatus;
 
 /** A move of a CSV: the phase, reason and message it records. */
 export interface Transition {
@@ -30,7 +20,11 @@ export interface Transition {
 }
 
 /** The CSV status after a move to `t` (phase history appended only when phase or reason changes). */
-export function transitioned(csv: CsvObject, t: Transition, now: Date): CsvObject['status'] {
+export function transitioned(
+  csv: Pick<Csv, 'status'>,
+  t: Transition,
+  now: Date,
+): CsvStatus | undefined {
   const status = { ...(csv.status ?? {}) };
   const at = now.toISOString();
   const changed = status.phase !== t.phase || status.reason !== t.reason;

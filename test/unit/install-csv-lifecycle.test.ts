@@ -4,8 +4,7 @@ import type { KubeObject } from '../../shared/kube/client.js';
 import { decideCsv, decideNamespace } from '../../functions/install/csv/decide.js';
 import { csvCleanupFinalizer } from '../../functions/install/csv/gates.js';
 import { installModeProblem, webhookProblem } from '../../functions/install/csv/checks.js';
-import type { CsvNamespaceSnapshot } from '../../functions/install/csv/types.js';
-import type { CsvObject } from '../../functions/install/csv-status.js';
+import type { CsvNamespaceSnapshot, CsvObject } from '../harness/install-fixtures.js';
 import {
   applySubscriptionConfig,
   deploymentFor,
@@ -345,8 +344,8 @@ t.test('deployments - Subscription config: proxy env is a unit, lists merge by n
     'a user proxy var suppresses the cluster ones',
   );
   const mounts = applySubscriptionConfig(spec, {
-    volumes: [{ name: 'v', configMap: {} } as never],
-    volumeMounts: [{ name: 'w', mountPath: '/w' } as never],
+    volumes: [{ name: 'v', configMap: {} }],
+    volumeMounts: [{ name: 'w', mountPath: '/w' }],
   });
   t.same(mounts.template?.spec?.volumes, [{ name: 'v', configMap: {} }]);
   t.equal(mounts.template?.spec?.containers?.[0]?.volumeMounts?.length, 2);

@@ -6,9 +6,8 @@ import { parseWarningHeader } from '../../shared/kube/warnings.js';
 import { csvPhaseEvent } from '../../functions/install/csv/events.js';
 import { decideNamespace } from '../../functions/install/csv/decide.js';
 import { csvCleanupFinalizer } from '../../functions/install/csv/gates.js';
-import type { CsvObject } from '../../functions/install/csv-status.js';
 import { appliedWithWarningsEvent } from '../../functions/install/install-plan/events.js';
-import type { InstallPlanObject } from '../../functions/install/install-plan/types.js';
+import type { CsvObject, InstallPlanObject } from '../harness/install-fixtures.js';
 import { decideRbacRetry, scopedNamespacesOf } from '../../functions/install/rbac-retry/decide.js';
 import { resourceTypesOfCrd } from '../../devcluster/crds.js';
 
@@ -198,7 +197,7 @@ t.test('csv events - each chained move of one pass has its Event, in order', (t)
 t.test('csv events - a pass that changes nothing records no Event', (t) => {
   const { writes } = decideNamespace(snapshot([member]));
   const settled = { ...member, status: writes.csvs[0]?.status };
-  const again = decideNamespace(snapshot([settled as CsvObject]));
+  const again = decideNamespace(snapshot([settled]));
   t.equal(again.writes.csvs[0]?.events, undefined);
   t.end();
 });

@@ -10,8 +10,8 @@ import { roleAsWanted } from '../../functions/install/operator-conditions/rbac.j
 import { mirroredStatus } from '../../functions/install/operator-conditions/status.js';
 import { notUpgradeable } from '../../functions/install/operator-conditions/upgradeable.js';
 import type {
-  OperatorConditionObject,
   OperatorConditionSnapshot,
+  ServedOperatorCondition as OperatorConditionObject,
 } from '../../functions/install/operator-conditions/types.js';
 import { smallBundle } from '../harness/install-plan.js';
 

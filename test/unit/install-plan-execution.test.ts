@@ -9,8 +9,8 @@ import { decidePlan } from '../../functions/install/install-plan/decide.js';
 import { settlePlan } from '../../functions/install/install-plan/settle.js';
 import { installedAlongsideAnnotation } from '../../functions/install/install-plan/step-writes.js';
 import type {
-  InstallPlanObject,
   PlanSnapshot,
+  ServedInstallPlan as InstallPlanObject,
 } from '../../functions/install/install-plan/types.js';
 import { fnv64aHex } from '../../functions/install/hash.js';
 import { installPlanFor, restrictSize, smallBundle } from '../harness/install-plan.js';

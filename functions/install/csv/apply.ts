@@ -7,7 +7,7 @@ import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
 import { KubeApiError } from '../../../shared/kube/errors.js';
 import { executeWrites } from '../../../shared/kube/executor.js';
 import { StaleDecisionError } from '../../../shared/runtime/function-host.js';
-import { transitioned, type CsvObject } from '../csv-status.js';
+import { transitioned, type Csv } from '../csv-status.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
 import type { InstallMetrics } from '../metrics.js';
 import type { ScopedClients } from '../scope.js';
@@ -48,7 +48,7 @@ export async function applyNamespace(
   c: CsvApplyContext,
 ): Promise<void> {
   const { client, now } = c;
-  const final: CsvObject[] = [];
+  const final: Csv[] = [];
   // OperatorConditions never hold up the CSVs: a failed write is retried on the next pass.
   for (const w of writes.operatorConditions ?? []) {
     try {
@@ -77,7 +77,7 @@ export async function applyNamespace(
         {
           phase: 'Failed',
           reason: forbidden ? 'InstallComponentFailedNoRetry' : 'InstallComponentFailed',
-          message: `install strategy failed: ${(error as Error).message}`,
+          message: `install strategy failed: ${error instanceof Error ? error.message : String(error)}`,
         },
         now(),
       );

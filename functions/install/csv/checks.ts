@@ -1,19 +1,11 @@
 // Upstream's checks of what a CSV asks for: webhook descriptions, install modes against the
 // OperatorGroup's targets, and the deployments webhooks and APIServices name. Pure.
-import type { CsvObject, Transition } from '../csv-status.js';
+import type { Csv, Transition } from '../csv-status.js';
 import type { Strategy } from './strategy.js';
 
-interface WebhookRule {
-  apiGroups?: string[];
-  resources?: string[];
-}
-
 /** Upstream's webhook description checks: the message of the first problem, or undefined. */
-export function webhookProblem(csv: CsvObject): string | undefined {
-  const hooks = (csv.spec?.['webhookdefinitions'] ?? []) as {
-    generateName?: string;
-    rules?: WebhookRule[];
-  }[];
+export function webhookProblem(csv: Csv): string | undefined {
+  const hooks = csv.spec?.webhookdefinitions ?? [];
   const names = new Set<string>();
   for (const hook of hooks) {
     if (names.has(hook.generateName ?? '')) return 'CSV contains repeated WebhookDescription name';
@@ -43,11 +35,8 @@ export function webhookProblem(csv: CsvObject): string | undefined {
 }
 
 /** Upstream's install-mode check for an OperatorGroup's targets; the failure, or undefined. */
-export function installModeProblem(
-  csv: CsvObject,
-  targets: readonly string[],
-): Transition | undefined {
-  const modes = (csv.spec?.['installModes'] ?? []) as { type: string; supported: boolean }[];
+export function installModeProblem(csv: Csv, targets: readonly string[]): Transition | undefined {
+  const modes = csv.spec?.installModes ?? [];
   const seen = new Set<string>();
   for (const m of modes) {
     if (seen.has(m.type)) {
@@ -97,24 +86,14 @@ export function installModeProblem(
 }
 
 /** A webhook or owned APIService naming a deployment the strategy does not define. */
-export function deploymentNameProblem(csv: CsvObject, strategy: Strategy): string | undefined {
+export function deploymentNameProblem(csv: Csv, strategy: Strategy): string | undefined {
   const names = new Set(strategy.deployments.map((d) => d.name));
-  const hooks = (csv.spec?.['webhookdefinitions'] ?? []) as {
-    generateName?: string;
-    deploymentName?: string;
-  }[];
-  for (const hook of hooks) {
+  for (const hook of csv.spec?.webhookdefinitions ?? []) {
     if (!names.has(hook.deploymentName ?? '')) {
       return `webhook ${hook.generateName ?? ''} names deployment "${hook.deploymentName ?? ''}", which the install strategy does not define`;
     }
   }
-  const apis =
-    (
-      csv.spec?.['apiservicedefinitions'] as
-        | { owned?: { name?: string; group?: string; version?: string; deploymentName?: string }[] }
-        | undefined
-    )?.owned ?? [];
-  for (const api of apis) {
+  for (const api of csv.spec?.apiservicedefinitions?.owned ?? []) {
     if (!names.has(api.deploymentName ?? '')) {
       return `APIService ${api.version ?? ''}.${api.group ?? ''} names deployment "${api.deploymentName ?? ''}", which the install strategy does not define`;
     }

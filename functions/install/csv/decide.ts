@@ -10,16 +10,16 @@ import { csvPhaseEvent } from './events.js';
 import { gates, membership } from './gates.js';
 import type { CsvInPass } from './move.js';
 import { stay } from './move.js';
-import { phaseSteps } from './phases.js';
+import { phaseSteps, type PhaseStep } from './phases.js';
 import { strategyOf } from './strategy.js';
 import type { CsvNamespaceSnapshot, CsvNamespaceWrites, CsvWrites } from './types.js';
-import type { CsvObject } from '../csv-status.js';
+import type { Csv } from '../csv-status.js';
 
 /** How soon a CSV waiting on something it cannot watch is looked at again. */
 export const csvRequeueMs = 2_000;
 
 /** Pure: one CSV's move in this pass. */
-export function decideCsv(csv: CsvObject, s: CsvNamespaceSnapshot): CsvWrites {
+export function decideCsv(csv: Csv, s: CsvNamespaceSnapshot): CsvWrites {
   const c: CsvInPass = { csv, s, name: csv.metadata.name ?? '' };
   for (const gate of gates) {
     const decided = gate(c);
@@ -28,24 +28,16 @@ export function decideCsv(csv: CsvObject, s: CsvNamespaceSnapshot): CsvWrites {
   const member = membership(c);
   if ('writes' in member) return member;
   const phase = csv.status?.phase ?? '';
-  // An unknown phase (not one the API admits) is left alone.
-  const step =
-    (
-      phaseSteps as Readonly<
-        Record<string, (typeof phaseSteps)[keyof typeof phaseSteps] | undefined>
-      >
-    )[phase] ?? stay;
-  return step({
+  // A phase the API does not admit (the object was narrowed, not parsed) is left alone.
+  const step: PhaseStep | undefined = phaseSteps[phase];
+  return (step ?? stay)({
     ...c,
     ...member,
     phase,
     reason: csv.status?.reason ?? '',
     strategy: strategyOf(csv),
     replacement: s.csvs.find(
-      (x) =>
-        x !== csv &&
-        (x.spec?.['replaces'] as string | undefined) === c.name &&
-        x.metadata.deletionTimestamp === undefined,
+      (x) => x !== csv && x.spec?.replaces === c.name && x.metadata.deletionTimestamp === undefined,
     ),
   });
 }
@@ -69,7 +61,14 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
         const withEvents = events.length === 0 ? {} : { events };
         if (current === csv) return { ...d, ...withEvents };
         // Written against the CSV as loaded; failures build on the chained status.
-        return { ...d, csv, status: d.status ?? current.status, chained: current, ...withEvents };
+        const status = d.status ?? current.status;
+        return {
+          ...d,
+          csv,
+          ...(status === undefined ? {} : { status }),
+          chained: current,
+          ...withEvents,
+        };
       }
       if (event !== undefined) events.push(event);
       if (d.status !== undefined) current = { ...current, status: d.status };

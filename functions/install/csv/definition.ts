@@ -11,7 +11,7 @@ import type {
 } from '../../../shared/runtime/function-host.js';
 import { defaultCertificateLifetimeMs } from '../certificates.js';
 import type { InstallMetrics } from '../metrics.js';
-import { mentionsUpgradeable, type OperatorConditionObject } from '../operator-conditions/index.js';
+import { mentionsUpgradeable, type ServedOperatorCondition } from '../operator-conditions/index.js';
 import type { ScopedClients } from '../scope.js';
 import { namespaceKeys, namespaceTrigger } from '../triggers.js';
 import { applyNamespace } from './apply.js';
@@ -32,7 +32,7 @@ const subscriptionTrigger: Trigger = {
 const operatorConditionTrigger: Trigger = {
   kind: 'OperatorCondition',
   workKeys: (c) => {
-    const condition = c.object as OperatorConditionObject | undefined;
+    const condition = c.object as ServedOperatorCondition | undefined;
     return condition === undefined || mentionsUpgradeable(condition) ? namespaceKeys(c) : [];
   },
 };

@@ -92,7 +92,7 @@ export function membership(c: CsvInPass): Membership | CsvWrites {
         "csv created in namespace with multiple operatorgroups, can't pick one automatically",
     });
   }
-  const targets = (group['status'] as { namespaces?: string[] } | undefined)?.namespaces;
+  const targets = group.status?.namespaces;
   if (targets === undefined) return stay(c);
   if (targets.length === 0) {
     return move(c, {

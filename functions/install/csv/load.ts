@@ -2,7 +2,10 @@
 // OperatorGroups, Deployments, ServiceAccounts, Subscriptions and OperatorConditions, the CRDs
 // the CSVs name, cluster objects to clean up after deleted CSVs, the install scope, and serving
 // certificates (reused, or issued here: key generation is not for a pure decision).
+import type { Deployment, ServiceAccount } from '../../../shared/api/core.js';
+import type { OperatorCondition, OperatorGroup, Subscription } from '../../../shared/api/index.js';
 import type { KubeClient, KubeObject, ObjectRef } from '../../../shared/kube/client.js';
+import type { Served } from '../../../shared/kube/served.js';
 import { getMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
 import {
   issueServingCertificate,
@@ -10,7 +13,8 @@ import {
   serviceHosts,
   type ServingCertificate,
 } from '../certificates.js';
-import type { CsvObject } from '../csv-status.js';
+import type { Crd } from '../crds.js';
+import type { Csv } from '../csv-status.js';
 import { operatorConditionApiVersion } from '../operator-conditions/index.js';
 import { operatorGroupScope } from '../scope.js';
 import { crdNamesOf } from './requirements.js';
@@ -28,7 +32,7 @@ const certifiedPhases = new Set(['InstallReady', 'Installing', 'Succeeded', 'Fai
 async function loadCertified(
   client: KubeClient,
   namespace: string,
-  csvs: readonly CsvObject[],
+  csvs: readonly Csv[],
   at: Date,
   lifetimeMs: number,
 ): Promise<Pick<CsvNamespaceSnapshot, 'certificates' | 'existing' | 'webhookConfigurations'>> {
@@ -94,9 +98,7 @@ const olm = (kind: string, version = 'v1alpha1') => ({
 });
 
 /** Whether the CSV defines webhooks (conversion webhooks patch its CRDs). */
-const servesWebhooks = (csv: CsvObject): boolean =>
-  ((csv.spec as { webhookdefinitions?: unknown[] } | undefined)?.webhookdefinitions?.length ?? 0) >
-  0;
+const servesWebhooks = (csv: Csv): boolean => (csv.spec?.webhookdefinitions?.length ?? 0) > 0;
 
 /** Where the namespace pass reads from, and its clock. */
 export interface CsvLoadContext {
@@ -120,26 +122,26 @@ export async function loadNamespace(
   const { client, now } = c;
   const [csvs, operatorGroups, deployments, serviceAccounts, subscriptions, operatorConditions] =
     await Promise.all([
-      client.list<CsvObject>({ ...olm('ClusterServiceVersion'), namespace }),
-      client.list({ ...olm('OperatorGroup', 'v1'), namespace }),
-      client.list({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }),
-      client.list({ apiVersion: 'v1', kind: 'ServiceAccount', namespace }),
-      client.list({ ...olm('Subscription'), namespace }),
-      client.list({
+      client.list<Csv>({ ...olm('ClusterServiceVersion'), namespace }),
+      client.list<Served<OperatorGroup>>({ ...olm('OperatorGroup', 'v1'), namespace }),
+      client.list<Served<Deployment>>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }),
+      client.list<Served<ServiceAccount>>({ apiVersion: 'v1', kind: 'ServiceAccount', namespace }),
+      client.list<Served<Subscription>>({ ...olm('Subscription'), namespace }),
+      client.list<Served<OperatorCondition>>({
         apiVersion: operatorConditionApiVersion,
         kind: 'OperatorCondition',
         namespace,
       }),
     ]);
-  const crds = new Map<string, KubeObject>();
+  const crds = new Map<string, Crd>();
   const mirror = csvs.items.some(servesWebhooks) ? undefined : c.mirror;
   await Promise.all(
     crdNamesOf(csvs.items).map(async (name) => {
       const ref = { kind: 'CustomResourceDefinition', namespace: '', name };
       const crd =
         mirror === undefined
-          ? await client.get({ apiVersion: 'apiextensions.k8s.io/v1', ...ref })
-          : await getMirrored<KubeObject>(mirror, { cluster: c.cluster, ...ref });
+          ? await client.get<Crd>({ apiVersion: 'apiextensions.k8s.io/v1', ...ref })
+          : await getMirrored<Crd>(mirror, { cluster: c.cluster, ...ref });
       if (crd !== undefined) crds.set(name, crd);
     }),
   );

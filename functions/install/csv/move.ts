@@ -1,6 +1,7 @@
 // One CSV in a namespace pass, as each step of its decision sees it, and the two answers a step
 // gives: stay (no write), or move the CSV to a phase (its status, with the phase history).
-import type { CsvObject, Transition } from '../csv-status.js';
+import type { CsvPhase, CsvReason } from '../../../shared/api/codes.js';
+import type { Csv, Transition } from '../csv-status.js';
 import { transitioned } from '../csv-status.js';
 import type { ServingCertificate } from '../certificates.js';
 import type { Strategy } from './strategy.js';
@@ -8,7 +9,7 @@ import type { CsvNamespaceSnapshot, CsvWrites } from './types.js';
 
 /** A CSV in its namespace pass: what the gates read. */
 export interface CsvInPass {
-  csv: CsvObject;
+  csv: Csv;
   s: CsvNamespaceSnapshot;
   /** The CSV's name. */
   name: string;
@@ -19,12 +20,12 @@ export interface CsvInPhase extends CsvInPass {
   /** The namespace's one OperatorGroup, and the namespaces it targets ("" for all). */
   group: CsvNamespaceSnapshot['operatorGroups'][number];
   targets: readonly string[];
-  phase: string;
-  reason: string;
+  phase: CsvPhase;
+  reason: CsvReason | '';
   /** The parsed install strategy, or why it is invalid. */
   strategy: Strategy | { invalid: string };
   /** The live CSV whose spec.replaces names this one, if any. */
-  replacement: CsvObject | undefined;
+  replacement: Csv | undefined;
 }
 
 /** A CSV whose install strategy is valid. */
@@ -38,7 +39,8 @@ export const stay = (c: CsvInPass): CsvWrites => ({ csv: c.csv, writes: [] });
 /** The CSV moves to `t` (no status write when phase, reason and message stay). */
 export function move(c: CsvInPass, t: Transition, extra: Partial<CsvWrites> = {}): CsvWrites {
   const status = transitioned(c.csv, t, c.s.now);
-  return { csv: c.csv, writes: [], ...(status === c.csv.status ? {} : { status }), ...extra };
+  const unchanged = status === c.csv.status || status === undefined;
+  return { csv: c.csv, writes: [], ...(unchanged ? {} : { status }), ...extra };
 }
 
 /** The serving certificates of the CSV's deployments in this pass. */

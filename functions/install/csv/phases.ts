@@ -41,7 +41,7 @@ const withRows = (c: CsvInPhase, moved: CsvWrites, rows: RequirementStatus[]): C
 
 // The CSV this one replaces, while it has not stepped aside (Replacing or Deleting) yet.
 function replacedInTheWay(c: CsvInPhase): boolean {
-  const replaced = c.csv.spec?.['replaces'] as string | undefined;
+  const replaced = c.csv.spec?.replaces;
   const previous =
     replaced === undefined || replaced === c.name
       ? undefined
@@ -185,7 +185,7 @@ const failed: PhaseStep = (c) => {
 // Replacing: leaf first (the CSV this one replaced goes before it), then Deleting once the
 // replacement Succeeded.
 const replacing: PhaseStep = (c) => {
-  const replaced = c.csv.spec?.['replaces'] as string | undefined;
+  const replaced = c.csv.spec?.replaces;
   if (
     replaced !== undefined &&
     replaced !== c.name &&

@@ -1,38 +1,34 @@
 // A CSV's requirements (upstream's requirement rows): the CRDs it owns or requires, present and
 // served, and the service accounts of its install strategy. Pure.
-import type { RequirementStatus } from '../../../shared/api/clusterserviceversion.js';
-import type { KubeObject } from '../../../shared/kube/client.js';
-import { crdServed } from '../crds.js';
-import type { CsvObject } from '../csv-status.js';
+import type {
+  CRDDescription,
+  RequirementStatus,
+} from '../../../shared/api/clusterserviceversion.js';
+import { crdServed, type Crd } from '../crds.js';
+import type { Csv } from '../csv-status.js';
 import type { Strategy } from './strategy.js';
+import type { CsvNamespaceSnapshot } from './types.js';
 
-const ownedCrds = (csv: CsvObject): { name: string; version?: string }[] =>
-  (
-    csv.spec?.['customresourcedefinitions'] as
-      { owned?: { name: string; version?: string }[] } | undefined
-  )?.owned ?? [];
-const requiredCrds = (csv: CsvObject): { name: string; version?: string }[] =>
-  (
-    csv.spec?.['customresourcedefinitions'] as
-      { required?: { name: string; version?: string }[] } | undefined
-  )?.required ?? [];
+// The CRDs a CSV owns or requires (owned ones are implicitly required).
+const crdsOf = (csv: Csv): CRDDescription[] => [
+  ...(csv.spec.customresourcedefinitions?.owned ?? []),
+  ...(csv.spec.customresourcedefinitions?.required ?? []),
+];
 
 /** Names of every CRD the CSVs own or require. */
-export function crdNamesOf(csvs: readonly CsvObject[]): string[] {
-  return [
-    ...new Set(csvs.flatMap((c) => [...ownedCrds(c), ...requiredCrds(c)].map((d) => d.name))),
-  ];
+export function crdNamesOf(csvs: readonly Csv[]): string[] {
+  return [...new Set(csvs.flatMap((c) => crdsOf(c).map((d) => d.name)))];
 }
 
 /** Upstream's requirement rows for CRDs and service accounts. */
 export function requirementStatus(
-  csv: CsvObject,
+  csv: Csv,
   strategy: Strategy,
-  crds: ReadonlyMap<string, KubeObject>,
-  serviceAccounts: readonly KubeObject[],
+  crds: ReadonlyMap<string, Crd>,
+  serviceAccounts: CsvNamespaceSnapshot['serviceAccounts'],
 ): { rows: RequirementStatus[]; met: boolean } {
   const rows: RequirementStatus[] = [];
-  for (const d of [...ownedCrds(csv), ...requiredCrds(csv)]) {
+  for (const d of crdsOf(csv)) {
     const row = {
       group: 'apiextensions.k8s.io',
       version: 'v1',
@@ -44,13 +40,10 @@ export function requirementStatus(
       rows.push({ ...row, status: 'NotPresent', message: 'CRD is not present' });
       continue;
     }
-    const versions = ((
-      crd['spec'] as { versions?: { name: string; served?: boolean }[] } | undefined
-    )?.versions ?? []) as { name: string; served?: boolean }[];
     if (
       d.version !== undefined &&
       d.version !== '' &&
-      !versions.some((v) => v.name === d.version && v.served !== false)
+      !(crd.spec?.versions ?? []).some((v) => v.name === d.version && v.served !== false)
     ) {
       rows.push({ ...row, status: 'NotPresent', message: 'CRD version not served' });
       continue;

@@ -1,65 +1,67 @@
 // A CSV's deployment install strategy: parsed, and the writes that install it (the strategy's
 // Deployments, with the Subscription's config and serving certificates, and the webhook and
 // APIService objects). Pure.
+import type {
+  StrategyDeploymentPermissions,
+  StrategyDeploymentSpec,
+} from '../../../shared/api/clusterserviceversion.js';
+import type { OperatorGroup } from '../../../shared/api/index.js';
+import type { SubscriptionConfig } from '../../../shared/api/subscription.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
-import type { CsvObject } from '../csv-status.js';
+import type { Served } from '../../../shared/kube/served.js';
+import type { Csv } from '../csv-status.js';
 import { refOf } from '../kube-writes.js';
-import { deploymentFor, type StrategyDeployment, type SubscriptionConfig } from './deployments.js';
+import { deploymentFor } from './deployments.js';
 import { certifiedWrites } from './webhook-writes.js';
 import { certifiedDeployments, existingKey, serviceNameOf, withCertificate } from './webhooks.js';
 import type { CsvNamespaceSnapshot } from './types.js';
 
 /** The deployment install strategy, parsed. */
 export interface Strategy {
-  deployments: StrategyDeployment[];
-  permissions: { serviceAccountName: string }[];
-  clusterPermissions: { serviceAccountName: string }[];
+  deployments: StrategyDeploymentSpec[];
+  permissions: StrategyDeploymentPermissions[];
+  clusterPermissions: StrategyDeploymentPermissions[];
 }
 
-/** The parsed deployment install strategy, or the reason it is invalid. */
-export function strategyOf(csv: CsvObject): Strategy | { invalid: string } {
-  const install = csv.spec?.['install'] as
-    { strategy?: string; spec?: Record<string, unknown> } | undefined;
+/**
+ * The deployment install strategy, or the reason it is invalid. Upstream decodes the strategy
+ * only here, so its content is checked here too (the schema admits any strategy name).
+ */
+export function strategyOf(csv: Csv): Strategy | { invalid: string } {
+  const install = csv.spec?.install;
   if (install === undefined) return { invalid: 'missing install strategy' };
   if (install.strategy !== 'deployment') {
     return { invalid: `unsupported InstallStrategy type: ${String(install.strategy)}` };
   }
   const spec = install.spec;
-  if (spec === undefined || !Array.isArray(spec['deployments'])) {
+  if (spec === undefined || !Array.isArray(spec.deployments)) {
     return { invalid: 'install strategy has no deployments' };
   }
-  const deployments = spec['deployments'] as StrategyDeployment[];
-  for (const [i, d] of deployments.entries()) {
+  for (const [i, d] of spec.deployments.entries()) {
     if (typeof d.name !== 'string' || d.name === '')
       return { invalid: `deployments[${i}] has no name` };
     if (typeof d.spec !== 'object' || d.spec === null)
       return { invalid: `deployment ${d.name} has no spec` };
   }
-  const list = (key: string): { serviceAccountName: string }[] =>
-    Array.isArray(spec[key]) ? (spec[key] as { serviceAccountName: string }[]) : [];
   return {
-    deployments,
-    permissions: list('permissions'),
-    clusterPermissions: list('clusterPermissions'),
+    deployments: spec.deployments,
+    permissions: Array.isArray(spec.permissions) ? spec.permissions : [],
+    clusterPermissions: Array.isArray(spec.clusterPermissions) ? spec.clusterPermissions : [],
   };
 }
 
 /** The Subscription config of the subscription that installed `csv`. */
 function configFor(
-  csv: CsvObject,
-  subscriptions: readonly KubeObject[],
+  csv: Csv,
+  subscriptions: CsvNamespaceSnapshot['subscriptions'],
 ): SubscriptionConfig | undefined {
-  const sub = subscriptions.find(
-    (s) =>
-      (s['status'] as { installedCSV?: string } | undefined)?.installedCSV === csv.metadata.name,
-  );
-  return (sub?.['spec'] as { config?: SubscriptionConfig } | undefined)?.config;
+  return subscriptions.find((s) => s.status?.installedCSV === csv.metadata.name)?.spec?.config;
 }
 
 /** The deployments `csv`'s strategy asks for. */
 export function intendedDeployments(
-  csv: CsvObject,
+  csv: Csv,
   strategy: Strategy,
   s: CsvNamespaceSnapshot,
 ): KubeObject[] {
@@ -82,10 +84,10 @@ export function intendedDeployments(
 
 /** The webhook/APIService writes of `csv` (empty when it has none). */
 function certifiedWritesOf(
-  csv: CsvObject,
+  csv: Csv,
   strategy: Strategy,
   s: CsvNamespaceSnapshot,
-  group: KubeObject,
+  group: Served<OperatorGroup>,
   targets: readonly string[],
 ): Write[] {
   if (certifiedDeployments(csv).size === 0) return [];
@@ -108,7 +110,7 @@ function certifiedWritesOf(
 }
 
 /** Whether `object` has an owner reference to `csv`. */
-function ownedBy(object: KubeObject, csv: CsvObject): boolean {
+function ownedBy(object: KubeObject, csv: Csv): boolean {
   return (object.metadata.ownerReferences ?? []).some(
     (r) => r.kind === 'ClusterServiceVersion' && r.uid === csv.metadata.uid,
   );
@@ -140,10 +142,10 @@ function deploymentWrite(intended: KubeObject, existing: KubeObject | undefined)
  * names (upgrades).
  */
 export function installWrites(
-  csv: CsvObject,
+  csv: Csv,
   strategy: Strategy,
   s: CsvNamespaceSnapshot,
-  group: KubeObject,
+  group: Served<OperatorGroup>,
   targets: readonly string[],
 ): Write[] {
   const intended = intendedDeployments(csv, strategy, s);

@@ -1,20 +1,24 @@
 // The csv room's contract: what one namespace pass of the CSV lifecycle reads and writes.
+import type { Deployment, ServiceAccount } from '../../../shared/api/core.js';
+import type { OperatorCondition, OperatorGroup, Subscription } from '../../../shared/api/index.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
+import type { Served } from '../../../shared/kube/served.js';
 import type { ServingCertificate } from '../certificates.js';
-import type { CsvObject } from '../csv-status.js';
+import type { Crd } from '../crds.js';
+import type { Csv, CsvStatus } from '../csv-status.js';
 
 /** Everything in one namespace the CSV decisions read. */
 export interface CsvNamespaceSnapshot {
   namespace: string;
   now: Date;
-  csvs: CsvObject[];
-  operatorGroups: KubeObject[];
+  csvs: Csv[];
+  operatorGroups: Served<OperatorGroup>[];
   /** CRDs named by the CSVs' owned/required lists, by name. */
-  crds: ReadonlyMap<string, KubeObject>;
-  serviceAccounts: KubeObject[];
-  deployments: KubeObject[];
-  subscriptions: KubeObject[];
+  crds: ReadonlyMap<string, Crd>;
+  serviceAccounts: Served<ServiceAccount>[];
+  deployments: Served<Deployment>[];
+  subscriptions: Served<Subscription>[];
   /** Cluster-scoped RBAC labelled as owned by a CSV of this namespace (for cleanup). */
   clusterRbac: KubeObject[];
   /** Serving certificates per CSV name, per backing deployment (webhooks, APIServices). */
@@ -26,22 +30,22 @@ export interface CsvNamespaceSnapshot {
   /** Scoped installs: the OperatorGroup's service account. */
   scope?: { serviceAccount: string };
   /** The namespace's OperatorConditions by name (the generator and the upgrade gate). */
-  operatorConditions?: ReadonlyMap<string, KubeObject>;
+  operatorConditions?: ReadonlyMap<string, Served<OperatorCondition>>;
 }
 
 /** What happens to one CSV in this pass. */
 export interface CsvWrites {
-  csv: CsvObject;
+  csv: Csv;
   /** Object writes (deployments, CSV metadata, cleanup), in order. */
   writes: Write[];
   /** The status to record after the writes succeed. */
-  status?: CsvObject['status'];
+  status?: CsvStatus;
   /** When the writes fail: the phase/reason that records it (install strategy failures). */
   onFailure?: 'installStrategy';
   /** A CSV that started being replaced (csv_upgrade_count). */
   upgrade?: boolean;
   /** The CSV with the status this pass's earlier moves gave it (when moves were chained). */
-  chained?: CsvObject;
+  chained?: Csv;
   /**
    * The Events of this pass's phase writes (csv-events.ts), recorded after the status. A move
    * with onFailure gets its Event in apply, which alone knows which status was written.

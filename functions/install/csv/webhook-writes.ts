@@ -1,7 +1,10 @@
 // The writes that serve a CSV's webhooks and owned APIServices (spec §3.2–3.4): the Service,
 // certificate Secret and its RBAC per backing deployment, the admission webhook
 // configurations, conversion settings of owned CRDs, and APIServices. Pure.
+import type { OperatorGroup } from '../../../shared/api/index.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
+import type { Served } from '../../../shared/kube/served.js';
+import type { Csv } from '../csv-status.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import { certificateSecret, type ServingCertificate } from '../certificates.js';
 import { canonicalJson, fnv64aHex } from '../hash.js';
@@ -10,6 +13,7 @@ import {
   certifiedDeployments,
   existingKey,
   ownedApiServicesOf,
+  servedBy,
   serviceNameOf,
   webhookNamespaceSelector,
   webhooksOf,
@@ -18,7 +22,7 @@ import {
 
 /** What the webhook/APIService decision reads. */
 export interface CertifiedInputs {
-  csv: KubeObject;
+  csv: Csv;
   namespace: string;
   /** The strategy's deployment specs by name. */
   deploymentSpecs: ReadonlyMap<string, Record<string, unknown>>;
@@ -27,7 +31,7 @@ export interface CertifiedInputs {
   existing: ReadonlyMap<string, KubeObject>;
   /** Existing webhook configurations of this CSV. */
   webhookConfigurations: readonly KubeObject[];
-  operatorGroup: KubeObject;
+  operatorGroup: Served<OperatorGroup>;
   targets: readonly string[];
 }
 
@@ -91,7 +95,7 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
     inputs.existing.get(existingKey(kind, ns, name));
   for (const [deployment, uses] of certifiedDeployments(csv)) {
     const cert = inputs.certificates.get(deployment);
-    const spec = inputs.deploymentSpecs.get(deployment) as DeploymentSpecLike | undefined;
+    const spec: DeploymentSpecLike | undefined = inputs.deploymentSpecs.get(deployment);
     if (cert === undefined || spec === undefined) continue;
     const service = serviceNameOf(deployment);
     const secretName = `${service}-cert`;
@@ -173,12 +177,12 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
   // Admission webhooks: one configuration per description, found again by its labels.
   const wanted = new Set<string>();
   for (const hook of webhooksOf(csv)) {
-    const caBundle = caBundleOf(hook.deploymentName);
+    const caBundle = caBundleOf(servedBy(hook));
     if (caBundle === undefined) continue;
     const clientConfig = {
       service: {
         namespace,
-        name: serviceNameOf(hook.deploymentName),
+        name: serviceNameOf(servedBy(hook)),
         ...(hook.webhookPath === undefined ? {} : { path: hook.webhookPath }),
         port: hook.containerPort ?? 443,
       },
@@ -267,7 +271,7 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
   }
 
   for (const api of ownedApiServicesOf(csv)) {
-    const caBundle = caBundleOf(api.deploymentName);
+    const caBundle = caBundleOf(servedBy(api));
     if (caBundle === undefined) continue;
     const name = `${api.version}.${api.group}`;
     const existing = get('APIService', undefined, name);
@@ -278,7 +282,7 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
       versionPriority: 15,
       service: {
         namespace,
-        name: serviceNameOf(api.deploymentName),
+        name: serviceNameOf(servedBy(api)),
         port: api.containerPort ?? 443,
       },
       caBundle,

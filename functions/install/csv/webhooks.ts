@@ -1,36 +1,13 @@
 // Webhooks and owned APIServices of a CSV (spec §3.2–3.4) as the install reads them: the
 // descriptions, the deployments that serve them, the cert volume in those deployments' pods,
 // and whether the admission webhooks are installed. Pure.
+import type {
+  APIServiceDescription,
+  WebhookDescription,
+} from '../../../shared/api/clusterserviceversion.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
-
-/** One spec.webhookdefinitions entry. */
-export interface WebhookDescription {
-  generateName: string;
-  type: 'ValidatingAdmissionWebhook' | 'MutatingAdmissionWebhook' | 'ConversionWebhook';
-  deploymentName: string;
-  containerPort?: number;
-  targetPort?: number | string;
-  webhookPath?: string;
-  conversionCRDs?: string[];
-  admissionReviewVersions?: string[];
-  rules?: unknown[];
-  failurePolicy?: string;
-  matchPolicy?: string;
-  objectSelector?: unknown;
-  sideEffects?: string;
-  timeoutSeconds?: number;
-  reinvocationPolicy?: string;
-}
-
-/** One owned spec.apiservicedefinitions entry. */
-export interface OwnedApiService {
-  name?: string;
-  group: string;
-  version: string;
-  kind?: string;
-  deploymentName: string;
-  containerPort?: number;
-}
+import type { OperatorGroup } from '../../../shared/api/index.js';
+import type { Csv } from '../csv-status.js';
 
 /** Where pods find their serving certificate, per use (upstream's paths). */
 export const certificateMounts = {
@@ -49,39 +26,38 @@ export const certificateMounts = {
 } as const;
 
 /** The CSV's webhook descriptions. */
-export function webhooksOf(csv: KubeObject): WebhookDescription[] {
-  const spec = (csv['spec'] ?? {}) as { webhookdefinitions?: WebhookDescription[] };
-  return spec.webhookdefinitions ?? [];
-}
+export const webhooksOf = (csv: Csv): WebhookDescription[] => csv.spec?.webhookdefinitions ?? [];
 
 /** The CSV's owned APIServices. */
-export function ownedApiServicesOf(csv: KubeObject): OwnedApiService[] {
-  const spec = (csv['spec'] ?? {}) as { apiservicedefinitions?: { owned?: OwnedApiService[] } };
-  return spec.apiservicedefinitions?.owned ?? [];
-}
+export const ownedApiServicesOf = (csv: Csv): APIServiceDescription[] =>
+  csv.spec?.apiservicedefinitions?.owned ?? [];
+
+/** The deployment a webhook or APIService names ("" when none: no deployment has that name). */
+export const servedBy = (d: { deploymentName?: string | undefined }): string =>
+  d.deploymentName ?? '';
 
 /** Deployments that need a serving certificate, with what they serve. */
 export function certifiedDeployments(
-  csv: KubeObject,
+  csv: Csv,
 ): Map<string, { webhook: boolean; apiservice: boolean; port: number }> {
   const out = new Map<string, { webhook: boolean; apiservice: boolean; port: number }>();
   for (const w of webhooksOf(csv)) {
-    const e = out.get(w.deploymentName) ?? {
+    const e = out.get(servedBy(w)) ?? {
       webhook: false,
       apiservice: false,
       port: w.containerPort ?? 443,
     };
     e.webhook = true;
-    out.set(w.deploymentName, e);
+    out.set(servedBy(w), e);
   }
   for (const a of ownedApiServicesOf(csv)) {
-    const e = out.get(a.deploymentName) ?? {
+    const e = out.get(servedBy(a)) ?? {
       webhook: false,
       apiservice: false,
       port: a.containerPort ?? 443,
     };
     e.apiservice = true;
-    out.set(a.deploymentName, e);
+    out.set(servedBy(a), e);
   }
   return out;
 }
@@ -91,15 +67,21 @@ export function serviceNameOf(deployment: string): string {
   return `${deployment.replaceAll('.', '-')}-service`;
 }
 
+/** A list entry Kubernetes keys by name (a volume, a volume mount). */
+interface Named {
+  name: string;
+  [key: string]: unknown;
+}
 interface PodSpecLike {
   serviceAccountName?: string;
-  volumes?: { name: string }[];
-  containers?: { volumeMounts?: { name: string }[] }[];
+  volumes?: Named[];
+  containers?: { volumeMounts?: Named[] }[];
 }
 /** A deployment spec, as far as certificates touch it. */
 export interface DeploymentSpecLike {
   selector?: { matchLabels?: Record<string, string> };
   template?: { metadata?: { annotations?: Record<string, string> }; spec?: PodSpecLike };
+  [key: string]: unknown;
 }
 
 /** Adds the cert volumes, mounts and the olmcahash annotation to a deployment spec. */
@@ -109,7 +91,8 @@ export function withCertificate(
   caHash: string,
   secretName: string,
 ): Record<string, unknown> {
-  const out = structuredClone(spec) as DeploymentSpecLike;
+  // The strategy's DeploymentSpec is opaque in the API: read as far as certificates touch it.
+  const out: DeploymentSpecLike = structuredClone(spec);
   const template = (out.template ??= {});
   template.metadata = {
     ...template.metadata,
@@ -130,17 +113,17 @@ export function withCertificate(
             { key: 'tls.key', path: m.key },
           ],
         },
-      } as { name: string },
+      },
     ];
     pod.containers = (pod.containers ?? []).map((c) => ({
       ...c,
       volumeMounts: [
         ...(c.volumeMounts ?? []).filter((v) => v.name !== m.volume),
-        { name: m.volume, mountPath: m.path } as { name: string },
+        { name: m.volume, mountPath: m.path },
       ],
     }));
   }
-  return out as Record<string, unknown>;
+  return out;
 }
 
 /** Key of `existing`. */
@@ -149,16 +132,18 @@ export function existingKey(kind: string, namespace: string | undefined, name: s
 }
 
 /** The namespaceSelector of admission webhooks for the OperatorGroup (§3.4). */
-export function webhookNamespaceSelector(group: KubeObject, targets: readonly string[]): unknown {
+export function webhookNamespaceSelector(
+  group: Pick<OperatorGroup, 'metadata' | 'spec'>,
+  targets: readonly string[],
+): unknown {
   if (targets.length === 1 && targets[0] === '') return undefined;
-  const spec = (group['spec'] ?? {}) as { targetNamespaces?: string[]; selector?: unknown };
-  if ((spec.targetNamespaces ?? []).length === 0 && spec.selector !== undefined)
-    return spec.selector;
+  const selector = group.spec?.selector;
+  if ((group.spec?.targetNamespaces ?? []).length === 0 && selector !== undefined) return selector;
   return { matchLabels: { [`olm.operatorgroup.uid/${group.metadata.uid ?? ''}`]: '' } };
 }
 
 /** Whether every admission webhook of the CSV has its configuration (health, §2.3). */
-export function webhooksInstalled(csv: KubeObject, configurations: readonly KubeObject[]): boolean {
+export function webhooksInstalled(csv: Csv, configurations: readonly KubeObject[]): boolean {
   return webhooksOf(csv)
     .filter((w) => w.type !== 'ConversionWebhook')
     .every((w) =>

@@ -12,7 +12,7 @@ import type { ScopedClients } from '../scope.js';
 import { planErrorOf } from './errors.js';
 import { appliedWithWarningsEvent } from './events.js';
 import { settlePlan, statusChanged } from './settle.js';
-import type { InstallPlanObject, PlanError, PlanWrites } from './types.js';
+import type { ServedInstallPlan, PlanError, PlanWrites } from './types.js';
 
 /** What applying a plan pass uses besides its writes. */
 export interface PlanApplyContext {
@@ -26,7 +26,7 @@ export interface PlanApplyContext {
 
 // Upstream: one Event and one installplan_warnings_total count per step that drew warnings.
 async function recordWarnings(
-  plan: InstallPlanObject,
+  plan: ServedInstallPlan,
   step: number,
   warnings: readonly string[],
   c: PlanApplyContext,

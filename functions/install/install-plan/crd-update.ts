@@ -5,15 +5,15 @@ import type { JsonObject, JsonValue } from '../../../shared/kube/json.js';
 // kube-apiserver's CRD schema validation in TypeScript (shared with the devcluster): the same
 // rules upstream OLM runs on existing CRs before a CRD update.
 import { formatCause, validateAgainstSchema } from '../../../shared/kube/schema/index.js';
-import type { CrdLike } from '../crds.js';
+import { asCrd } from '../crds.js';
 
 /** Upstream's refusal to drop a stored version: the message, or undefined when safe. */
 export function crdStoredVersionProblem(
   existing: KubeObject,
   next: KubeObject,
 ): string | undefined {
-  const stored = (existing as CrdLike).status?.storedVersions ?? [];
-  const kept = new Set(((next as CrdLike).spec?.versions ?? []).map((v) => v.name));
+  const stored = asCrd(existing).status?.storedVersions ?? [];
+  const kept = new Set((asCrd(next).spec?.versions ?? []).map((v) => v.name));
   const dropped = stored.find((v) => !kept.has(v));
   if (dropped === undefined) return undefined;
   return `risk of data loss updating "${existing.metadata.name ?? ''}": new CRD removes version ${dropped} that is listed as a stored version on the existing CRD`;
@@ -22,9 +22,7 @@ export function crdStoredVersionProblem(
 /** Versions served by both the existing and the new CRD: their CRs must stay valid. */
 export function versionsServedBeforeAndAfter(existing: KubeObject, next: KubeObject): string[] {
   const served = (crd: KubeObject): Set<string> =>
-    new Set(
-      ((crd as CrdLike).spec?.versions ?? []).filter((v) => v.served !== false).map((v) => v.name),
-    );
+    new Set((asCrd(crd).spec?.versions ?? []).filter((v) => v.served !== false).map((v) => v.name));
   const before = served(existing);
   return [...served(next)].filter((v) => before.has(v));
 }
@@ -37,17 +35,13 @@ export function customResourceProblem(
   next: KubeObject,
   existing: readonly { version: string; items: readonly KubeObject[] }[],
 ): string | undefined {
-  const spec = (next['spec'] ?? {}) as {
-    group?: string;
-    names?: { kind?: string };
-    conversion?: { strategy?: string };
-    versions?: { name: string; schema?: { openAPIV3Schema?: unknown } }[];
-  };
-  if (spec.conversion?.strategy === 'Webhook') return undefined;
+  const spec = asCrd(next).spec ?? {};
+  if (spec.conversion?.['strategy'] === 'Webhook') return undefined;
   for (const { version, items } of existing) {
     const schema = spec.versions?.find((v) => v.name === version)?.schema?.openAPIV3Schema;
     if (schema === undefined || schema === null || typeof schema !== 'object') continue;
     for (const item of items) {
+      // The validator takes JSON: a CR and a CRD schema as read from the API are JSON.
       const causes = validateAgainstSchema(item as unknown as JsonValue, schema as JsonObject);
       if (causes.length === 0) continue;
       const name = item.metadata.namespace

@@ -8,74 +8,99 @@
 //   and becomes Created once Established and NamesAccepted; objects whose kind a CRD of this
 //   plan defines wait until that CRD is served; bundle objects owned by a CSV wait until the
 //   CSV exists (they carry an ownerReference to it).
-// - A CSV that exists is never overwritten (Present); bundle objects are created or updated.
+// - A CSV that exists is never overwritten (Present); bundle objects are created or updated
+//   (step-writes.ts, per step kind).
 // - An error keeps the plan Installing with "retrying execution due to error: …" while it is
 //   Forbidden or younger than a minute since startTime; otherwise the plan Failed.
-import type { InstallPlanStatus } from '../../../shared/api/installplan.js';
-import { codes } from '../../../shared/api/index.js';
+import type { InstallPlanStatus, Step } from '../../../shared/api/installplan.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
+import { manifestOf, stepKinds } from '../../../shared/install-plan/index.js';
 import type { Decision } from '../../../shared/runtime/function-host.js';
-import {
-  manifestOf,
-  stepKinds,
-  type StepManifestError,
-} from '../../../shared/install-plan/index.js';
-import { crdServed, type CrdLike } from '../crds.js';
-import { canonicalJson } from '../hash.js';
-import { refOf } from '../kube-writes.js';
-import { crdStoredVersionProblem, customResourceProblem } from './crd-update.js';
+import { asCrd, crdServed } from '../crds.js';
 import { setCondition } from './settle.js';
-import { installedAlongsideAnnotation, mergedUpdate, ownerLabels } from './step-writes.js';
+import { stepOutcome } from './step-writes.js';
 import { done } from './steps.js';
-import type { PlanError, PlanSnapshot, PlanWrites, StepWrite } from './types.js';
+import type { PlanError, PlanSnapshot, PlanWrites, ServedInstallPlan, StepWrite } from './types.js';
 
 /** How soon an Installing plan is looked at again (upstream: 5 s). */
 export const installingRequeueMs = 5_000;
 /** How soon a plan waiting on its own writes (CRDs, CSV) looks again. */
 export const progressRequeueMs = 100;
 
+// The status a pass starts from: an approved plan is Installing (since now); undefined when
+// there is nothing to execute (planning belongs to the plan function; Complete and Failed are
+// terminal).
+function started(plan: ServedInstallPlan, now: string): InstallPlanStatus | undefined {
+  if (plan.status === undefined || plan.metadata.deletionTimestamp !== undefined) return undefined;
+  let status: InstallPlanStatus = structuredClone(plan.status);
+  if (status.phase === 'RequiresApproval') {
+    if (plan.spec.approved !== true) return undefined;
+    status = { ...status, phase: 'Installing' };
+  } else if (status.phase !== 'Installing') {
+    return undefined;
+  }
+  if (status.startTime === undefined) status.startTime = now;
+  return status;
+}
+
+// Kinds defined by the plan's CRDs (`group/kind`), and whether each is served yet.
+function servedKinds(steps: readonly Step[], s: PlanSnapshot): Map<string, boolean> {
+  const served = new Map<string, boolean>();
+  steps.forEach((step, i) => {
+    if (step.resource.kind !== 'CustomResourceDefinition') return;
+    const existing = s.existing.get(i);
+    let manifest: KubeObject;
+    try {
+      manifest = manifestOf(step.resource, i);
+    } catch {
+      return; // reported when the step runs
+    }
+    const group = asCrd(manifest).spec?.group;
+    const kind = asCrd(manifest).spec?.names?.kind;
+    if (group !== undefined && kind !== undefined) {
+      const crd = existing === undefined ? undefined : asCrd(existing);
+      served.set(`${group}/${kind}`, done.has(step.status) || crdServed(crd));
+    }
+  });
+  return served;
+}
+
+// The step's manifest as it is written: identity and status dropped, in the plan's namespace
+// when the kind is namespaced.
+function writable(manifest: KubeObject, namespaced: boolean, namespace: string): KubeObject {
+  const object: KubeObject = { ...manifest, metadata: { ...manifest.metadata } };
+  delete object.metadata.resourceVersion;
+  delete object.metadata.uid;
+  delete object.metadata.creationTimestamp;
+  delete object['status'];
+  if (namespaced) object.metadata.namespace = namespace;
+  else delete object.metadata.namespace;
+  return object;
+}
+
 /** Pure: the writes of one pass over the plan. */
 export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
   const plan = s.plan;
   const none: PlanWrites = { plan, steps: [], status: undefined };
-  if (plan?.status === undefined || plan.metadata.deletionTimestamp !== undefined)
-    return { writes: none };
-  const namespace = plan.metadata.namespace ?? '';
   const now = s.now.toISOString();
-  let status: InstallPlanStatus = structuredClone(plan.status);
-
-  switch (status.phase) {
-    case 'RequiresApproval':
-      if (plan.spec.approved !== true) return { writes: none };
-      status = { ...status, phase: 'Installing' };
-      break;
-    case 'Installing':
-      break;
-    default:
-      // Planning belongs to the plan function; Complete and Failed are terminal.
-      return { writes: none };
-  }
-  if (status.startTime === undefined) status.startTime = now;
+  const status = plan === undefined ? undefined : started(plan, now);
+  if (plan === undefined || status === undefined) return { writes: none };
+  const namespace = plan.metadata.namespace ?? '';
   if (s.scope !== undefined) {
     if ('error' in s.scope) {
-      return {
-        writes: {
-          plan,
-          steps: [],
-          status: {
-            ...status,
-            phase: 'Failed',
-            message: s.scope.error,
-            conditions: setCondition(status.conditions, {
-              type: 'Installed',
-              status: 'False',
-              reason: 'InstallCheckFailed',
-              message: s.scope.error,
-              lastUpdateTime: now,
-            }),
-          },
-        },
+      const failed: InstallPlanStatus = {
+        ...status,
+        phase: 'Failed',
+        message: s.scope.error,
+        conditions: setCondition(status.conditions, {
+          type: 'Installed',
+          status: 'False',
+          reason: 'InstallCheckFailed',
+          message: s.scope.error,
+          lastUpdateTime: now,
+        }),
       };
+      return { writes: { plan, steps: [], status: failed } };
     }
     status.attenuatedServiceAccountRef = {
       kind: 'ServiceAccount',
@@ -86,25 +111,7 @@ export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
   }
 
   const steps = status.plan ?? [];
-  // Kinds defined by this plan's CRDs, and whether each is served yet.
-  const servedKinds = new Map<string, boolean>();
-  steps.forEach((step, i) => {
-    if (step.resource.kind !== 'CustomResourceDefinition') return;
-    const crd = s.existing.get(i) as CrdLike | undefined;
-    let group: string | undefined;
-    let kind: string | undefined;
-    try {
-      const m = manifestOf(step.resource, i) as CrdLike;
-      group = m.spec?.group;
-      kind = m.spec?.names?.kind;
-    } catch {
-      return; // reported when the step runs
-    }
-    if (group !== undefined && kind !== undefined) {
-      servedKinds.set(`${group}/${kind}`, done.has(step.status) || crdServed(crd));
-    }
-  });
-
+  const served = servedKinds(steps, s);
   const writes: StepWrite[] = [];
   let error: PlanError | undefined;
   let waiting = false;
@@ -112,13 +119,15 @@ export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
     if (done.has(step.status)) continue;
     const existing = s.existing.get(i);
     if (step.resource.kind === 'CustomResourceDefinition' && step.status === 'WaitingForApi') {
-      if (crdServed(existing)) step.status = 'Created';
-      else if (existing === undefined) step.status = 'NotPresent';
-      else {
+      if (crdServed(existing === undefined ? undefined : asCrd(existing))) {
+        step.status = 'Created';
+        continue;
+      }
+      if (existing !== undefined) {
         waiting = true;
         continue;
       }
-      if (step.status === 'Created') continue;
+      step.status = 'NotPresent'; // gone meanwhile: created again below
     }
     const kind = stepKinds[step.resource.kind];
     if (kind === undefined) {
@@ -130,170 +139,32 @@ export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
     try {
       manifest = manifestOf(step.resource, i);
     } catch (e) {
-      error = { message: (e as StepManifestError).message, forbidden: false, step: i };
+      // A StepManifestError: the plan is bad, not the cluster.
+      error = { message: e instanceof Error ? e.message : String(e), forbidden: false, step: i };
       break;
     }
-    if (servedKinds.get(`${step.resource.group}/${manifest.kind}`) === false) {
+    if (served.get(`${step.resource.group}/${manifest.kind}`) === false) {
       waiting = true; // the CRD defining this kind is not served yet
       continue;
     }
-    const csvName = step.resolving;
-    const owner = s.csvs.get(csvName);
-    const object: KubeObject = {
-      ...manifest,
-      metadata: { ...manifest.metadata },
-    };
-    delete object.metadata.resourceVersion;
-    delete object.metadata.uid;
-    delete object.metadata.creationTimestamp;
-    delete (object as { status?: unknown }).status;
-    if (kind.namespaced) object.metadata.namespace = namespace;
-    else delete object.metadata.namespace;
-
-    if (step.resource.kind === 'ClusterServiceVersion') {
-      if (existing !== undefined) {
-        step.status = 'Present'; // an existing CSV is never overwritten
-        continue;
-      }
-      // Created with the cleanup finalizer the CSV lifecycle would add as its first write: the
-      // same object, one pass through the mirror sooner.
-      const finalizers = object.metadata.finalizers ?? [];
-      if (!finalizers.includes(codes.OlmFinalizer.CsvCleanup))
-        object.metadata.finalizers = [...finalizers, codes.OlmFinalizer.CsvCleanup];
-      writes.push({
-        step: i,
-        write: { op: 'create', object },
-        scoped: s.scope !== undefined,
-        status: 'Created',
-      });
-      continue;
+    const outcome = stepOutcome({
+      index: i,
+      step,
+      kind,
+      object: writable(manifest, kind.namespaced, namespace),
+      existing,
+      namespace,
+      plan: plan.metadata.name ?? '',
+      scoped: s.scope !== undefined,
+      s,
+    });
+    if ('error' in outcome) {
+      error = { message: outcome.error, forbidden: false, step: i };
+      break;
     }
-    if (step.resource.kind === 'Subscription') {
-      if (existing !== undefined) {
-        step.status = 'Present';
-        continue;
-      }
-      object.metadata.annotations = {
-        ...object.metadata.annotations,
-        'olm.generated-by': plan.metadata.name ?? '',
-      };
-      writes.push({
-        step: i,
-        write: { op: 'create', object },
-        scoped: s.scope !== undefined,
-        status: 'Created',
-      });
-      continue;
-    }
-    if (step.resource.kind === 'CustomResourceDefinition') {
-      const [key, value] = installedAlongsideAnnotation(namespace, csvName);
-      object.metadata.labels = { ...object.metadata.labels, 'olm.managed': 'true' };
-      object.metadata.annotations = { ...object.metadata.annotations, [key]: value };
-      if (existing === undefined) {
-        writes.push({
-          step: i,
-          write: { op: 'create', object },
-          scoped: false,
-          status: 'WaitingForApi',
-        });
-        continue;
-      }
-      const problem =
-        crdStoredVersionProblem(existing, object) ??
-        customResourceProblem(object, s.customResources?.get(i) ?? []);
-      if (problem !== undefined) {
-        error = { message: problem, forbidden: false, step: i };
-        break;
-      }
-      if (canonicalJson(existing['spec']) === canonicalJson(object['spec'])) {
-        // Same definition (e.g. another namespace installs the same operator): only mark it
-        // ours, with a patch that cannot conflict with other plans doing the same.
-        const missing = (
-          want: Record<string, string> | undefined,
-          have: Record<string, string> | undefined,
-        ) => Object.entries(want ?? {}).some(([k, v]) => have?.[k] !== v);
-        if (
-          !missing(object.metadata.labels, existing.metadata.labels) &&
-          !missing(object.metadata.annotations, existing.metadata.annotations)
-        ) {
-          step.status = 'Present';
-          continue;
-        }
-        writes.push({
-          step: i,
-          write: {
-            op: 'patch',
-            ref: refOf(existing),
-            type: 'merge',
-            patch: {
-              metadata: {
-                labels: object.metadata.labels,
-                annotations: object.metadata.annotations,
-              },
-            },
-          },
-          scoped: false,
-          status: 'Present',
-        });
-        continue;
-      }
-      const updated = mergedUpdate(existing, object);
-      updated['status'] = existing['status'];
-      writes.push({
-        step: i,
-        write: { op: 'update', object: updated },
-        scoped: false,
-        status: 'Present',
-      });
-      continue;
-    }
-
-    object.metadata.labels = { ...object.metadata.labels, 'olm.managed': 'true' };
-    if (kind.ownership === 'ownerReference') {
-      if (owner?.metadata.uid === undefined) {
-        waiting = true; // created once its CSV exists, to point at it
-        continue;
-      }
-      object.metadata.ownerReferences = [
-        {
-          apiVersion: 'operators.coreos.com/v1alpha1',
-          kind: 'ClusterServiceVersion',
-          name: csvName,
-          uid: owner.metadata.uid,
-          controller: false,
-          blockOwnerDeletion: false,
-        },
-      ];
-    } else if (kind.ownership === 'ownerLabels') {
-      object.metadata.labels = { ...object.metadata.labels, ...ownerLabels(csvName, namespace) };
-    }
-    if (existing === undefined) {
-      writes.push({
-        step: i,
-        write: { op: 'create', object },
-        scoped: s.scope !== undefined,
-        status: 'Created',
-      });
-    } else {
-      const updated = mergedUpdate(existing, object);
-      if (kind.ownership === 'ownerLabels') {
-        // Upstream takes over existing cluster objects: olm.owner names the resolving CSV. Its
-        // update is unconditional (the last plan writing wins): a ClusterRole named after the
-        // CSV and its rules is shared by every namespace installing that CSV, and plans racing
-        // on it must not fail each other with conflicts.
-        updated.metadata.labels = {
-          ...updated.metadata.labels,
-          ...ownerLabels(csvName, namespace),
-        };
-        delete updated.metadata.resourceVersion;
-      }
-      writes.push({
-        step: i,
-        write: { op: 'update', object: updated },
-        scoped: s.scope !== undefined,
-        status: 'Present',
-      });
-    }
+    if ('waiting' in outcome) waiting = true;
+    else if ('write' in outcome) writes.push({ step: i, ...outcome });
+    else step.status = outcome.status;
   }
   status.plan = steps;
   if (error !== undefined) {
@@ -302,7 +173,7 @@ export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
   // Installing plans are looked at again: at once when these writes create what waiting steps
   // need (the CSV they are owned by) and the last pass failed nothing, soon while their own
   // writes settle, else every 5 s (a Forbidden step may have been granted meanwhile).
-  const progressing = waiting && writes.length > 0 && plan.status.message === undefined;
+  const progressing = waiting && writes.length > 0 && plan.status?.message === undefined;
   return {
     writes: { plan, steps: writes, status },
     requeueAfterMs: waiting || writes.length > 0 ? progressRequeueMs : installingRequeueMs,

@@ -1,14 +1,14 @@
 // The Event upstream records when a step's writes draw API warnings.
 import type { KubeObject } from '../../../shared/kube/client.js';
 import { coreEvent } from '../../../shared/kube/events.js';
-import type { InstallPlanObject } from './types.js';
+import type { ServedInstallPlan } from './types.js';
 
 /**
  * Upstream's Warning Event `AppliedWithWarnings` for the API warnings (HTTP 299) that writing
  * step `index` of `plan` drew: on the InstallPlan, fieldPath status.plan[index].
  */
 export function appliedWithWarningsEvent(
-  plan: InstallPlanObject,
+  plan: ServedInstallPlan,
   index: number,
   warnings: readonly string[],
   at: Date,

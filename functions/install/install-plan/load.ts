@@ -4,10 +4,11 @@
 import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
 import { isNotFound } from '../../../shared/kube/errors.js';
 import { manifestOf } from '../../../shared/install-plan/index.js';
+import { asCrd } from '../crds.js';
 import { operatorGroupScope } from '../scope.js';
 import { versionsServedBeforeAndAfter } from './crd-update.js';
 import { stepObjectRef, stepsToRead } from './steps.js';
-import type { InstallPlanObject, PlanSnapshot } from './types.js';
+import type { ServedInstallPlan, PlanSnapshot } from './types.js';
 
 const ipRef = (namespace: string, name: string) => ({
   apiVersion: 'operators.coreos.com/v1alpha1',
@@ -23,7 +24,7 @@ export async function loadPlan(
   name: string,
   now: () => Date,
 ): Promise<PlanSnapshot> {
-  const plan = await client.get<InstallPlanObject>(ipRef(namespace, name));
+  const plan = await client.get<ServedInstallPlan>(ipRef(namespace, name));
   const snapshot: PlanSnapshot = { plan, now: now(), existing: new Map(), csvs: new Map() };
   const phase = plan?.status?.phase;
   if (
@@ -68,7 +69,7 @@ export async function loadPlan(
     } catch {
       continue; // the decision reports the bad manifest
     }
-    const spec = (next['spec'] ?? {}) as { group?: string; names?: { kind?: string } };
+    const spec = asCrd(next).spec ?? {};
     const lists = await Promise.all(
       versionsServedBeforeAndAfter(crd, next).map(async (version) => ({
         version,

@@ -1,22 +1,15 @@
 // The install-plan room's contract: what one pass over an InstallPlan reads and what it writes.
-import type { InstallPlanStatus, Step } from '../../../shared/api/installplan.js';
+import type { InstallPlan, InstallPlanStatus, Step } from '../../../shared/api/installplan.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
+import type { Served } from '../../../shared/kube/served.js';
 
-/** An InstallPlan as the function reads it. */
-export interface InstallPlanObject extends KubeObject {
-  spec: {
-    clusterServiceVersionNames?: string[];
-    approval?: string;
-    approved?: boolean;
-    generation?: number;
-  };
-  status?: InstallPlanStatus;
-}
+/** An InstallPlan as read from the API. */
+export type ServedInstallPlan = Served<InstallPlan>;
 
 /** What the plan decision reads. */
 export interface PlanSnapshot {
-  plan: InstallPlanObject | undefined;
+  plan: ServedInstallPlan | undefined;
   now: Date;
   /** The cluster object each step names (by step index); absent entries were not read or do not exist. */
   existing: ReadonlyMap<number, KubeObject>;
@@ -43,7 +36,7 @@ export interface StepWrite {
 /** The writes of a plan decision. */
 export interface PlanWrites {
   /** The plan as loaded (its resourceVersion guards the status write). */
-  plan: InstallPlanObject | undefined;
+  plan: ServedInstallPlan | undefined;
   steps: StepWrite[];
   /** The status before any step write ran (phase transitions, status-only step changes). */
   status: InstallPlanStatus | undefined;

@@ -15,7 +15,7 @@ import { decideOperatorCondition, withConditionEnv } from './decide.js';
 import { roleAsWanted } from './rbac.js';
 import {
   operatorConditionApiVersion,
-  type OperatorConditionObject,
+  type ServedOperatorCondition,
   type OperatorConditionSnapshot,
 } from './types.js';
 
@@ -86,7 +86,7 @@ export function operatorConditionFunction(options: {
       const client = clientOf(work.cluster);
       const rbac = 'rbac.authorization.k8s.io/v1';
       const [condition, role, roleBinding] = await Promise.all([
-        client.get<OperatorConditionObject>({
+        client.get<ServedOperatorCondition>({
           apiVersion: operatorConditionApiVersion,
           kind: 'OperatorCondition',
           namespace,

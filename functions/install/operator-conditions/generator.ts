@@ -1,30 +1,33 @@
 // The OperatorCondition generator (upstream's, run in the CSV namespace pass): one
 // OperatorCondition (operators.coreos.com/v2) per non-copied CSV, same name and namespace,
 // controlled by the CSV, listing the strategy's deployments and service accounts. Pure.
-import type { KubeObject } from '../../../shared/kube/client.js';
+import type {
+  ClusterServiceVersionSpec,
+  StrategyDetailsDeployment,
+} from '../../../shared/api/clusterserviceversion.js';
 import type { Write } from '../../../shared/kube/executor.js';
+import type { Csv } from '../csv-status.js';
 import { sameJson } from '../hash.js';
 import { controllerRef } from '../kube-writes.js';
-import { operatorConditionApiVersion, type OperatorConditionObject } from './types.js';
+import { operatorConditionApiVersion, type ServedOperatorCondition } from './types.js';
 
-interface StrategySpecLike {
-  deployments?: { name?: unknown }[];
-  permissions?: { serviceAccountName?: unknown }[];
-  clusterPermissions?: { serviceAccountName?: unknown }[];
-}
+/**
+ * A CSV as the generator reads it: its identity and whatever strategy it has (any strategy, not
+ * only a valid one, is read for its names).
+ */
+export type GeneratorCsv = Pick<Csv, 'apiVersion' | 'kind' | 'metadata'> & {
+  spec?: Partial<ClusterServiceVersionSpec> | undefined;
+};
 
-function strategySpecOf(csv: KubeObject): StrategySpecLike {
-  const spec = (csv['spec'] ?? {}) as { install?: { spec?: StrategySpecLike } };
-  return spec.install?.spec ?? {};
-}
+const strategySpecOf = (csv: GeneratorCsv): Partial<StrategyDetailsDeployment> =>
+  csv.spec?.install?.spec ?? {};
 
 const named = (value: unknown): value is string => typeof value === 'string' && value !== '';
+const list = <T>(entries: T[] | undefined): T[] => (Array.isArray(entries) ? entries : []);
 
 /** Service accounts of the CSV's strategy, clusterPermissions first; `default` when none (upstream). */
-export function conditionServiceAccounts(csv: KubeObject): string[] {
+export function conditionServiceAccounts(csv: GeneratorCsv): string[] {
   const spec = strategySpecOf(csv);
-  const list = (entries: unknown): { serviceAccountName?: unknown }[] =>
-    Array.isArray(entries) ? (entries as { serviceAccountName?: unknown }[]) : [];
   const accounts = [...list(spec.clusterPermissions), ...list(spec.permissions)]
     .map((p) => p.serviceAccountName)
     .filter(named);
@@ -32,19 +35,20 @@ export function conditionServiceAccounts(csv: KubeObject): string[] {
 }
 
 /** Deployment names of the CSV's strategy. */
-export function conditionDeployments(csv: KubeObject): string[] {
-  const deployments = strategySpecOf(csv).deployments;
-  return (Array.isArray(deployments) ? deployments : []).map((d) => d.name).filter(named);
+export function conditionDeployments(csv: GeneratorCsv): string[] {
+  return list(strategySpecOf(csv).deployments)
+    .map((d) => d.name)
+    .filter(named);
 }
 
-const live = (csv: KubeObject): boolean =>
+const live = (csv: GeneratorCsv): boolean =>
   csv.metadata.deletionTimestamp === undefined &&
   csv.metadata.labels?.['olm.copiedFrom'] === undefined;
 
 /** The generator's write for the CSV's OperatorCondition, or undefined when it is as wanted. */
 function generatorWrite(
-  csv: KubeObject,
-  existing: OperatorConditionObject | undefined,
+  csv: GeneratorCsv,
+  existing: ServedOperatorCondition | undefined,
 ): Write | undefined {
   const owners = [controllerRef(csv)];
   const deployments = conditionDeployments(csv);
@@ -87,8 +91,8 @@ function generatorWrite(
  * on one that differs. `conditions` are the namespace's OperatorConditions by name.
  */
 export function generatorWrites(
-  csvs: readonly KubeObject[],
-  conditions: ReadonlyMap<string, KubeObject>,
+  csvs: readonly GeneratorCsv[],
+  conditions: ReadonlyMap<string, ServedOperatorCondition>,
 ): Write[] {
   return csvs.flatMap((csv) => {
     if (!live(csv)) return [];

@@ -5,6 +5,6 @@ export { generatorWrites } from './generator.js';
 export { mentionsUpgradeable, upgradeBlocked } from './upgradeable.js';
 export {
   operatorConditionApiVersion,
-  type OperatorConditionObject,
+  type ServedOperatorCondition,
   type OperatorConditionSnapshot,
 } from './types.js';

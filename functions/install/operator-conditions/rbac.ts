@@ -4,7 +4,7 @@ import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import { sameJson } from '../hash.js';
 import { controllerRef } from '../kube-writes.js';
-import type { OperatorConditionObject } from './types.js';
+import type { ServedOperatorCondition } from './types.js';
 
 const ownedBy = (object: KubeObject, owner: KubeObject): boolean =>
   (object.metadata.ownerReferences ?? []).some((r) => r.uid === owner.metadata.uid);
@@ -31,7 +31,7 @@ export function roleAsWanted(role: KubeObject): boolean {
 
 /** The writes that bring the Role of `condition` to what it should be. */
 export function roleWrites(
-  condition: OperatorConditionObject,
+  condition: ServedOperatorCondition,
   existing: KubeObject | undefined,
 ): Write[] {
   const name = condition.metadata.name ?? '';
@@ -75,7 +75,7 @@ function takeOver(
 
 /** The writes that bring the RoleBinding of `condition` to what it should be. */
 export function roleBindingWrites(
-  condition: OperatorConditionObject,
+  condition: ServedOperatorCondition,
   existing: KubeObject | undefined,
 ): Write[] {
   const name = condition.metadata.name ?? '';

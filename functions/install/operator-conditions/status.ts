@@ -1,7 +1,7 @@
 // An OperatorCondition's status: spec.conditions mirrored into status.conditions with
 // observedGeneration, as upstream's controller does. Pure.
 import { kubeTimestamp } from '../certificates.js';
-import type { ConditionEntry, OperatorConditionObject } from './types.js';
+import type { ConditionEntry, ServedOperatorCondition } from './types.js';
 
 /** upstream's meta.SetStatusCondition onto a copy of `conditions`. */
 function setCondition(
@@ -11,9 +11,9 @@ function setCondition(
 ): ConditionEntry[] {
   const at = kubeTimestamp(now);
   const i = conditions.findIndex((c) => c.type === entry.type);
-  if (i < 0)
+  const current = conditions[i];
+  if (current === undefined)
     return [...conditions, { ...entry, lastTransitionTime: entry.lastTransitionTime ?? at }];
-  const current = conditions[i] as ConditionEntry;
   const next: ConditionEntry = {
     ...current,
     status: entry.status,
@@ -29,9 +29,9 @@ function setCondition(
 
 /** The condition's status with spec.conditions mirrored (observedGeneration set), or undefined when current. */
 export function mirroredStatus(
-  condition: OperatorConditionObject,
+  condition: ServedOperatorCondition,
   now: Date,
-): OperatorConditionObject['status'] | undefined {
+): ServedOperatorCondition['status'] | undefined {
   const generation = condition.metadata.generation ?? 0;
   let conditions = condition.status?.conditions ?? [];
   let changed = false;

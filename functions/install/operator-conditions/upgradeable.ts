@@ -1,10 +1,10 @@
 // The upgrade gate the CSV lifecycle applies (upstream's isOperatorUpgradeable): a CSV replacing
 // one whose OperatorCondition is not Upgradeable stays Pending. Pure.
-import type { KubeObject } from '../../../shared/kube/client.js';
-import { upgradeableCondition, type OperatorConditionObject } from './types.js';
+import type { Csv } from '../csv-status.js';
+import { upgradeableCondition, type ServedOperatorCondition } from './types.js';
 
 /** Whether the condition says anything about Upgradeable (override, spec or status). */
-export function mentionsUpgradeable(condition: OperatorConditionObject): boolean {
+export function mentionsUpgradeable(condition: ServedOperatorCondition): boolean {
   return [
     ...(condition.spec?.overrides ?? []),
     ...(condition.spec?.conditions ?? []),
@@ -17,7 +17,7 @@ export function mentionsUpgradeable(condition: OperatorConditionObject): boolean
  * proceed, else why not. An Upgradeable override wins; otherwise the status condition counts,
  * and only when it reflects the current generation.
  */
-export function notUpgradeable(condition: OperatorConditionObject | undefined): string | undefined {
+export function notUpgradeable(condition: ServedOperatorCondition | undefined): string | undefined {
   if (condition === undefined) return undefined;
   const override = (condition.spec?.overrides ?? []).find((c) => c.type === upgradeableCondition);
   if (override !== undefined) {
@@ -40,11 +40,11 @@ export function notUpgradeable(condition: OperatorConditionObject | undefined): 
  * OperatorCondition is not Upgradeable), or undefined. `conditions` are by name.
  */
 export function upgradeBlocked(
-  csv: KubeObject,
-  csvs: readonly KubeObject[],
-  conditions: ReadonlyMap<string, KubeObject> | undefined,
+  csv: Csv,
+  csvs: readonly Csv[],
+  conditions: ReadonlyMap<string, ServedOperatorCondition> | undefined,
 ): string | undefined {
-  const replaces = (csv['spec'] as { replaces?: unknown } | undefined)?.replaces;
+  const replaces = csv.spec?.replaces;
   if (typeof replaces !== 'string' || replaces === csv.metadata.name) return undefined;
   if (!csvs.some((c) => c.metadata.name === replaces)) return undefined;
   return notUpgradeable(conditions?.get(replaces));

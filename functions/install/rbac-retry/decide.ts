@@ -1,11 +1,12 @@
 // Which CSVs an RBAC change gives another chance: those that failed for good
 // (InstallComponentFailedNoRetry) go Pending/DetectedClusterChange; and which namespaces an RBAC
 // change concerns (those whose OperatorGroup names a service account). Pure.
-import { transitioned, type CsvObject } from '../csv-status.js';
+import type { OperatorGroup } from '../../../shared/api/index.js';
+import { transitioned, type Csv } from '../csv-status.js';
 import type { RbacRetrySnapshot, RbacRetryWrites } from './types.js';
 
 export function decideRbacRetry(s: RbacRetrySnapshot): { writes: RbacRetryWrites } {
-  const csvs: CsvObject[] = [];
+  const csvs: Csv[] = [];
   for (const csv of s.csvs) {
     if (csv.status?.phase !== 'Failed' || csv.status.reason !== 'InstallComponentFailedNoRetry')
       continue;
@@ -24,10 +25,10 @@ export function decideRbacRetry(s: RbacRetrySnapshot): { writes: RbacRetryWrites
   return { writes: { csvs } };
 }
 
-/** An OperatorGroup, as far as the retry reads one. */
+/** An OperatorGroup, as far as the retry reads one: its namespace and service account. */
 export interface OperatorGroupLike {
-  metadata: { namespace?: string };
-  spec?: { serviceAccountName?: string };
+  metadata: Pick<OperatorGroup['metadata'], 'namespace'>;
+  spec?: Pick<NonNullable<OperatorGroup['spec']>, 'serviceAccountName'> | undefined;
 }
 
 /** Namespaces (sorted) of the OperatorGroups that name a service account. */

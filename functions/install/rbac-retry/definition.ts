@@ -19,7 +19,7 @@ import type {
   ObjectChange,
   WorkContext,
 } from '../../../shared/runtime/function-host.js';
-import type { CsvObject } from '../csv-status.js';
+import type { Csv } from '../csv-status.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
 import { namespaceTrigger } from '../triggers.js';
 import { decideRbacRetry, scopedNamespacesOf, type OperatorGroupLike } from './decide.js';
@@ -60,7 +60,7 @@ export function rbacRetryFunction(options: {
     ],
     async load(work: WorkContext): Promise<RbacRetrySnapshot> {
       const [namespace = ''] = work.key;
-      const csvs = await clientOf(work.cluster).list<CsvObject>({
+      const csvs = await clientOf(work.cluster).list<Csv>({
         apiVersion: 'operators.coreos.com/v1alpha1',
         kind: 'ClusterServiceVersion',
         namespace,

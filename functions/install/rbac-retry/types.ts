@@ -1,14 +1,14 @@
 // The rbac-retry room's contract: what one pass over a namespace reads and writes.
-import type { CsvObject } from '../csv-status.js';
+import type { Csv } from '../csv-status.js';
 
 /** The CSVs of one namespace, read after an RBAC change there. */
 export interface RbacRetrySnapshot {
   namespace: string;
   now: Date;
-  csvs: CsvObject[];
+  csvs: Csv[];
 }
 
 /** Status writes: CSVs moved back to Pending. */
 export interface RbacRetryWrites {
-  csvs: CsvObject[];
+  csvs: Csv[];
 }
