@@ -7,6 +7,7 @@ import type { Served } from '../../../shared/kube/served.js';
 import type { Csv } from '../csv-status.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import { certificateSecret, type ServingCertificate } from '../certificates.js';
+import { asCrd } from '../crds.js';
 import { canonicalJson, fnv64aHex } from '../hash.js';
 import { refOf } from '../kube-writes.js';
 import {
@@ -86,13 +87,28 @@ function upsert(
   return { op: 'update', object };
 }
 
-/** Pure: the writes that serve a CSV's webhooks and owned APIServices. */
-export function certifiedWrites(inputs: CertifiedInputs): Write[] {
+// The existing object the writes compare against.
+const existingOf = (
+  inputs: CertifiedInputs,
+  kind: string,
+  ns: string | undefined,
+  name: string,
+): KubeObject | undefined => inputs.existing.get(existingKey(kind, ns, name));
+
+// base64 of the CA that signed the deployment's serving certificate, if it has one.
+function caBundleOf(inputs: CertifiedInputs, deployment: string): string | undefined {
+  const cert = inputs.certificates.get(deployment);
+  return cert === undefined ? undefined : Buffer.from(cert.caPem, 'utf8').toString('base64');
+}
+
+// Per deployment serving a webhook or APIService: its Service, the certificate Secret and the
+// Role and RoleBinding that let its service account read it, and for APIServices the
+// auth-delegator ClusterRoleBinding.
+function servingWrites(inputs: CertifiedInputs, labels: Record<string, string>): Write[] {
   const { csv, namespace } = inputs;
   const writes: Write[] = [];
-  const labels = ownerLabelsOf(csv, namespace);
   const get = (kind: string, ns: string | undefined, name: string): KubeObject | undefined =>
-    inputs.existing.get(existingKey(kind, ns, name));
+    existingOf(inputs, kind, ns, name);
   for (const [deployment, uses] of certifiedDeployments(csv)) {
     const cert = inputs.certificates.get(deployment);
     const spec: DeploymentSpecLike | undefined = inputs.deploymentSpecs.get(deployment);
@@ -169,15 +185,19 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
       );
     }
   }
+  return writes;
+}
 
-  const caBundleOf = (deployment: string): string | undefined => {
-    const cert = inputs.certificates.get(deployment);
-    return cert === undefined ? undefined : Buffer.from(cert.caPem, 'utf8').toString('base64');
-  };
-  // Admission webhooks: one configuration per description, found again by its labels.
+// Conversion webhooks go into the CRDs they convert; admission webhooks get one configuration
+// per description, found again by its labels; configurations no description wants go.
+function webhookWrites(inputs: CertifiedInputs, labels: Record<string, string>): Write[] {
+  const { csv, namespace } = inputs;
+  const writes: Write[] = [];
+  const get = (kind: string, ns: string | undefined, name: string): KubeObject | undefined =>
+    existingOf(inputs, kind, ns, name);
   const wanted = new Set<string>();
   for (const hook of webhooksOf(csv)) {
-    const caBundle = caBundleOf(servedBy(hook));
+    const caBundle = caBundleOf(inputs, servedBy(hook));
     if (caBundle === undefined) continue;
     const clientConfig = {
       service: {
@@ -202,8 +222,8 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
             conversionReviewVersions: hook.admissionReviewVersions ?? ['v1'],
           },
         };
-        const spec = (crd['spec'] ?? {}) as Record<string, unknown>;
-        if (canonicalJson(spec['conversion']) !== canonicalJson(conversion)) {
+        const spec = asCrd(crd).spec;
+        if (canonicalJson(spec?.conversion) !== canonicalJson(conversion)) {
           writes.push({ op: 'update', object: { ...crd, spec: { ...spec, conversion } } });
         }
       }
@@ -269,12 +289,18 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
     const name = c.metadata.labels?.['olm.webhook-description-generate-name'] ?? '';
     if (!wanted.has(`${c.kind}/${name}`)) writes.push({ op: 'delete', ref: refOf(c) });
   }
+  return writes;
+}
 
+// Owned APIServices, pointing at their deployment's Service with its CA.
+function apiServiceWrites(inputs: CertifiedInputs, labels: Record<string, string>): Write[] {
+  const { csv, namespace } = inputs;
+  const writes: Write[] = [];
   for (const api of ownedApiServicesOf(csv)) {
-    const caBundle = caBundleOf(servedBy(api));
+    const caBundle = caBundleOf(inputs, servedBy(api));
     if (caBundle === undefined) continue;
     const name = `${api.version}.${api.group}`;
-    const existing = get('APIService', undefined, name);
+    const existing = existingOf(inputs, 'APIService', undefined, name);
     const spec = {
       group: api.group,
       version: api.version,
@@ -300,4 +326,14 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
     );
   }
   return writes;
+}
+
+/** Pure: the writes that serve a CSV's webhooks and owned APIServices. */
+export function certifiedWrites(inputs: CertifiedInputs): Write[] {
+  const labels = ownerLabelsOf(inputs.csv, inputs.namespace);
+  return [
+    ...servingWrites(inputs, labels),
+    ...webhookWrites(inputs, labels),
+    ...apiServiceWrites(inputs, labels),
+  ];
 }
