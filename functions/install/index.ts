@@ -3,12 +3,12 @@
 // operator-condition generator and controller) and the retry of CSVs failed for good on RBAC
 // changes, as definitions keyed per InstallPlan, per namespace of CSVs and per CSV name.
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
-import { csvFunction } from './csv-function.js';
+import { csvFunction } from './csv/index.js';
+import { installPlanFunction } from './install-plan/index.js';
 import { createInstallMetrics } from './metrics.js';
-import { operatorConditionFunction } from './operator-condition-function.js';
+import { operatorConditionFunction } from './operator-conditions/index.js';
 import { parseInstallOptions } from './options.js';
-import { installPlanFunction } from './plan-function.js';
-import { rbacRetryFunction } from './rbac-retry.js';
+import { rbacRetryFunction } from './rbac-retry/index.js';
 import { ScopedClients } from './scope.js';
 
 /** The install function with `options` (see options.ts; validated here, before anything starts). */

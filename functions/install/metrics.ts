@@ -1,6 +1,6 @@
 // Upstream OLM's CSV and InstallPlan metrics (spec §12), kept from the CSVs this function sees.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { CsvObject } from './csv-lifecycle.js';
+import type { Csv } from './csv-status.js';
 
 /** The install function's metrics. */
 export interface InstallMetrics {
@@ -10,7 +10,7 @@ export interface InstallMetrics {
   csvUpgradeCount: Counter;
   installPlanWarnings: Counter;
   /** Records the CSVs of one namespace as they are now (stale series dropped). */
-  observeNamespace(cluster: string, namespace: string, csvs: readonly CsvObject[]): void;
+  observeNamespace(cluster: string, namespace: string, csvs: readonly Csv[]): void;
 }
 
 interface Series {
@@ -70,8 +70,7 @@ export function createInstallMetrics(registry: Registry): InstallMetrics {
       for (const csv of csvs) {
         if (csv.metadata.labels?.['olm.copiedFrom'] !== undefined) continue;
         const name = csv.metadata.name ?? '';
-        const raw = csv.spec?.['version'];
-        const version = typeof raw === 'string' ? raw : '';
+        const version = csv.spec?.version ?? '';
         const phase = csv.status?.phase ?? '';
         const reason = csv.status?.reason ?? '';
         const succeeded = phase === 'Succeeded';

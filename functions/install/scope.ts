@@ -1,7 +1,10 @@
 // Scoped installs: an OperatorGroup with spec.serviceAccountName makes OLM write an operator's
 // objects (all but CRDs and APIServices) as that service account, so the operator gets no more
 // than the cluster admin granted it.
-import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import type { ServiceAccount } from '../../shared/api/core.js';
+import type { OperatorGroup } from '../../shared/api/index.js';
+import type { KubeClient } from '../../shared/kube/client.js';
+import type { Served } from '../../shared/kube/served.js';
 
 /** The service account an install in `namespace` acts as; undefined when unscoped. */
 export type InstallScope = { serviceAccount: string } | { error: string } | undefined;
@@ -13,12 +16,20 @@ export type InstallScope = { serviceAccount: string } | { error: string } | unde
 export async function operatorGroupScope(
   client: KubeClient,
   namespace: string,
-  listed?: { groups: readonly KubeObject[]; serviceAccounts: readonly KubeObject[] },
+  listed?: {
+    groups: readonly Served<OperatorGroup>[];
+    serviceAccounts: readonly Served<ServiceAccount>[];
+  },
 ): Promise<InstallScope> {
   const groups =
     listed?.groups ??
-    (await client.list({ apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup', namespace }))
-      .items;
+    (
+      await client.list<Served<OperatorGroup>>({
+        apiVersion: 'operators.coreos.com/v1',
+        kind: 'OperatorGroup',
+        namespace,
+      })
+    ).items;
   if (groups.length === 0)
     return { error: 'no operator group found that is managing this namespace' };
   if (groups.length > 1) {
@@ -27,7 +38,7 @@ export async function operatorGroupScope(
     };
   }
   const group = groups[0];
-  const name = (group?.['spec'] as { serviceAccountName?: string } | undefined)?.serviceAccountName;
+  const name = group?.spec?.serviceAccountName;
   if (name === undefined || name === '') return undefined;
   const account =
     listed === undefined

@@ -20,7 +20,7 @@ import {
 } from '../../shared/resolver/record.js';
 import type { Decision } from '../../shared/runtime/types.js';
 import { withCondition, withoutCondition } from '../../shared/api/conditions.js';
-import { planSteps, type PlannedBundle } from './steps.js';
+import { planSteps, type PlannedBundle } from '../../shared/install-plan/index.js';
 
 const { SubscriptionConditionType: Type, SubscriptionConditionReason: Reason } = codes;
 const apiVersion = 'operators.coreos.com/v1alpha1';

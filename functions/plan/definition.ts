@@ -20,7 +20,7 @@ import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type { FunctionDefinition, Trigger } from '../../shared/runtime/types.js';
 import type { FieldKey } from '../../shared/runtime/work-keys.js';
 import { decidePlan, planGroups, type PlanSnapshot } from './decide.js';
-import type { PlannedBundle } from './steps.js';
+import type { PlannedBundle } from '../../shared/install-plan/index.js';
 
 const fieldManager = 'olmq-plan';
 const apiVersion = 'operators.coreos.com/v1alpha1';

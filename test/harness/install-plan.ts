@@ -12,7 +12,7 @@ import {
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import type { InstallPlanStatus, Step } from '../../shared/api/installplan.js';
 import { sharedDir } from './repo.js';
-import { rbacForCsv } from '../../functions/plan/permissions.js';
+import { rbacForCsv } from '../../shared/install-plan/index.js';
 
 /** A bundle's decoded manifests. */
 export interface TestBundle {

@@ -1,13 +1,9 @@
 import t from 'tap';
 import { csvNamespaceSnapshot } from '../harness/csv-snapshot.js';
 import type { KubeObject } from '../../shared/kube/client.js';
-import {
-  csvCleanupFinalizer,
-  csvRequeueMs,
-  decideNamespace,
-  type CsvNamespaceSnapshot,
-  type CsvObject,
-} from '../../functions/install/csv-lifecycle.js';
+import { csvRequeueMs, decideNamespace } from '../../functions/install/csv/decide.js';
+import { csvCleanupFinalizer } from '../../functions/install/csv/gates.js';
+import type { CsvNamespaceSnapshot, CsvObject } from '../harness/install-fixtures.js';
 import type { ServingCertificate } from '../../functions/install/certificates.js';
 import { parseInstallOptions } from '../../functions/install/options.js';
 import { installFunction } from '../../functions/install/index.js';

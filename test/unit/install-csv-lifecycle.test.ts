@@ -1,20 +1,15 @@
 import t from 'tap';
 import { csvNamespaceSnapshot } from '../harness/csv-snapshot.js';
 import type { KubeObject } from '../../shared/kube/client.js';
-import {
-  csvCleanupFinalizer,
-  decideCsv,
-  decideNamespace,
-  installModeProblem,
-  webhookProblem,
-  type CsvNamespaceSnapshot,
-  type CsvObject,
-} from '../../functions/install/csv-lifecycle.js';
+import { decideCsv, decideNamespace } from '../../functions/install/csv/decide.js';
+import { csvCleanupFinalizer } from '../../functions/install/csv/gates.js';
+import { installModeProblem, webhookProblem } from '../../functions/install/csv/checks.js';
+import type { CsvNamespaceSnapshot, CsvObject } from '../harness/install-fixtures.js';
 import {
   applySubscriptionConfig,
   deploymentFor,
   deploymentHealth,
-} from '../../functions/install/deployments.js';
+} from '../../functions/install/csv/deployments.js';
 import { smallBundle } from '../harness/install-plan.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
@@ -349,8 +344,8 @@ t.test('deployments - Subscription config: proxy env is a unit, lists merge by n
     'a user proxy var suppresses the cluster ones',
   );
   const mounts = applySubscriptionConfig(spec, {
-    volumes: [{ name: 'v', configMap: {} } as never],
-    volumeMounts: [{ name: 'w', mountPath: '/w' } as never],
+    volumes: [{ name: 'v', configMap: {} }],
+    volumeMounts: [{ name: 'w', mountPath: '/w' }],
   });
   t.same(mounts.template?.spec?.volumes, [{ name: 'v', configMap: {} }]);
   t.equal(mounts.template?.spec?.containers?.[0]?.volumeMounts?.length, 2);

@@ -3,17 +3,12 @@ import { csvNamespaceSnapshot } from '../harness/csv-snapshot.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import { coreEvent, eventName } from '../../shared/kube/events.js';
 import { parseWarningHeader } from '../../shared/kube/warnings.js';
-import { csvPhaseEvent } from '../../functions/install/csv-events.js';
-import {
-  csvCleanupFinalizer,
-  decideNamespace,
-  type CsvObject,
-} from '../../functions/install/csv-lifecycle.js';
-import {
-  appliedWithWarningsEvent,
-  type InstallPlanObject,
-} from '../../functions/install/plan-execution.js';
-import { decideRbacRetry, scopedNamespacesOf } from '../../functions/install/rbac-retry.js';
+import { csvPhaseEvent } from '../../functions/install/csv/events.js';
+import { decideNamespace } from '../../functions/install/csv/decide.js';
+import { csvCleanupFinalizer } from '../../functions/install/csv/gates.js';
+import { appliedWithWarningsEvent } from '../../functions/install/install-plan/events.js';
+import type { CsvObject, InstallPlanObject } from '../harness/install-fixtures.js';
+import { decideRbacRetry, scopedNamespacesOf } from '../../functions/install/rbac-retry/decide.js';
 import { resourceTypesOfCrd } from '../../devcluster/resources/crds.js';
 
 const now = new Date('2026-01-01T00:00:00.250Z');
@@ -202,7 +197,7 @@ t.test('csv events - each chained move of one pass has its Event, in order', (t)
 t.test('csv events - a pass that changes nothing records no Event', (t) => {
   const { writes } = decideNamespace(snapshot([member]));
   const settled = { ...member, status: writes.csvs[0]?.status };
-  const again = decideNamespace(snapshot([settled as CsvObject]));
+  const again = decideNamespace(snapshot([settled]));
   t.equal(again.writes.csvs[0]?.events, undefined);
   t.end();
 });

@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import t from 'tap';
 import { createInstallMetrics } from '../../functions/install/metrics.js';
-import type { CsvObject } from '../../functions/install/csv-lifecycle.js';
+import type { CsvObject } from '../harness/install-fixtures.js';
 
 const csv = (name: string, phase: string, reason: string): CsvObject => ({
   apiVersion: 'operators.coreos.com/v1alpha1',

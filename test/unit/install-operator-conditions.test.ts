@@ -3,14 +3,16 @@ import type { KubeObject } from '../../shared/kube/client.js';
 import {
   conditionDeployments,
   conditionServiceAccounts,
-  decideOperatorCondition,
   generatorWrites,
-  roleAsWanted,
-  mirroredStatus,
-  notUpgradeable,
-  type OperatorConditionObject,
-  type OperatorConditionSnapshot,
-} from '../../functions/install/operator-conditions.js';
+} from '../../functions/install/operator-conditions/generator.js';
+import { decideOperatorCondition } from '../../functions/install/operator-conditions/decide.js';
+import { roleAsWanted } from '../../functions/install/operator-conditions/rbac.js';
+import { mirroredStatus } from '../../functions/install/operator-conditions/status.js';
+import { notUpgradeable } from '../../functions/install/operator-conditions/upgradeable.js';
+import type {
+  OperatorConditionSnapshot,
+  ServedOperatorCondition as OperatorConditionObject,
+} from '../../functions/install/operator-conditions/types.js';
 import { smallBundle } from '../harness/install-plan.js';
 
 const now = new Date('2026-01-01T00:00:00Z');

@@ -3,13 +3,15 @@ import type { KubeObject } from '../../shared/kube/client.js';
 import {
   crdStoredVersionProblem,
   customResourceProblem,
-  decidePlan,
-  installedAlongsideAnnotation,
-  settlePlan,
-  type InstallPlanObject,
-  type PlanSnapshot,
   versionsServedBeforeAndAfter,
-} from '../../functions/install/plan-execution.js';
+} from '../../functions/install/install-plan/crd-update.js';
+import { decidePlan } from '../../functions/install/install-plan/decide.js';
+import { settlePlan } from '../../functions/install/install-plan/settle.js';
+import { installedAlongsideAnnotation } from '../../functions/install/install-plan/step-writes.js';
+import type {
+  PlanSnapshot,
+  ServedInstallPlan as InstallPlanObject,
+} from '../../functions/install/install-plan/types.js';
 import { fnv64aHex } from '../../functions/install/hash.js';
 import { installPlanFor, restrictSize, smallBundle } from '../harness/install-plan.js';
 

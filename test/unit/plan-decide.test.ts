@@ -7,7 +7,7 @@ import {
   planGroups,
   type PlanSnapshot,
 } from '../../functions/plan/decide.js';
-import { dependencySubscriptionName, planSteps } from '../../functions/plan/steps.js';
+import { dependencySubscriptionName, planSteps } from '../../shared/install-plan/index.js';
 import type { InstallPlan, Subscription } from '../../shared/api/index.js';
 import type { RecordedBundle } from '../../shared/resolver/record.js';
 

@@ -1,153 +1,29 @@
-// Webhooks and owned APIServices of a CSV (spec §3.2–3.4), pure: the Service, certificate
-// Secret and its RBAC per backing deployment, the cert volume in the deployment's pods, the
-// admission webhook configurations, conversion settings of owned CRDs, and APIServices.
-import type { KubeObject, ObjectRef } from '../../shared/kube/client.js';
-import type { Write } from '../../shared/kube/executor.js';
-import { certificateSecret, type ServingCertificate } from './certificates.js';
-import { canonicalJson, fnv64aHex } from './hash.js';
-
-/** One spec.webhookdefinitions entry. */
-export interface WebhookDescription {
-  generateName: string;
-  type: 'ValidatingAdmissionWebhook' | 'MutatingAdmissionWebhook' | 'ConversionWebhook';
-  deploymentName: string;
-  containerPort?: number;
-  targetPort?: number | string;
-  webhookPath?: string;
-  conversionCRDs?: string[];
-  admissionReviewVersions?: string[];
-  rules?: unknown[];
-  failurePolicy?: string;
-  matchPolicy?: string;
-  objectSelector?: unknown;
-  sideEffects?: string;
-  timeoutSeconds?: number;
-  reinvocationPolicy?: string;
-}
-
-/** One owned spec.apiservicedefinitions entry. */
-export interface OwnedApiService {
-  name?: string;
-  group: string;
-  version: string;
-  kind?: string;
-  deploymentName: string;
-  containerPort?: number;
-}
-
-/** Where pods find their serving certificate, per use (upstream's paths). */
-export const certificateMounts = {
-  webhook: {
-    volume: 'webhook-cert',
-    path: '/tmp/k8s-webhook-server/serving-certs',
-    crt: 'tls.crt',
-    key: 'tls.key',
-  },
-  apiservice: {
-    volume: 'apiservice-cert',
-    path: '/apiserver.local.config/certificates',
-    crt: 'apiserver.crt',
-    key: 'apiserver.key',
-  },
-} as const;
-
-/** The CSV's webhook descriptions. */
-export function webhooksOf(csv: KubeObject): WebhookDescription[] {
-  const spec = (csv['spec'] ?? {}) as { webhookdefinitions?: WebhookDescription[] };
-  return spec.webhookdefinitions ?? [];
-}
-
-/** The CSV's owned APIServices. */
-export function ownedApiServicesOf(csv: KubeObject): OwnedApiService[] {
-  const spec = (csv['spec'] ?? {}) as { apiservicedefinitions?: { owned?: OwnedApiService[] } };
-  return spec.apiservicedefinitions?.owned ?? [];
-}
-
-/** Deployments that need a serving certificate, with what they serve. */
-export function certifiedDeployments(
-  csv: KubeObject,
-): Map<string, { webhook: boolean; apiservice: boolean; port: number }> {
-  const out = new Map<string, { webhook: boolean; apiservice: boolean; port: number }>();
-  for (const w of webhooksOf(csv)) {
-    const e = out.get(w.deploymentName) ?? {
-      webhook: false,
-      apiservice: false,
-      port: w.containerPort ?? 443,
-    };
-    e.webhook = true;
-    out.set(w.deploymentName, e);
-  }
-  for (const a of ownedApiServicesOf(csv)) {
-    const e = out.get(a.deploymentName) ?? {
-      webhook: false,
-      apiservice: false,
-      port: a.containerPort ?? 443,
-    };
-    e.apiservice = true;
-    out.set(a.deploymentName, e);
-  }
-  return out;
-}
-
-/** The Service name upstream gives a deployment's webhook/APIService endpoint. */
-export function serviceNameOf(deployment: string): string {
-  return `${deployment.replaceAll('.', '-')}-service`;
-}
-
-interface PodSpecLike {
-  serviceAccountName?: string;
-  volumes?: { name: string }[];
-  containers?: { volumeMounts?: { name: string }[] }[];
-}
-interface DeploymentSpecLike {
-  selector?: { matchLabels?: Record<string, string> };
-  template?: { metadata?: { annotations?: Record<string, string> }; spec?: PodSpecLike };
-}
-
-/** Adds the cert volumes, mounts and the olmcahash annotation to a deployment spec. */
-export function withCertificate(
-  spec: Record<string, unknown>,
-  uses: { webhook: boolean; apiservice: boolean },
-  caHash: string,
-  secretName: string,
-): Record<string, unknown> {
-  const out = structuredClone(spec) as DeploymentSpecLike;
-  const template = (out.template ??= {});
-  template.metadata = {
-    ...template.metadata,
-    annotations: { ...template.metadata?.annotations, olmcahash: caHash },
-  };
-  const pod = (template.spec ??= {});
-  for (const use of ['webhook', 'apiservice'] as const) {
-    if (!uses[use]) continue;
-    const m = certificateMounts[use];
-    pod.volumes = [
-      ...(pod.volumes ?? []).filter((v) => v.name !== m.volume),
-      {
-        name: m.volume,
-        secret: {
-          secretName,
-          items: [
-            { key: 'tls.crt', path: m.crt },
-            { key: 'tls.key', path: m.key },
-          ],
-        },
-      } as { name: string },
-    ];
-    pod.containers = (pod.containers ?? []).map((c) => ({
-      ...c,
-      volumeMounts: [
-        ...(c.volumeMounts ?? []).filter((v) => v.name !== m.volume),
-        { name: m.volume, mountPath: m.path } as { name: string },
-      ],
-    }));
-  }
-  return out as Record<string, unknown>;
-}
+// The writes that serve a CSV's webhooks and owned APIServices (spec §3.2–3.4): the Service,
+// certificate Secret and its RBAC per backing deployment, the admission webhook
+// configurations, conversion settings of owned CRDs, and APIServices. Pure.
+import type { OperatorGroup } from '../../../shared/api/index.js';
+import type { KubeObject } from '../../../shared/kube/client.js';
+import type { Served } from '../../../shared/kube/served.js';
+import type { Csv } from '../csv-status.js';
+import type { Write } from '../../../shared/kube/executor.js';
+import { certificateSecret, type ServingCertificate } from '../certificates.js';
+import { asCrd } from '../crds.js';
+import { canonicalJson, fnv64aHex } from '../hash.js';
+import { refOf } from '../kube-writes.js';
+import {
+  certifiedDeployments,
+  existingKey,
+  ownedApiServicesOf,
+  servedBy,
+  serviceNameOf,
+  webhookNamespaceSelector,
+  webhooksOf,
+  type DeploymentSpecLike,
+} from './webhooks.js';
 
 /** What the webhook/APIService decision reads. */
 export interface CertifiedInputs {
-  csv: KubeObject;
+  csv: Csv;
   namespace: string;
   /** The strategy's deployment specs by name. */
   deploymentSpecs: ReadonlyMap<string, Record<string, unknown>>;
@@ -156,13 +32,8 @@ export interface CertifiedInputs {
   existing: ReadonlyMap<string, KubeObject>;
   /** Existing webhook configurations of this CSV. */
   webhookConfigurations: readonly KubeObject[];
-  operatorGroup: KubeObject;
+  operatorGroup: Served<OperatorGroup>;
   targets: readonly string[];
-}
-
-/** Key of `existing`. */
-export function existingKey(kind: string, namespace: string | undefined, name: string): string {
-  return `${kind}/${namespace ?? ''}/${name}`;
 }
 
 function ownerLabelsOf(csv: KubeObject, namespace: string): Record<string, string> {
@@ -182,15 +53,6 @@ function ownerRef(csv: KubeObject): NonNullable<KubeObject['metadata']['ownerRef
     uid: csv.metadata.uid ?? '',
     controller: false,
     blockOwnerDeletion: false,
-  };
-}
-
-function refOf(o: KubeObject): ObjectRef {
-  return {
-    apiVersion: o.apiVersion,
-    kind: o.kind,
-    namespace: o.metadata.namespace,
-    name: o.metadata.name,
   };
 }
 
@@ -225,25 +87,31 @@ function upsert(
   return { op: 'update', object };
 }
 
-/** The namespaceSelector of admission webhooks for the OperatorGroup (§3.4). */
-export function webhookNamespaceSelector(group: KubeObject, targets: readonly string[]): unknown {
-  if (targets.length === 1 && targets[0] === '') return undefined;
-  const spec = (group['spec'] ?? {}) as { targetNamespaces?: string[]; selector?: unknown };
-  if ((spec.targetNamespaces ?? []).length === 0 && spec.selector !== undefined)
-    return spec.selector;
-  return { matchLabels: { [`olm.operatorgroup.uid/${group.metadata.uid ?? ''}`]: '' } };
+// The existing object the writes compare against.
+const existingOf = (
+  inputs: CertifiedInputs,
+  kind: string,
+  ns: string | undefined,
+  name: string,
+): KubeObject | undefined => inputs.existing.get(existingKey(kind, ns, name));
+
+// base64 of the CA that signed the deployment's serving certificate, if it has one.
+function caBundleOf(inputs: CertifiedInputs, deployment: string): string | undefined {
+  const cert = inputs.certificates.get(deployment);
+  return cert === undefined ? undefined : Buffer.from(cert.caPem, 'utf8').toString('base64');
 }
 
-/** Pure: the writes that serve a CSV's webhooks and owned APIServices. */
-export function certifiedWrites(inputs: CertifiedInputs): Write[] {
+// Per deployment serving a webhook or APIService: its Service, the certificate Secret and the
+// Role and RoleBinding that let its service account read it, and for APIServices the
+// auth-delegator ClusterRoleBinding.
+function servingWrites(inputs: CertifiedInputs, labels: Record<string, string>): Write[] {
   const { csv, namespace } = inputs;
   const writes: Write[] = [];
-  const labels = ownerLabelsOf(csv, namespace);
   const get = (kind: string, ns: string | undefined, name: string): KubeObject | undefined =>
-    inputs.existing.get(existingKey(kind, ns, name));
+    existingOf(inputs, kind, ns, name);
   for (const [deployment, uses] of certifiedDeployments(csv)) {
     const cert = inputs.certificates.get(deployment);
-    const spec = inputs.deploymentSpecs.get(deployment) as DeploymentSpecLike | undefined;
+    const spec: DeploymentSpecLike | undefined = inputs.deploymentSpecs.get(deployment);
     if (cert === undefined || spec === undefined) continue;
     const service = serviceNameOf(deployment);
     const secretName = `${service}-cert`;
@@ -317,20 +185,24 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
       );
     }
   }
+  return writes;
+}
 
-  const caBundleOf = (deployment: string): string | undefined => {
-    const cert = inputs.certificates.get(deployment);
-    return cert === undefined ? undefined : Buffer.from(cert.caPem, 'utf8').toString('base64');
-  };
-  // Admission webhooks: one configuration per description, found again by its labels.
+// Conversion webhooks go into the CRDs they convert; admission webhooks get one configuration
+// per description, found again by its labels; configurations no description wants go.
+function webhookWrites(inputs: CertifiedInputs, labels: Record<string, string>): Write[] {
+  const { csv, namespace } = inputs;
+  const writes: Write[] = [];
+  const get = (kind: string, ns: string | undefined, name: string): KubeObject | undefined =>
+    existingOf(inputs, kind, ns, name);
   const wanted = new Set<string>();
   for (const hook of webhooksOf(csv)) {
-    const caBundle = caBundleOf(hook.deploymentName);
+    const caBundle = caBundleOf(inputs, servedBy(hook));
     if (caBundle === undefined) continue;
     const clientConfig = {
       service: {
         namespace,
-        name: serviceNameOf(hook.deploymentName),
+        name: serviceNameOf(servedBy(hook)),
         ...(hook.webhookPath === undefined ? {} : { path: hook.webhookPath }),
         port: hook.containerPort ?? 443,
       },
@@ -350,8 +222,8 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
             conversionReviewVersions: hook.admissionReviewVersions ?? ['v1'],
           },
         };
-        const spec = (crd['spec'] ?? {}) as Record<string, unknown>;
-        if (canonicalJson(spec['conversion']) !== canonicalJson(conversion)) {
+        const spec = asCrd(crd).spec;
+        if (canonicalJson(spec?.conversion) !== canonicalJson(conversion)) {
           writes.push({ op: 'update', object: { ...crd, spec: { ...spec, conversion } } });
         }
       }
@@ -417,12 +289,18 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
     const name = c.metadata.labels?.['olm.webhook-description-generate-name'] ?? '';
     if (!wanted.has(`${c.kind}/${name}`)) writes.push({ op: 'delete', ref: refOf(c) });
   }
+  return writes;
+}
 
+// Owned APIServices, pointing at their deployment's Service with its CA.
+function apiServiceWrites(inputs: CertifiedInputs, labels: Record<string, string>): Write[] {
+  const { csv, namespace } = inputs;
+  const writes: Write[] = [];
   for (const api of ownedApiServicesOf(csv)) {
-    const caBundle = caBundleOf(api.deploymentName);
+    const caBundle = caBundleOf(inputs, servedBy(api));
     if (caBundle === undefined) continue;
     const name = `${api.version}.${api.group}`;
-    const existing = get('APIService', undefined, name);
+    const existing = existingOf(inputs, 'APIService', undefined, name);
     const spec = {
       group: api.group,
       version: api.version,
@@ -430,7 +308,7 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
       versionPriority: 15,
       service: {
         namespace,
-        name: serviceNameOf(api.deploymentName),
+        name: serviceNameOf(servedBy(api)),
         port: api.containerPort ?? 443,
       },
       caBundle,
@@ -450,13 +328,12 @@ export function certifiedWrites(inputs: CertifiedInputs): Write[] {
   return writes;
 }
 
-/** Whether every admission webhook of the CSV has its configuration (health, §2.3). */
-export function webhooksInstalled(csv: KubeObject, configurations: readonly KubeObject[]): boolean {
-  return webhooksOf(csv)
-    .filter((w) => w.type !== 'ConversionWebhook')
-    .every((w) =>
-      configurations.some(
-        (c) => c.metadata.labels?.['olm.webhook-description-generate-name'] === w.generateName,
-      ),
-    );
+/** Pure: the writes that serve a CSV's webhooks and owned APIServices. */
+export function certifiedWrites(inputs: CertifiedInputs): Write[] {
+  const labels = ownerLabelsOf(inputs.csv, inputs.namespace);
+  return [
+    ...servingWrites(inputs, labels),
+    ...webhookWrites(inputs, labels),
+    ...apiServiceWrites(inputs, labels),
+  ];
 }

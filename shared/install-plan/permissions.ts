@@ -2,8 +2,9 @@
 // named account (not `default`), a Role + RoleBinding per permissions entry and a ClusterRole +
 // ClusterRoleBinding per clusterPermissions entry, named `<csv>-<sa>-<hash>` / `<csv>-<hash>`
 // (at most 63 characters) and labelled with the CSV's owner labels and olm.permissions.hash.
-import type { KubeObject } from '../../shared/kube/client.js';
-import { sha224Base62 } from '../../shared/kube/names.js';
+import type { StrategyDeploymentPermissions } from '../api/clusterserviceversion.js';
+import type { KubeObject } from '../kube/client.js';
+import { sha224Base62 } from '../kube/names.js';
 
 /** Upstream's olm.permissions.hash: base62 of sha224 over the JSON of what it hashes. */
 export function permissionsHash(value: unknown): string {
@@ -16,33 +17,41 @@ function hashedName(base: string, hash: string): string {
   return `${base.slice(0, room)}-${hash}`;
 }
 
-interface Permission {
-  serviceAccountName: string;
-  rules: unknown[];
-}
+/** A CSV as a bundle ships it: JSON not validated yet. */
+type CsvManifest = Readonly<Record<string, unknown>>;
 
-function strategyOf(csv: KubeObject): {
-  permissions: Permission[];
-  clusterPermissions: Permission[];
+// The one look into the untyped manifest: its name and its strategy's permissions.
+function permissionsOf(csv: CsvManifest): {
+  name: string;
+  permissions: readonly StrategyDeploymentPermissions[];
+  clusterPermissions: readonly StrategyDeploymentPermissions[];
 } {
-  const spec = (csv['spec'] ?? {}) as {
-    install?: { spec?: { permissions?: Permission[]; clusterPermissions?: Permission[] } };
+  const { metadata, spec } = csv as {
+    metadata?: { name?: string };
+    spec?: {
+      install?: {
+        spec?: {
+          permissions?: StrategyDeploymentPermissions[];
+          clusterPermissions?: StrategyDeploymentPermissions[];
+        };
+      };
+    };
   };
   return {
-    permissions: spec.install?.spec?.permissions ?? [],
-    clusterPermissions: spec.install?.spec?.clusterPermissions ?? [],
+    name: metadata?.name ?? '',
+    permissions: spec?.install?.spec?.permissions ?? [],
+    clusterPermissions: spec?.install?.spec?.clusterPermissions ?? [],
   };
 }
 
 /** The RBAC objects upstream plans for a CSV's permissions (SAs, Roles, bindings). */
-export function rbacForCsv(csv: KubeObject, namespace: string): KubeObject[] {
-  const csvName = csv.metadata.name ?? '';
+export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
+  const { name: csvName, permissions, clusterPermissions } = permissionsOf(csv);
   const ownerLabels = {
     'olm.owner': csvName,
     'olm.owner.namespace': namespace,
     'olm.owner.kind': 'ClusterServiceVersion',
   };
-  const { permissions, clusterPermissions } = strategyOf(csv);
   const objects: KubeObject[] = [];
   const accounts = new Set<string>();
   const account = (name: string): void => {

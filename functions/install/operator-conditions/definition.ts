@@ -1,24 +1,23 @@
 // The OperatorCondition controller of the install function (upstream's operator-condition
 // controller; the generator runs in the CSV namespace pass): one work item per OperatorCondition.
 // load reads the condition, its Role and RoleBinding and the deployments it lists from the API;
-// decide is operator-conditions.ts decideOperatorCondition; apply writes in order.
-import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
-import { executeWrites, type Write } from '../../shared/kube/executor.js';
+// decide is decide.ts; apply writes in order. Its clients and clock are chosen here.
+import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
+import { executeWrites, type Write } from '../../../shared/kube/executor.js';
 import type {
   FunctionDefinition,
   ObjectChange,
   Trigger,
   WorkContext,
-} from '../../shared/runtime/function-host.js';
+} from '../../../shared/runtime/function-host.js';
+import { installFieldManager } from '../kube-writes.js';
+import { decideOperatorCondition, withConditionEnv } from './decide.js';
+import { roleAsWanted } from './rbac.js';
 import {
-  decideOperatorCondition,
   operatorConditionApiVersion,
-  roleAsWanted,
-  withConditionEnv,
-  type OperatorConditionObject,
+  type ServedOperatorCondition,
   type OperatorConditionSnapshot,
-} from './operator-conditions.js';
-import { installFieldManager } from './plan-function.js';
+} from './types.js';
 
 const objectOf = (change: ObjectChange): KubeObject | undefined =>
   (change.object ?? undefined) as KubeObject | undefined;
@@ -87,7 +86,7 @@ export function operatorConditionFunction(options: {
       const client = clientOf(work.cluster);
       const rbac = 'rbac.authorization.k8s.io/v1';
       const [condition, role, roleBinding] = await Promise.all([
-        client.get<OperatorConditionObject>({
+        client.get<ServedOperatorCondition>({
           apiVersion: operatorConditionApiVersion,
           kind: 'OperatorCondition',
           namespace,

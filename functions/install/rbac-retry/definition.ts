@@ -10,67 +10,20 @@
 // - ClusterRole, ClusterRoleBinding: every namespace whose OperatorGroup names one (upstream:
 //   every namespace);
 // - OperatorGroup: its namespace (status.serviceAccountRef is written by the rbac function).
-import type { KubeClient } from '../../shared/kube/client.js';
-import { isConflict } from '../../shared/kube/errors.js';
-import type { MirrorSource } from '../../shared/bus/mirror-read.js';
-import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
-import type { WorkKey } from '../../shared/bus/subjects.js';
-import {
-  StaleDecisionError,
-  type FunctionDefinition,
-  type ObjectChange,
-  type WorkContext,
-} from '../../shared/runtime/function-host.js';
-import { transitioned, type CsvObject } from './csv-lifecycle.js';
-import { namespaceTrigger } from './csv-function.js';
-import { installFieldManager } from './plan-function.js';
-
-/** The CSVs of one namespace, read after an RBAC change there. */
-export interface RbacRetrySnapshot {
-  namespace: string;
-  now: Date;
-  csvs: CsvObject[];
-}
-
-/** Status writes: CSVs moved back to Pending. */
-export interface RbacRetryWrites {
-  csvs: CsvObject[];
-}
-
-/** Pure: every InstallComponentFailedNoRetry CSV goes to Pending/DetectedClusterChange. */
-export function decideRbacRetry(s: RbacRetrySnapshot): { writes: RbacRetryWrites } {
-  const csvs: CsvObject[] = [];
-  for (const csv of s.csvs) {
-    if (csv.status?.phase !== 'Failed' || csv.status.reason !== 'InstallComponentFailedNoRetry')
-      continue;
-    if (csv.metadata.labels?.['olm.copiedFrom'] !== undefined) continue;
-    const status = transitioned(
-      csv,
-      {
-        phase: 'Pending',
-        reason: 'DetectedClusterChange',
-        message: 'Cluster resources changed state',
-      },
-      s.now,
-    );
-    if (status !== undefined) csvs.push({ ...csv, status });
-  }
-  return { writes: { csvs } };
-}
-
-interface OperatorGroupLike {
-  metadata: { namespace?: string };
-  spec?: { serviceAccountName?: string };
-}
-
-/** Namespaces (sorted) of the OperatorGroups that name a service account. */
-export function scopedNamespacesOf(groups: readonly OperatorGroupLike[]): string[] {
-  const namespaces = new Set<string>();
-  for (const og of groups) {
-    if (og.spec?.serviceAccountName && og.metadata.namespace) namespaces.add(og.metadata.namespace);
-  }
-  return [...namespaces].sort();
-}
+import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
+import { lazyMirrorView } from '../../../shared/bus/mirror-view.js';
+import type { WorkKey } from '../../../shared/bus/subjects.js';
+import type { KubeClient } from '../../../shared/kube/client.js';
+import type {
+  FunctionDefinition,
+  ObjectChange,
+  WorkContext,
+} from '../../../shared/runtime/function-host.js';
+import type { Csv } from '../csv-status.js';
+import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
+import { namespaceTrigger } from '../triggers.js';
+import { decideRbacRetry, scopedNamespacesOf, type OperatorGroupLike } from './decide.js';
+import type { RbacRetrySnapshot, RbacRetryWrites } from './types.js';
 
 /** The retry definition over `clients` (by cluster id), reading OperatorGroups from `mirror`. */
 export function rbacRetryFunction(options: {
@@ -107,7 +60,7 @@ export function rbacRetryFunction(options: {
     ],
     async load(work: WorkContext): Promise<RbacRetrySnapshot> {
       const [namespace = ''] = work.key;
-      const csvs = await clientOf(work.cluster).list<CsvObject>({
+      const csvs = await clientOf(work.cluster).list<Csv>({
         apiVersion: 'operators.coreos.com/v1alpha1',
         kind: 'ClusterServiceVersion',
         namespace,
@@ -118,15 +71,7 @@ export function rbacRetryFunction(options: {
     async apply(writes: RbacRetryWrites, work: WorkContext): Promise<void> {
       const client = clientOf(work.cluster);
       for (const csv of writes.csvs) {
-        try {
-          await client.updateStatus(csv, { fieldManager: installFieldManager });
-        } catch (error) {
-          if (isConflict(error))
-            throw new StaleDecisionError(`CSV status: ${(error as Error).message}`, {
-              cause: error,
-            });
-          throw error;
-        }
+        await updateStatusOrStale(client, csv, 'CSV', { fieldManager: installFieldManager });
         work.log.info({ csv: csv.metadata.name }, 'RBAC changed: retrying a CSV that failed');
       }
     },

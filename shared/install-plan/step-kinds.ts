@@ -1,8 +1,6 @@
 // What olmq knows about the kinds an InstallPlan step may carry: where they live, who owns
 // them, and which upstream allows at all. Upstream's ExecutePlan decides per kind; this table
 // is that switch as data.
-import type { StepResource } from '../../shared/api/installplan.js';
-import type { KubeObject } from '../../shared/kube/client.js';
 
 /** How a step's object is owned once created. */
 export type StepOwnership =
@@ -15,6 +13,7 @@ export type StepOwnership =
 
 /** How a kind of step is executed. */
 export interface StepKind {
+  /** Whether the object lives in the plan's namespace (else it is cluster-scoped). */
   namespaced: boolean;
   ownership: StepOwnership;
   /** Existing objects are updated (bundle objects) or left alone (CSVs, Subscriptions). */
@@ -59,56 +58,3 @@ export const stepKinds: Readonly<Record<string, StepKind>> = {
   ConsoleLink: clusterOwned,
   ConsolePlugin: clusterOwned,
 };
-
-/** apiVersion of a step resource ("v1" for the core group). */
-export function apiVersionOf(resource: Pick<StepResource, 'group' | 'version'>): string {
-  return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
-}
-
-/** The Kubernetes kind of a step's object (BundleSecret steps carry Secrets). */
-export function objectKindOf(resource: Pick<StepResource, 'kind'>): string {
-  return resource.kind === 'BundleSecret' ? 'Secret' : resource.kind;
-}
-
-/** A step whose manifest cannot be read: the plan is bad, not the cluster. */
-export class StepManifestError extends Error {
-  constructor(
-    readonly step: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'StepManifestError';
-  }
-}
-
-/** Decodes a step's manifest (JSON of the object). */
-export function manifestOf(resource: StepResource, step: number): KubeObject {
-  if (resource.manifest === undefined || resource.manifest === '') {
-    throw new StepManifestError(
-      step,
-      `step ${step} (${resource.kind} ${resource.name}) has no manifest`,
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(resource.manifest);
-  } catch (error) {
-    throw new StepManifestError(
-      step,
-      `step ${step} (${resource.kind} ${resource.name}): manifest is not JSON: ${(error as Error).message}`,
-    );
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new StepManifestError(
-      step,
-      `step ${step} (${resource.kind} ${resource.name}): manifest is not an object`,
-    );
-  }
-  const object = value as Partial<KubeObject>;
-  return {
-    ...object,
-    apiVersion: object.apiVersion ?? apiVersionOf(resource),
-    kind: objectKindOf(resource),
-    metadata: { ...(object.metadata ?? {}), name: object.metadata?.name ?? resource.name },
-  };
-}

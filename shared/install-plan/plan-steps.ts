@@ -1,14 +1,14 @@
 // The steps of an InstallPlan, as upstream's catalog operator writes them: per bundle its CSV
 // (spec.replaces set from the resolution, properties annotation added) and its other objects
-// (a Secret becomes kind BundleSecret) and the RBAC of its permissions, plus a Subscription step for a dependency no
-// Subscription asks for; then ordered CSVs first, then CRDs, then the rest (upstream's
-// OrderSteps). Pure.
-import type { Step } from '../../shared/api/index.js';
-import { codes } from '../../shared/api/index.js';
-import type { BundleManifests, BundleObject } from '../../shared/catalog/index.js';
-import type { KubeObject } from '../../shared/kube/client.js';
-import type { RecordedBundle } from '../../shared/resolver/record.js';
+// (a Secret becomes kind BundleSecret) and the RBAC of its permissions, plus a Subscription
+// step for a dependency no Subscription asks for; then ordered CSVs first, then CRDs, then the
+// rest (upstream's OrderSteps). Pure.
+import type { Step } from '../api/index.js';
+import { codes } from '../api/index.js';
+import type { BundleManifests, BundleObject } from '../catalog/index.js';
+import type { RecordedBundle } from '../resolver/record.js';
 import { rbacForCsv } from './permissions.js';
+import { groupVersionOf, stepKindOf } from './step-resource.js';
 
 /** A bundle to install and its manifests. */
 export interface PlannedBundle {
@@ -26,14 +26,6 @@ export class BundleManifestError extends Error {
     super(`bundle ${bundle} cannot be planned: ${detail}`);
     this.name = 'BundleManifestError';
   }
-}
-
-function groupVersion(apiVersion: unknown): { group: string; version: string } {
-  const text = typeof apiVersion === 'string' ? apiVersion : '';
-  const slash = text.indexOf('/');
-  return slash < 0
-    ? { group: '', version: text }
-    : { group: text.slice(0, slash), version: text.slice(slash + 1) };
 }
 
 function nameOf(object: BundleObject): string {
@@ -68,8 +60,8 @@ export function dependencySubscriptionName(b: RecordedBundle): string {
   return `${b.package}-${b.channel ?? ''}-${b.catalog.name}-${b.catalog.namespace}`;
 }
 
-function step(b: RecordedBundle, object: BundleObject, kind?: string): Step {
-  const { group, version } = groupVersion(object['apiVersion']);
+function step(b: RecordedBundle, object: BundleObject): Step {
+  const { group, version } = groupVersionOf(object['apiVersion']);
   return {
     resolving: b.name,
     resource: {
@@ -77,7 +69,7 @@ function step(b: RecordedBundle, object: BundleObject, kind?: string): Step {
       sourceNamespace: b.catalog.namespace,
       group,
       version,
-      kind: kind ?? (typeof object['kind'] === 'string' ? object['kind'] : ''),
+      kind: stepKindOf(typeof object['kind'] === 'string' ? object['kind'] : ''),
       name: nameOf(object),
       manifest: JSON.stringify(object),
     },
@@ -95,13 +87,11 @@ export function planSteps(namespace: string, bundles: readonly PlannedBundle[]):
     const csv = plannedCsv(planned);
     csvs.push(step(b, csv));
     for (const object of planned.manifests.others) {
-      const kind = object['kind'];
-      if (kind === 'CustomResourceDefinition') crds.push(step(b, object));
-      else if (kind === 'Secret') rest.push(step(b, object, 'BundleSecret'));
+      if (object['kind'] === 'CustomResourceDefinition') crds.push(step(b, object));
       else rest.push(step(b, object));
     }
     // The RBAC of the CSV's install strategy, as upstream plans it.
-    for (const object of rbacForCsv(csv as unknown as KubeObject, namespace)) {
+    for (const object of rbacForCsv(csv, namespace)) {
       rest.push(step(b, object));
     }
     if (b.subscription === null) {

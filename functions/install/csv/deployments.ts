@@ -3,32 +3,22 @@
 // the pod template (olm.targetNamespaces, olm.operatorGroup, olm.operatorGroupNamespace reach
 // the pods), the installing Subscription's config overrides, OPERATOR_CONDITION_NAME, and
 // olm.deployment-spec-hash for drift detection. Pure.
-import type { KubeObject } from '../../shared/kube/client.js';
-import { canonicalJson, fnv64aHex } from './hash.js';
+import type { StrategyDeploymentSpec } from '../../../shared/api/clusterserviceversion.js';
+import type { Container, Deployment, PodSpec as CorePodSpec } from '../../../shared/api/core.js';
+import type { SubscriptionConfig } from '../../../shared/api/subscription.js';
+import type { KubeObject } from '../../../shared/kube/client.js';
+import type { Served } from '../../../shared/kube/served.js';
+import type { Csv } from '../csv-status.js';
+import { canonicalJson, fnv64aHex } from '../hash.js';
 
-/** A container, as far as overrides touch it. */
-interface Container {
-  name?: string;
-  env?: EnvVar[];
-  envFrom?: unknown[];
-  volumeMounts?: { name: string }[];
-  resources?: unknown;
-  [key: string]: unknown;
-}
-interface EnvVar {
-  name: string;
-  value?: string;
-  [key: string]: unknown;
-}
-interface PodSpec {
-  containers?: Container[];
-  initContainers?: Container[];
-  volumes?: { name: string }[];
-  tolerations?: unknown[];
-  nodeSelector?: Record<string, string>;
-  affinity?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+/** A container's environment variable. */
+type EnvVar = NonNullable<Container['env']>[number];
+/** A pod spec as a strategy may leave it (every field optional). */
+type PodSpec = Partial<CorePodSpec>;
+/**
+ * A strategy deployment's spec: opaque in the API (an apps/v1 DeploymentSpec kept whole), read
+ * here as far as OLM changes it.
+ */
 interface DeploymentSpec {
   selector?: unknown;
   template?: {
@@ -37,27 +27,6 @@ interface DeploymentSpec {
   };
   revisionHistoryLimit?: number;
   [key: string]: unknown;
-}
-
-/** Subscription.spec.config: what a user overrides in an operator's deployments. */
-export interface SubscriptionConfig {
-  env?: EnvVar[];
-  envFrom?: unknown[];
-  volumes?: { name: string }[];
-  volumeMounts?: { name: string }[];
-  tolerations?: unknown[];
-  resources?: unknown;
-  nodeSelector?: Record<string, string>;
-  affinity?: Record<string, unknown>;
-  annotations?: Record<string, string>;
-  selector?: unknown;
-}
-
-/** One entry of spec.install.spec.deployments. */
-export interface StrategyDeployment {
-  name: string;
-  spec: Record<string, unknown>;
-  label?: Record<string, string>;
 }
 
 const proxyVars = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'];
@@ -129,7 +98,9 @@ export function applySubscriptionConfig(
   const template = { ...(spec.template ?? {}) };
   const pod: PodSpec = { ...(template.spec ?? {}) };
   pod.containers = (pod.containers ?? []).map((x) => overrideContainer(x, c, clusterProxy));
-  if (c.volumes !== undefined) pod.volumes = mergeByName(pod.volumes, c.volumes);
+  // A corev1.Volume (opaque in the Subscription's schema) always has a name.
+  if (c.volumes !== undefined)
+    pod.volumes = mergeByName(pod.volumes, c.volumes as { name: string }[]);
   if (c.tolerations !== undefined) {
     const tolerations = [...(pod.tolerations ?? [])];
     for (const t of c.tolerations)
@@ -153,8 +124,8 @@ export function applySubscriptionConfig(
 
 /** Inputs of one Deployment. */
 export interface DeploymentInputs {
-  csv: KubeObject;
-  entry: StrategyDeployment;
+  csv: Csv;
+  entry: StrategyDeploymentSpec;
   config?: SubscriptionConfig | undefined;
   clusterProxy?: readonly EnvVar[];
 }
@@ -228,14 +199,6 @@ export interface DeploymentHealth {
   message: string;
 }
 
-interface DeploymentStatusLike {
-  observedGeneration?: number;
-  replicas?: number;
-  updatedReplicas?: number;
-  availableReplicas?: number;
-  conditions?: { type: string; status: string; reason?: string; message?: string }[];
-}
-
 /** Upstream's deployment check for one strategy deployment. */
 export function deploymentHealth(
   intended: KubeObject,
@@ -252,8 +215,10 @@ export function deploymentHealth(
       message: `deployment changed old hash=${have ?? ''}, new hash=${want ?? ''}`,
     };
   }
-  const status = (existing['status'] ?? {}) as DeploymentStatusLike;
-  const desired = ((existing['spec'] ?? {}) as { replicas?: number }).replicas ?? 1;
+  // The existing object of a strategy deployment is a Deployment.
+  const deployment = existing as Served<Deployment>;
+  const status = deployment.status ?? {};
+  const desired = deployment.spec?.replicas ?? 1;
   const waiting = (why: string): DeploymentHealth => ({
     reinstall: false,
     message: `waiting for deployment ${name} to become ready: ${why}`,

@@ -1,0 +1,102 @@
+// Performs a namespace pass of the CSV lifecycle: the OperatorCondition generator's writes
+// (never holding up the CSVs), then per CSV its object writes (the install strategy's as the
+// scoped service account, if any; their failure recorded as the CSV's Failed move), its status,
+// and its Events (best effort, as upstream's recorder).
+import type { Logger } from 'pino';
+import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
+import { KubeApiError } from '../../../shared/kube/errors.js';
+import { executeWrites } from '../../../shared/kube/executor.js';
+import { StaleDecisionError } from '../../../shared/runtime/function-host.js';
+import { transitioned, type Csv } from '../csv-status.js';
+import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
+import type { InstallMetrics } from '../metrics.js';
+import type { ScopedClients } from '../scope.js';
+import { csvPhaseEvent } from './events.js';
+import type { CsvNamespaceWrites } from './types.js';
+
+/** What applying a namespace pass uses besides its writes. */
+export interface CsvApplyContext {
+  client: KubeClient;
+  cluster: string;
+  scoped: ScopedClients;
+  metrics: InstallMetrics | undefined;
+  now: () => Date;
+  log: Logger;
+}
+
+// Events are best effort, as upstream's recorder: a failure is logged, the pass goes on.
+async function recordEvents(
+  client: KubeClient,
+  events: readonly KubeObject[],
+  log: Logger,
+): Promise<void> {
+  // A pass's Events are distinct objects: written side by side.
+  await Promise.all(
+    events.map(async (event) => {
+      try {
+        await executeWrites(client, [{ op: 'event', object: event }], installFieldManager);
+      } catch (error) {
+        log.warn({ event: event.metadata.name, err: error }, 'recording an Event failed');
+      }
+    }),
+  );
+}
+
+/** Writes a namespace pass: OperatorConditions, then each CSV's objects, status and Events. */
+export async function applyNamespace(
+  writes: CsvNamespaceWrites,
+  c: CsvApplyContext,
+): Promise<void> {
+  const { client, now } = c;
+  const final: Csv[] = [];
+  // OperatorConditions never hold up the CSVs: a failed write is retried on the next pass.
+  for (const w of writes.operatorConditions ?? []) {
+    try {
+      await executeWrites(client, [w], installFieldManager);
+    } catch (error) {
+      if (error instanceof StaleDecisionError) throw error;
+      c.log.warn({ err: error }, 'could not write an OperatorCondition');
+    }
+  }
+  const scope = writes.scope;
+  for (const w of writes.csvs) {
+    let status = w.status;
+    const events = [...(w.events ?? [])];
+    // The install strategy's objects are written as the scoped service account, if any.
+    const writer =
+      w.onFailure === 'installStrategy' && scope !== undefined
+        ? c.scoped.clientFor(client, writes.namespace, scope.serviceAccount)
+        : client;
+    try {
+      await executeWrites(writer, w.writes, installFieldManager);
+    } catch (error) {
+      if (error instanceof StaleDecisionError || w.onFailure === undefined) throw error;
+      const forbidden = error instanceof KubeApiError && error.reason === 'Forbidden';
+      status = transitioned(
+        w.chained ?? w.csv,
+        {
+          phase: 'Failed',
+          reason: forbidden ? 'InstallComponentFailedNoRetry' : 'InstallComponentFailed',
+          message: `install strategy failed: ${error instanceof Error ? error.message : String(error)}`,
+        },
+        now(),
+      );
+      c.log.info({ csv: w.csv.metadata.name, err: error }, 'install strategy failed');
+    }
+    if (status !== undefined && status !== w.csv.status) {
+      await updateStatusOrStale(client, { ...w.csv, status }, 'CSV');
+      if (w.upgrade === true) c.metrics?.csvUpgradeCount.inc();
+      if (w.onFailure !== undefined) {
+        const from = w.chained ?? w.csv;
+        const event = csvPhaseEvent(w.csv, from.status, status, now());
+        if (event !== undefined) events.push(event);
+      }
+    }
+    await recordEvents(client, events, c.log);
+    const deleted = w.writes.some(
+      (x) => x.op === 'delete' && x.ref.kind === 'ClusterServiceVersion',
+    );
+    if (!deleted) final.push({ ...w.csv, ...(status === undefined ? {} : { status }) });
+  }
+  c.metrics?.observeNamespace(c.cluster, writes.namespace, final);
+}

@@ -1,0 +1,106 @@
+// The ClusterServiceVersion state machine (upstream's olm-operator syncClusterServiceVersion),
+// as a pure decision per CSV: the gates (gates.ts: copies, deletion, the cleanup finalizer,
+// OperatorGroup membership, install modes), then the step of its phase (phases.ts, spec §2.2)
+// with requirement checks (§2.4), the deployment install strategy (§3.1) and its health check
+// (§2.3). A namespace pass chains the moves that only change status.
+import type { KubeObject } from '../../../shared/kube/client.js';
+import { rotationWakeMs } from '../certificates.js';
+import { generatorWrites } from '../operator-conditions/index.js';
+import { csvPhaseEvent } from './events.js';
+import { gates, membership } from './gates.js';
+import type { CsvInPass } from './move.js';
+import { stay } from './move.js';
+import { phaseSteps, type PhaseStep } from './phases.js';
+import { strategyOf } from './strategy.js';
+import type { CsvNamespaceSnapshot, CsvNamespaceWrites, CsvWrites } from './types.js';
+import type { Csv } from '../csv-status.js';
+
+/** How soon a CSV waiting on something it cannot watch is looked at again. */
+export const csvRequeueMs = 2_000;
+
+/** Pure: one CSV's move in this pass. */
+export function decideCsv(csv: Csv, s: CsvNamespaceSnapshot): CsvWrites {
+  const c: CsvInPass = { csv, s, name: csv.metadata.name ?? '' };
+  for (const gate of gates) {
+    const decided = gate(c);
+    if (decided !== undefined) return decided;
+  }
+  const member = membership(c);
+  if ('writes' in member) return member;
+  const phase = csv.status?.phase ?? '';
+  // A phase the API does not admit (the object was narrowed, not parsed) is left alone.
+  const step: PhaseStep | undefined = phaseSteps[phase];
+  return (step ?? stay)({
+    ...c,
+    ...member,
+    phase,
+    reason: csv.status?.reason ?? '',
+    strategy: strategyOf(csv),
+    replacement: s.csvs.find(
+      (x) => x !== csv && x.spec?.replaces === c.name && x.metadata.deletionTimestamp === undefined,
+    ),
+  });
+}
+
+/** Pure: every CSV's move in the namespace. */
+export function decideNamespace(s: CsvNamespaceSnapshot): {
+  writes: CsvNamespaceWrites;
+  requeueAfterMs?: number;
+} {
+  // Moves that only change status are chained within one pass (each still recorded in the
+  // phase history): a pass per hop would cost a round trip through the mirror each.
+  const csvs = s.csvs.map((csv): CsvWrites => {
+    let current = csv;
+    const events: KubeObject[] = [];
+    for (let hop = 0; ; hop++) {
+      const d = decideCsv(current, s);
+      const event = csvPhaseEvent(csv, current.status, d.status ?? current.status, s.now);
+      const statusOnly = d.writes.length === 0 && d.status !== undefined && d.upgrade !== true;
+      if (!statusOnly || hop >= 4 || d.status?.phase === current.status?.phase) {
+        if (event !== undefined && d.onFailure === undefined) events.push(event);
+        const withEvents = events.length === 0 ? {} : { events };
+        if (current === csv) return { ...d, ...withEvents };
+        // Written against the CSV as loaded; failures build on the chained status.
+        const status = d.status ?? current.status;
+        return {
+          ...d,
+          csv,
+          ...(status === undefined ? {} : { status }),
+          chained: current,
+          ...withEvents,
+        };
+      }
+      if (event !== undefined) events.push(event);
+      if (d.status !== undefined) current = { ...current, status: d.status };
+    }
+  });
+  // Look again while something waits on what no trigger reports (deployment rollout, CRDs).
+  const waiting = s.csvs.some((c) => {
+    const phase = c.status?.phase ?? '';
+    return (
+      phase === 'Pending' ||
+      phase === 'Installing' ||
+      phase === 'InstallReady' ||
+      phase === 'Replacing'
+    );
+  });
+  // Installed serving certificates are looked at again when they are due for rotation.
+  const wakes = s.csvs.flatMap((c) => {
+    const phase = c.status?.phase;
+    if (phase !== 'Succeeded' && phase !== 'Failed') return [];
+    const ms = rotationWakeMs(s.certificates.get(c.metadata.name ?? ''), s.now);
+    return ms === undefined ? [] : [ms];
+  });
+  const requeueAfterMs = Math.min(...(waiting ? [csvRequeueMs] : []), ...wakes);
+  return {
+    writes: {
+      namespace: s.namespace,
+      csvs,
+      ...(s.scope === undefined ? {} : { scope: { serviceAccount: s.scope.serviceAccount } }),
+      ...(s.operatorConditions === undefined
+        ? {}
+        : { operatorConditions: generatorWrites(s.csvs, s.operatorConditions) }),
+    },
+    ...(Number.isFinite(requeueAfterMs) ? { requeueAfterMs } : {}),
+  };
+}

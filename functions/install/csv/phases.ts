@@ -1,0 +1,221 @@
+// The CSV phase table (upstream's syncClusterServiceVersion transitions, spec §2.2): one small
+// step per phase, each a move of the CSV or stay. The checks shared by the installed phases are
+// in install-check.ts. Pure.
+import type { RequirementStatus } from '../../../shared/api/clusterserviceversion.js';
+import { CsvPhase, type CsvReason } from '../../../shared/api/codes.js';
+import { certificateStatus } from '../certificates.js';
+import { upgradeBlocked } from '../operator-conditions/index.js';
+import { deploymentNameProblem, webhookProblem } from './checks.js';
+import { certificatesDue, installCheck, requirementsLost } from './install-check.js';
+import { certificatesOf, move, stay, type CsvInPhase, type CsvWithStrategy } from './move.js';
+import { requirementStatus } from './requirements.js';
+import { installWrites } from './strategy.js';
+import type { CsvWrites } from './types.js';
+
+/** One phase's step. */
+export type PhaseStep = (c: CsvInPhase) => CsvWrites;
+
+const csvKind = { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'ClusterServiceVersion' };
+
+// Reasons of a Failed CSV that its OperatorGroup caused: the gates passed now, so it starts over.
+const operatorGroupFailures = new Set<string>([
+  'InvalidInstallModes',
+  'NoTargetNamespaces',
+  'UnsupportedOperatorGroup',
+  'NoOperatorGroup',
+  'TooManyOperatorGroups',
+] satisfies CsvReason[]);
+
+const invalidStrategy = (c: CsvInPhase, why: string): CsvWrites =>
+  move(c, {
+    phase: 'Failed',
+    reason: 'InvalidInstallStrategy',
+    message: `install strategy invalid: ${why}`,
+  });
+
+// A move that records the requirement rows too.
+const withRows = (c: CsvInPhase, moved: CsvWrites, rows: RequirementStatus[]): CsvWrites => ({
+  ...moved,
+  status: { ...(moved.status ?? c.csv.status), requirementStatus: rows },
+});
+
+// The CSV this one replaces, while it has not stepped aside (Replacing or Deleting) yet.
+function replacedInTheWay(c: CsvInPhase): boolean {
+  const replaced = c.csv.spec?.replaces;
+  const previous =
+    replaced === undefined || replaced === c.name
+      ? undefined
+      : c.s.csvs.find((x) => x.metadata.name === replaced);
+  return (
+    previous !== undefined &&
+    previous.status?.phase !== 'Replacing' &&
+    previous.status?.phase !== 'Deleting'
+  );
+}
+
+// None: a new CSV.
+const none: PhaseStep = (c) =>
+  move(c, {
+    phase: 'Pending',
+    reason: 'RequirementsUnknown',
+    message: 'requirements not yet checked',
+  });
+
+// Pending: the upgrade gate, the strategy, the requirements, webhook descriptions, and the CSV
+// it replaces stepping aside; then InstallReady.
+const pending: PhaseStep = (c) => {
+  const blocked = upgradeBlocked(c.csv, c.s.csvs, c.s.operatorConditions);
+  if (blocked !== undefined) {
+    return move(c, {
+      phase: 'Pending',
+      reason: 'OperatorConditionNotUpgradeable',
+      message: `operator is not upgradeable: ${blocked}`,
+    });
+  }
+  if ('invalid' in c.strategy) return invalidStrategy(c, c.strategy.invalid);
+  const v: CsvWithStrategy = { ...c, strategy: c.strategy };
+  const { rows, met } = requirementStatus(c.csv, v.strategy, c.s.crds, c.s.serviceAccounts);
+  if (!met) {
+    const moved = move(c, {
+      phase: 'Pending',
+      reason: 'RequirementsNotMet',
+      message: "one or more requirements couldn't be found",
+    });
+    return withRows(c, moved, rows);
+  }
+  const webhook = webhookProblem(c.csv);
+  if (webhook !== undefined) {
+    return move(c, { phase: 'Failed', reason: 'InvalidWebhookDescription', message: webhook });
+  }
+  if (replacedInTheWay(c)) return stay(c); // the replaced CSV must step aside first
+  const moved = move(c, {
+    phase: 'InstallReady',
+    reason: 'AllRequirementsMet',
+    message: 'all requirements found, attempting install',
+  });
+  return withRows(c, moved, rows);
+};
+
+// InstallReady: write the strategy's objects (apply records their failure), then Installing.
+const installReady: PhaseStep = (c) => {
+  if ('invalid' in c.strategy) return invalidStrategy(c, c.strategy.invalid);
+  const v: CsvWithStrategy = { ...c, strategy: c.strategy };
+  const mismatch = deploymentNameProblem(c.csv, v.strategy);
+  if (mismatch !== undefined) {
+    return move(c, {
+      phase: 'Failed',
+      reason: 'InstallComponentFailed',
+      message: `install strategy failed: ${mismatch}`,
+    });
+  }
+  const moved = move(c, {
+    phase: 'Installing',
+    reason: 'InstallSucceeded',
+    message: 'waiting for install components to report healthy',
+  });
+  const certs = certificateStatus(certificatesOf(c), c.s.now);
+  const status =
+    certs === undefined ? moved.status : { ...(moved.status ?? c.csv.status), ...certs };
+  return {
+    ...moved,
+    ...(status === undefined ? {} : { status }),
+    writes: installWrites(c.csv, v.strategy, c.s, c.group, c.targets),
+    onFailure: 'installStrategy',
+  };
+};
+
+// Installing: wait for health (the install check).
+const installing: PhaseStep = (c) => {
+  if ('invalid' in c.strategy) return stay(c);
+  const v: CsvWithStrategy = { ...c, strategy: c.strategy };
+  return installCheck(v, { phase: 'Installing', reason: 'InstallWaiting' });
+};
+
+// Succeeded: a replacement takes over; else certificates, requirements and health are watched.
+const succeeded: PhaseStep = (c) => {
+  if (c.replacement !== undefined) {
+    return move(
+      c,
+      {
+        phase: 'Replacing',
+        reason: 'BeingReplaced',
+        message: `being replaced by csv: ${c.replacement.metadata.name ?? ''}`,
+      },
+      { upgrade: true },
+    );
+  }
+  if ('invalid' in c.strategy) return stay(c);
+  const v: CsvWithStrategy = { ...c, strategy: c.strategy };
+  return (
+    certificatesDue(v, 'CSV owns resources that require a cert refresh') ??
+    requirementsLost(v, {
+      phase: 'Failed',
+      reason: 'RequirementsNotMet',
+      message: 'requirements no longer met',
+    }) ??
+    installCheck(v, { phase: 'Failed', reason: 'ComponentUnhealthy' })
+  );
+};
+
+// Failed: starts over once its OperatorGroup is fine; bad CSV content stays Failed until the
+// CSV changes (reinstalling cannot help); else requirements, certificates and health decide.
+const failed: PhaseStep = (c) => {
+  if (operatorGroupFailures.has(c.reason)) {
+    return move(c, {
+      phase: 'Pending',
+      reason: 'RequirementsUnknown',
+      message: 'InstallModes now support target namespaces',
+    });
+  }
+  if ('invalid' in c.strategy) return stay(c);
+  const v: CsvWithStrategy = { ...c, strategy: c.strategy };
+  if (webhookProblem(c.csv) !== undefined || deploymentNameProblem(c.csv, v.strategy) !== undefined)
+    return stay(c);
+  return (
+    requirementsLost(v, {
+      phase: 'Pending',
+      reason: 'RequirementsNotMet',
+      message: 'requirements not met',
+    }) ??
+    certificatesDue(v, 'owned APIServices need cert refresh') ??
+    installCheck(v, { phase: 'Pending', reason: 'NeedsReinstall' })
+  );
+};
+
+// Replacing: leaf first (the CSV this one replaced goes before it), then Deleting once the
+// replacement Succeeded.
+const replacing: PhaseStep = (c) => {
+  const replaced = c.csv.spec?.replaces;
+  if (
+    replaced !== undefined &&
+    replaced !== c.name &&
+    c.s.csvs.some((x) => x.metadata.name === replaced)
+  ) {
+    return stay(c);
+  }
+  if (c.replacement?.status?.phase !== 'Succeeded') return stay(c);
+  return move(c, {
+    phase: 'Deleting',
+    reason: 'Replaced',
+    message: 'has been replaced by a newer ClusterServiceVersion that has successfully installed.',
+  });
+};
+
+// Deleting: the CSV goes.
+const deleting: PhaseStep = (c) => ({
+  csv: c.csv,
+  writes: [{ op: 'delete', ref: { ...csvKind, namespace: c.s.namespace, name: c.name } }],
+});
+
+/** The step of each phase. */
+export const phaseSteps: Readonly<Record<CsvPhase, PhaseStep>> = {
+  [CsvPhase.None]: none,
+  [CsvPhase.Pending]: pending,
+  [CsvPhase.InstallReady]: installReady,
+  [CsvPhase.Installing]: installing,
+  [CsvPhase.Succeeded]: succeeded,
+  [CsvPhase.Failed]: failed,
+  [CsvPhase.Replacing]: replacing,
+  [CsvPhase.Deleting]: deleting,
+  [CsvPhase.Unknown]: stay,
+};

@@ -1,0 +1,89 @@
+// Performs a plan pass: each step write in order (as the OperatorGroup's service account for a
+// scoped install), the API warnings each step drew recorded as upstream does, then the plan
+// status that follows from what the writes did.
+import type { Logger } from 'pino';
+import type { KubeClient } from '../../../shared/kube/client.js';
+import { isConflict } from '../../../shared/kube/errors.js';
+import { executeWrites } from '../../../shared/kube/executor.js';
+import type { ApiWarning } from '../../../shared/kube/warnings.js';
+import { StaleDecisionError } from '../../../shared/runtime/function-host.js';
+import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
+import type { ScopedClients } from '../scope.js';
+import { planErrorOf } from './errors.js';
+import { appliedWithWarningsEvent } from './events.js';
+import { settlePlan, statusChanged } from './settle.js';
+import type { ServedInstallPlan, PlanError, PlanWrites } from './types.js';
+
+/** What applying a plan pass uses besides its writes. */
+export interface PlanApplyContext {
+  client: KubeClient;
+  scoped: ScopedClients;
+  now: () => Date;
+  log: Logger;
+  /** Counts one step that drew warnings (installplan_warnings_total). */
+  countWarnings: () => void;
+}
+
+// Upstream: one Event and one installplan_warnings_total count per step that drew warnings.
+async function recordWarnings(
+  plan: ServedInstallPlan,
+  step: number,
+  warnings: readonly string[],
+  c: PlanApplyContext,
+): Promise<void> {
+  c.countWarnings();
+  const event = appliedWithWarningsEvent(plan, step, warnings, c.now());
+  c.log.info({ step, warnings }, 'install plan step applied with warnings');
+  try {
+    await executeWrites(c.client, [{ op: 'event', object: event }], installFieldManager);
+  } catch (e) {
+    c.log.warn({ step, err: e }, 'recording the AppliedWithWarnings Event failed');
+  }
+}
+
+/** Writes the steps of `writes` in order, then the plan status they lead to. */
+export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promise<void> {
+  if (writes.plan === undefined || writes.status === undefined) return;
+  const { client } = c;
+  const scopedClient =
+    writes.status.attenuatedServiceAccountRef === undefined
+      ? client
+      : c.scoped.clientFor(
+          client,
+          writes.plan.metadata.namespace ?? '',
+          writes.status.attenuatedServiceAccountRef.name ?? '',
+        );
+  // API warnings (HTTP 299) are attributed to the step whose writes drew them.
+  let warnings: string[] = [];
+  const collect = (warning: ApiWarning): void => {
+    if (warning.code === 299) warnings.push(warning.text);
+  };
+  const writer = client.withWarningHandler(collect);
+  const scopedWriter = scopedClient === client ? writer : scopedClient.withWarningHandler(collect);
+  let succeeded = 0;
+  let error: PlanError | undefined;
+  for (const w of writes.steps) {
+    warnings = [];
+    try {
+      await executeWrites(w.scoped ? scopedWriter : writer, [w.write], installFieldManager);
+      succeeded++;
+    } catch (e) {
+      if (e instanceof StaleDecisionError || isConflict(e)) throw e; // re-read and decide again
+      error = planErrorOf(e, {
+        step: w.step,
+        ...('object' in w.write ? { object: w.write.object } : {}),
+      });
+      c.log.info({ step: w.step, err: e }, 'install plan step failed');
+      break;
+    } finally {
+      if (warnings.length > 0) await recordWarnings(writes.plan, w.step, warnings, c);
+    }
+  }
+  const status = settlePlan(
+    writes,
+    { succeeded, ...(error === undefined ? {} : { error }) },
+    c.now(),
+  );
+  if (status === undefined || !statusChanged(writes.plan.status, status)) return;
+  await updateStatusOrStale(client, { ...writes.plan, status }, 'InstallPlan');
+}

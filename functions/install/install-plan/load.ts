@@ -1,0 +1,90 @@
+// What one pass over an InstallPlan reads, fresh from the API (the plan's own previous writes
+// must be seen): the plan, the objects its pending steps name, the CSVs they resolve, the
+// OperatorGroup's scope, and for CRD updates the custom resources that must stay valid.
+import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
+import { isNotFound } from '../../../shared/kube/errors.js';
+import { manifestOf } from '../../../shared/install-plan/index.js';
+import { asCrd } from '../crds.js';
+import { operatorGroupScope } from '../scope.js';
+import { versionsServedBeforeAndAfter } from './crd-update.js';
+import { stepObjectRef, stepsToRead } from './steps.js';
+import type { ServedInstallPlan, PlanSnapshot } from './types.js';
+
+const ipRef = (namespace: string, name: string) => ({
+  apiVersion: 'operators.coreos.com/v1alpha1',
+  kind: 'InstallPlan',
+  namespace,
+  name,
+});
+
+/** Reads InstallPlan `namespace/name` and what its pass needs; `now` is the clock. */
+export async function loadPlan(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  now: () => Date,
+): Promise<PlanSnapshot> {
+  const plan = await client.get<ServedInstallPlan>(ipRef(namespace, name));
+  const snapshot: PlanSnapshot = { plan, now: now(), existing: new Map(), csvs: new Map() };
+  const phase = plan?.status?.phase;
+  if (
+    plan === undefined ||
+    (phase !== 'Installing' && !(phase === 'RequiresApproval' && plan.spec.approved === true))
+  ) {
+    return snapshot;
+  }
+  const scope = await operatorGroupScope(client, namespace);
+  if (scope !== undefined) snapshot.scope = scope;
+  const steps = plan.status?.plan ?? [];
+  const existing = new Map<number, KubeObject>();
+  await Promise.all(
+    stepsToRead(plan.status).map(async (i) => {
+      const step = steps[i];
+      const ref = step === undefined ? undefined : stepObjectRef(step, namespace);
+      if (ref === undefined) return;
+      const object = await client.get(ref);
+      if (object !== undefined) existing.set(i, object);
+    }),
+  );
+  const csvs = new Map<string, KubeObject>();
+  await Promise.all(
+    [...new Set(steps.map((s) => s.resolving))].map(async (csv) => {
+      const object = await client.get({
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'ClusterServiceVersion',
+        namespace,
+        name: csv,
+      });
+      if (object !== undefined) csvs.set(csv, object);
+    }),
+  );
+  // CRD updates: the CRs of every version served before and after, to validate.
+  const customResources = new Map<number, { version: string; items: KubeObject[] }[]>();
+  for (const [i, crd] of existing) {
+    const step = steps[i];
+    if (step?.resource.kind !== 'CustomResourceDefinition') continue;
+    let next: KubeObject;
+    try {
+      next = manifestOf(step.resource, i);
+    } catch {
+      continue; // the decision reports the bad manifest
+    }
+    const spec = asCrd(next).spec ?? {};
+    const lists = await Promise.all(
+      versionsServedBeforeAndAfter(crd, next).map(async (version) => ({
+        version,
+        items: await client
+          .list({ apiVersion: `${spec.group ?? ''}/${version}`, kind: spec.names?.kind ?? '' })
+          .then(
+            (l) => l.items,
+            (e: unknown) => {
+              if (isNotFound(e)) return []; // not served yet: no CRs to keep valid
+              throw e;
+            },
+          ),
+      })),
+    );
+    customResources.set(i, lists);
+  }
+  return { ...snapshot, existing, csvs, customResources };
+}

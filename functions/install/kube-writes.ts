@@ -1,0 +1,52 @@
+// How the install reconcilers write besides executeWrites: under one field manager, and status
+// writes whose conflict means "re-read and decide again".
+import type { KubeClient, KubeObject, ObjectRef, WriteQuery } from '../../shared/kube/client.js';
+import { isConflict } from '../../shared/kube/errors.js';
+import { StaleDecisionError } from '../../shared/runtime/function-host.js';
+
+/** Field manager of the install function's writes. */
+export const installFieldManager = 'olmq-install';
+
+/** The reference of an object, to delete or patch it. */
+export function refOf(object: KubeObject): ObjectRef {
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    namespace: object.metadata.namespace,
+    name: object.metadata.name,
+  };
+}
+
+type OwnerReference = NonNullable<KubeObject['metadata']['ownerReferences']>[number];
+
+/** A controller owner reference to `owner` (not blocking its deletion). */
+export function controllerRef(owner: KubeObject): OwnerReference {
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: false,
+  };
+}
+
+/**
+ * Writes `object`'s status (conditional on its resourceVersion); a 409 becomes
+ * StaleDecisionError `<what> status: …`, so the host decides again on fresh reads.
+ */
+export async function updateStatusOrStale(
+  client: KubeClient,
+  object: KubeObject,
+  what: string,
+  query?: WriteQuery,
+): Promise<void> {
+  try {
+    await client.updateStatus(object, query);
+  } catch (error) {
+    if (isConflict(error)) {
+      throw new StaleDecisionError(`${what} status: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+}
