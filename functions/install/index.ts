@@ -17,22 +17,20 @@ export function installFunction(options: unknown = {}): CreateFunction {
   return (context) => {
     const metrics = createInstallMetrics(context.registry);
     const scoped = new ScopedClients();
-    const retry = rbacRetryFunction({ clients: context.clients, mirror: context.backbone });
+    const retry = rbacRetryFunction({ mirror: context.backbone });
     return Promise.resolve({
       definitions: [
         installPlanFunction({
-          clients: context.clients,
           scoped,
           warnings: metrics.installPlanWarnings,
         }),
         csvFunction({
-          clients: context.clients,
           scoped,
           metrics,
           certificateLifetimeMs,
           mirror: context.backbone,
         }),
-        operatorConditionFunction({ clients: context.clients }),
+        operatorConditionFunction(),
         retry,
       ],
       close() {

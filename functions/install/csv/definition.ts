@@ -1,19 +1,19 @@
 // The CSV lifecycle reconciler of the install function: one work item per namespace (a CSV's
 // phase depends on the namespace's OperatorGroups, the CSV it replaces and the one replacing
 // it). load reads the namespace from the API (load.ts), decide is decide.ts, apply writes
-// objects then statuses (apply.ts). Its clients and clock are chosen here.
+// objects then statuses (apply.ts).
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
-import type { KubeClient } from '../../../shared/kube/client.js';
-import type {
-  FunctionDefinition,
-  Trigger,
-  WorkContext,
-} from '../../../shared/runtime/function-host.js';
+import type { FunctionDefinition, Trigger, WorkContext } from '../../../shared/runtime/types.js';
+import type { FieldKey } from '../../../shared/runtime/work-keys.js';
 import { defaultCertificateLifetimeMs } from '../certificates.js';
 import type { InstallMetrics } from '../metrics.js';
 import { mentionsUpgradeable, type ServedOperatorCondition } from '../operator-conditions/index.js';
 import type { ScopedClients } from '../scope.js';
-import { namespaceKeys, namespaceTrigger } from '../triggers.js';
+import { csvNamespaceKey } from '../keys.js';
+import { namespaceItems, namespaceTrigger } from '../triggers.js';
+
+const namespaceKeys = namespaceItems(csvNamespaceKey);
+type CsvWork = WorkContext<FieldKey<'namespace'>>;
 import { applyNamespace } from './apply.js';
 import { decideNamespace } from './decide.js';
 import { loadNamespace } from './load.js';
@@ -37,12 +37,10 @@ const operatorConditionTrigger: Trigger = {
   },
 };
 
-/** The CSV function over `clients` (by cluster id). */
+/** The CSV definition; each reconcile uses the host's client and clock. */
 export function csvFunction(options: {
-  clients: ReadonlyMap<string, KubeClient>;
   scoped: ScopedClients;
   metrics?: InstallMetrics;
-  now?: () => Date;
   /** Lifetime of issued serving certificates (default: upstream's 730 days). */
   certificateLifetimeMs?: number;
   /**
@@ -51,16 +49,10 @@ export function csvFunction(options: {
    * Without it, from the API.
    */
   mirror?: MirrorSource;
-}): FunctionDefinition<CsvNamespaceSnapshot, CsvNamespaceWrites> {
-  const now = options.now ?? (() => new Date());
+}): FunctionDefinition<FieldKey<'namespace'>, CsvNamespaceSnapshot, CsvNamespaceWrites> {
   const certificateLifetimeMs = options.certificateLifetimeMs ?? defaultCertificateLifetimeMs;
-  const clientOf = (cluster: string): KubeClient => {
-    const client = options.clients.get(cluster);
-    if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
-    return client;
-  };
   return {
-    name: 'install-csv',
+    key: csvNamespaceKey,
     triggers: [
       ...[
         'ClusterServiceVersion',
@@ -68,28 +60,27 @@ export function csvFunction(options: {
         'Deployment',
         'ServiceAccount',
         'InstallPlan',
-      ].map(namespaceTrigger),
+      ].map(namespaceTrigger(csvNamespaceKey)),
       subscriptionTrigger,
       operatorConditionTrigger,
     ],
-    async load(work: WorkContext): Promise<CsvNamespaceSnapshot> {
-      const [namespace = ''] = work.key;
-      return loadNamespace(namespace, {
-        client: clientOf(work.cluster),
+    async load(work: CsvWork): Promise<CsvNamespaceSnapshot> {
+      return loadNamespace(work.key.namespace, {
+        client: work.client,
         cluster: work.cluster,
         mirror: options.mirror,
-        now,
+        now: work.now,
         certificateLifetimeMs,
       });
     },
     decide: decideNamespace,
-    async apply(writes: CsvNamespaceWrites, work: WorkContext): Promise<void> {
+    async apply(writes: CsvNamespaceWrites, work: CsvWork): Promise<void> {
       await applyNamespace(writes, {
-        client: clientOf(work.cluster),
+        client: work.client,
         cluster: work.cluster,
         scoped: options.scoped,
         metrics: options.metrics,
-        now,
+        now: work.now,
         log: work.log,
       });
     },

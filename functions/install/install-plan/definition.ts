@@ -1,47 +1,41 @@
 // The install-plan reconciler (upstream's catalog operator syncInstallPlans/ExecutePlan): one
 // work item per InstallPlan. load reads the plan and what its pending steps name from the API
 // (load.ts), decide is decide.ts, apply writes step by step and records the plan status
-// (apply.ts). Its clients and clock are chosen here.
+// (apply.ts).
 import type { Counter } from 'prom-client';
-import type { KubeClient } from '../../../shared/kube/client.js';
-import type { FunctionDefinition, WorkContext } from '../../../shared/runtime/function-host.js';
+import type { FunctionDefinition, WorkContext } from '../../../shared/runtime/types.js';
+import type { NamespacedName } from '../../../shared/runtime/work-keys.js';
+import { installPlanKey } from '../keys.js';
 import type { ScopedClients } from '../scope.js';
 import { applyPlan } from './apply.js';
 import { decidePlan } from './decide.js';
 import { loadPlan } from './load.js';
 import type { PlanSnapshot, PlanWrites } from './types.js';
 
-/** The InstallPlan function over `clients` (by cluster id). */
+type PlanWork = WorkContext<NamespacedName>;
+
+/** The InstallPlan definition; each reconcile uses the host's client and clock. */
 export function installPlanFunction(options: {
-  clients: ReadonlyMap<string, KubeClient>;
   scoped: ScopedClients;
   warnings?: Counter;
-  now?: () => Date;
-}): FunctionDefinition<PlanSnapshot, PlanWrites> {
-  const now = options.now ?? (() => new Date());
-  const clientOf = (cluster: string): KubeClient => {
-    const client = options.clients.get(cluster);
-    if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
-    return client;
-  };
+}): FunctionDefinition<NamespacedName, PlanSnapshot, PlanWrites> {
   return {
-    name: 'install-plan',
+    key: installPlanKey,
     triggers: [
       {
         kind: 'InstallPlan',
-        workKeys: (c) => [[c.ref.namespace, c.ref.name]],
+        workKeys: (c) => [installPlanKey.of({ namespace: c.ref.namespace, name: c.ref.name })],
       },
     ],
-    async load(work: WorkContext): Promise<PlanSnapshot> {
-      const [namespace = '', name = ''] = work.key;
-      return loadPlan(clientOf(work.cluster), namespace, name, now);
+    async load(work: PlanWork): Promise<PlanSnapshot> {
+      return loadPlan(work.client, work.key.namespace, work.key.name, work.now);
     },
     decide: decidePlan,
-    async apply(writes: PlanWrites, work: WorkContext): Promise<void> {
+    async apply(writes: PlanWrites, work: PlanWork): Promise<void> {
       await applyPlan(writes, {
-        client: clientOf(work.cluster),
+        client: work.client,
         scoped: options.scoped,
-        now,
+        now: work.now,
         log: work.log,
         countWarnings: () => options.warnings?.inc(),
       });

@@ -2,14 +2,17 @@
 // controller; the generator runs in the CSV namespace pass): one work item per OperatorCondition.
 // load reads the condition, its Role and RoleBinding and the deployments it lists from the API;
 // decide is decide.ts; apply writes in order. Its clients and clock are chosen here.
-import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
+import type { KubeObject } from '../../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../../shared/kube/executor.js';
 import type {
   FunctionDefinition,
   ObjectChange,
   Trigger,
   WorkContext,
-} from '../../../shared/runtime/function-host.js';
+} from '../../../shared/runtime/types.js';
+import type { NamespacedName } from '../../../shared/runtime/work-keys.js';
+import { operatorConditionKey } from '../keys.js';
+import { namespaced } from '../triggers.js';
 import { installFieldManager } from '../kube-writes.js';
 import { decideOperatorCondition, withConditionEnv } from './decide.js';
 import { roleAsWanted } from './rbac.js';
@@ -22,12 +25,12 @@ import {
 const objectOf = (change: ObjectChange): KubeObject | undefined =>
   (change.object ?? undefined) as KubeObject | undefined;
 
-const namespaced = (change: ObjectChange): boolean =>
-  change.ref.namespace !== '' && change.ref.namespace !== '-';
+const conditionItem = (namespace: string, name: string) =>
+  operatorConditionKey.of({ namespace, name });
 
 const conditionTrigger: Trigger = {
   kind: 'OperatorCondition',
-  workKeys: (c) => (namespaced(c) ? [[c.ref.namespace, c.ref.name]] : []),
+  workKeys: (c) => (namespaced(c) ? [conditionItem(c.ref.namespace, c.ref.name)] : []),
 };
 
 // Roles and RoleBindings an OperatorCondition controls (deleted ones by their own name, which
@@ -38,13 +41,13 @@ const byController = (kind: 'Role' | 'RoleBinding'): Trigger => ({
   workKeys: (c) => {
     if (!namespaced(c)) return [];
     const object = objectOf(c);
-    if (object === undefined) return [[c.ref.namespace, c.ref.name]];
+    if (object === undefined) return [conditionItem(c.ref.namespace, c.ref.name)];
     const owner = (object.metadata.ownerReferences ?? []).find(
       (r) => r.controller === true && r.kind === 'OperatorCondition',
     );
     if (owner === undefined) return [];
     if (kind === 'Role' && owner.name === c.ref.name && roleAsWanted(object)) return [];
-    return [[c.ref.namespace, owner.name]];
+    return [conditionItem(c.ref.namespace, owner.name)];
   },
 });
 
@@ -58,32 +61,29 @@ const deploymentTrigger: Trigger = {
       (r) => r.kind === 'ClusterServiceVersion',
     );
     if (owner === undefined || withConditionEnv(object, owner.name) === undefined) return [];
-    return [[c.ref.namespace, owner.name]];
+    return [conditionItem(c.ref.namespace, owner.name)];
   },
 };
 
-/** The OperatorCondition function over `clients` (by cluster id). */
-export function operatorConditionFunction(options: {
-  clients: ReadonlyMap<string, KubeClient>;
-  now?: () => Date;
-}): FunctionDefinition<OperatorConditionSnapshot, Write[]> {
-  const now = options.now ?? (() => new Date());
-  const clientOf = (cluster: string): KubeClient => {
-    const client = options.clients.get(cluster);
-    if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
-    return client;
-  };
+type ConditionWork = WorkContext<NamespacedName>;
+
+/** The OperatorCondition definition; each reconcile uses the host's client and clock. */
+export function operatorConditionFunction(): FunctionDefinition<
+  NamespacedName,
+  OperatorConditionSnapshot,
+  Write[]
+> {
   return {
-    name: 'install-operator-condition',
+    key: operatorConditionKey,
     triggers: [
       conditionTrigger,
       byController('Role'),
       byController('RoleBinding'),
       deploymentTrigger,
     ],
-    async load(work: WorkContext): Promise<OperatorConditionSnapshot> {
-      const [namespace = '', name = ''] = work.key;
-      const client = clientOf(work.cluster);
+    async load(work: ConditionWork): Promise<OperatorConditionSnapshot> {
+      const { namespace, name } = work.key;
+      const client = work.client;
       const rbac = 'rbac.authorization.k8s.io/v1';
       const [condition, role, roleBinding] = await Promise.all([
         client.get<ServedOperatorCondition>({
@@ -103,7 +103,7 @@ export function operatorConditionFunction(options: {
       return {
         namespace,
         name,
-        now: now(),
+        now: work.now(),
         ...(condition === undefined ? {} : { condition }),
         ...(role === undefined ? {} : { role }),
         ...(roleBinding === undefined ? {} : { roleBinding }),
@@ -111,8 +111,8 @@ export function operatorConditionFunction(options: {
       };
     },
     decide: (snapshot) => ({ writes: decideOperatorCondition(snapshot) }),
-    async apply(writes: Write[], work: WorkContext): Promise<void> {
-      await executeWrites(clientOf(work.cluster), writes, installFieldManager);
+    async apply(writes: Write[], work: ConditionWork): Promise<void> {
+      await executeWrites(work.client, writes, installFieldManager);
     },
   };
 }

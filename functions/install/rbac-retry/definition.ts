@@ -12,64 +12,63 @@
 // - OperatorGroup: its namespace (status.serviceAccountRef is written by the rbac function).
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
 import { lazyMirrorView } from '../../../shared/bus/mirror-view.js';
-import type { WorkKey } from '../../../shared/bus/subjects.js';
-import type { KubeClient } from '../../../shared/kube/client.js';
 import type {
   FunctionDefinition,
   ObjectChange,
   WorkContext,
-} from '../../../shared/runtime/function-host.js';
+  WorkItem,
+} from '../../../shared/runtime/types.js';
+import type { FieldKey } from '../../../shared/runtime/work-keys.js';
+import { rbacRetryKey } from '../keys.js';
 import type { Csv } from '../csv-status.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
 import { namespaceTrigger } from '../triggers.js';
 import { decideRbacRetry, scopedNamespacesOf, type OperatorGroupLike } from './decide.js';
 import type { RbacRetrySnapshot, RbacRetryWrites } from './types.js';
 
-/** The retry definition over `clients` (by cluster id), reading OperatorGroups from `mirror`. */
-export function rbacRetryFunction(options: {
-  clients: ReadonlyMap<string, KubeClient>;
-  mirror: MirrorSource;
-  now?: () => Date;
-}): FunctionDefinition<RbacRetrySnapshot, RbacRetryWrites> & { close(): void } {
-  const now = options.now ?? (() => new Date());
-  const clientOf = (cluster: string): KubeClient => {
-    const client = options.clients.get(cluster);
-    if (client === undefined) throw new Error(`no client for cluster ${cluster}`);
-    return client;
-  };
+type RetryWork = WorkContext<FieldKey<'namespace'>>;
+
+/** The retry definition, reading OperatorGroups from `mirror`. */
+export function rbacRetryFunction(options: { mirror: MirrorSource }): FunctionDefinition<
+  FieldKey<'namespace'>,
+  RbacRetrySnapshot,
+  RbacRetryWrites
+> & {
+  close(): void;
+} {
   // Cluster-scoped RBAC concerns every scoped namespace; namespaced RBAC its own, if scoped.
   // Every RBAC change reads the groups: a live view of them.
   const groups = lazyMirrorView<OperatorGroupLike>(options.mirror, 'OperatorGroup');
-  const scopedNamespaces = async (change: ObjectChange): Promise<WorkKey[]> => {
+  const scopedNamespaces = async (change: ObjectChange): Promise<WorkItem[]> => {
     const clusterScoped = change.ref.namespace === '' || change.ref.namespace === '-';
     const listed = await groups.list(
       change.ref.cluster,
       clusterScoped ? undefined : change.ref.namespace,
     );
-    return scopedNamespacesOf(listed).map((ns) => [ns]);
+    return scopedNamespacesOf(listed).map((namespace) => rbacRetryKey.of({ namespace }));
   };
   return {
     close: () => groups.stop(),
-    name: 'install-rbac-retry',
+    key: rbacRetryKey,
     triggers: [
       { kind: 'Role', workKeys: scopedNamespaces },
       { kind: 'RoleBinding', workKeys: scopedNamespaces },
-      namespaceTrigger('OperatorGroup'),
+      namespaceTrigger(rbacRetryKey)('OperatorGroup'),
       { kind: 'ClusterRole', workKeys: scopedNamespaces },
       { kind: 'ClusterRoleBinding', workKeys: scopedNamespaces },
     ],
-    async load(work: WorkContext): Promise<RbacRetrySnapshot> {
-      const [namespace = ''] = work.key;
-      const csvs = await clientOf(work.cluster).list<Csv>({
+    async load(work: RetryWork): Promise<RbacRetrySnapshot> {
+      const { namespace } = work.key;
+      const csvs = await work.client.list<Csv>({
         apiVersion: 'operators.coreos.com/v1alpha1',
         kind: 'ClusterServiceVersion',
         namespace,
       });
-      return { namespace, now: now(), csvs: csvs.items };
+      return { namespace, now: work.now(), csvs: csvs.items };
     },
     decide: decideRbacRetry,
-    async apply(writes: RbacRetryWrites, work: WorkContext): Promise<void> {
-      const client = clientOf(work.cluster);
+    async apply(writes: RbacRetryWrites, work: RetryWork): Promise<void> {
+      const client = work.client;
       for (const csv of writes.csvs) {
         await updateStatusOrStale(client, csv, 'CSV', { fieldManager: installFieldManager });
         work.log.info({ csv: csv.metadata.name }, 'RBAC changed: retrying a CSV that failed');
