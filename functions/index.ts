@@ -2,6 +2,12 @@
 // function never loads another's code. `olmq run` and `olmq up` (through system/) host them;
 // cli/commands.ts takes the names for `olmq run <function>`.
 import type { CreateFunction } from '../shared/runtime/function-module.js';
+import { catalogSourceKey } from './catalog/keys.js';
+import * as copyCsvKeys from './copy-csv/keys.js';
+import * as installKeys from './install/keys.js';
+import { planKey } from './plan/keys.js';
+import * as rbacKeys from './rbac/keys.js';
+import { resolveKey } from './resolve/keys.js';
 
 /** The functions `olmq run` can host, one per OLM concern, in the order `olmq up` starts them. */
 export const functionNames = ['catalog', 'resolve', 'plan', 'install', 'rbac', 'copy-csv'] as const;
@@ -17,4 +23,18 @@ export const functionModules: Readonly<Record<FunctionName, () => Promise<Create
   install: () => import('./install/index.js').then((m) => m.createFunction),
   rbac: () => import('./rbac/index.js').then((m) => m.createFunction),
   'copy-csv': () => import('./copy-csv/index.js').then((m) => m.createFunction),
+};
+
+/**
+ * The queues of each function: one per work-key type, i.e. per definition its module returns
+ * (each has the durable work consumer `<queue>-work`, which deployments scale on). From the
+ * functions' keys.ts files, which load nothing else.
+ */
+export const functionQueues: Readonly<Record<FunctionName, readonly string[]>> = {
+  catalog: [catalogSourceKey.queue],
+  resolve: [resolveKey.queue],
+  plan: [planKey.queue],
+  install: Object.values(installKeys).map((k) => k.queue),
+  rbac: Object.values(rbacKeys).map((k) => k.queue),
+  'copy-csv': Object.values(copyCsvKeys).map((k) => k.queue),
 };

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { commands } from '../../cli/commands.js';
-import { functionNames } from '../../functions/index.js';
+import { functionNames, functionQueues, type FunctionName } from '../../functions/index.js';
 import { mirroredKinds } from '../../watcher/kinds.js';
 import type { Command } from '../../cli/commands.js';
 import { kubectl, startCluster, type ClusterFixture } from '../harness/devcluster.js';
@@ -279,15 +279,22 @@ t.test(
       };
       t.equal(spec.scaleTargetRef.name, object.metadata.name);
       t.ok(spec.minReplicaCount >= 2, `${fn} keeps 2 replicas`);
-      const [trigger] = spec.triggers;
-      t.equal(trigger?.type, 'nats-jetstream');
-      t.match(trigger?.metadata, {
-        account: '$G',
-        stream: 'OLMQ_WORK',
-        consumer: `${fn}-work`,
-        natsServerMonitoringEndpoint: /:8222$/,
-        lagThreshold: /^\d+$/,
-      });
+      // One trigger per queue of the function (per work-key type): KEDA scales on the largest lag.
+      const queues = functionQueues[fn as FunctionName];
+      t.same(
+        spec.triggers.map((trigger) => trigger.metadata['consumer']),
+        queues.map((queue) => `${queue}-work`),
+        `${fn} scales on the work consumer of each of its queues`,
+      );
+      for (const trigger of spec.triggers) {
+        t.equal(trigger.type, 'nats-jetstream');
+        t.match(trigger.metadata, {
+          account: '$G',
+          stream: 'OLMQ_WORK',
+          natsServerMonitoringEndpoint: /:8222$/,
+          lagThreshold: /^\d+$/,
+        });
+      }
     }
   },
 );
