@@ -16,13 +16,14 @@ import type { StatusCause } from '../../shared/kube/status.js';
 import { apiVersionOf } from '../resources/registry.js';
 import { nameFromGenerateName, nameRuleOf, validateName } from '../resources/names.js';
 import type { ResourceType } from '../resources/types.js';
+import { kubeTime } from '../../shared/kube/time.js';
 
 /** RFC 3339 time without fractions, as metav1.Time serialises. */
 export function rfc3339(date: Date): string {
   const second = Math.floor(date.getTime() / 1000);
   if (second !== lastSecond) {
     lastSecond = second;
-    lastStamp = `${date.toISOString().slice(0, 19)}Z`;
+    lastStamp = kubeTime(date);
   }
   return lastStamp;
 }

@@ -12,6 +12,7 @@ import {
 import type { KeyObject } from 'node:crypto';
 import { serviceAccountGroups, serviceAccountUsername } from './identity.js';
 import type { UserInfo } from './types.js';
+import { kubeTime } from '../../shared/kube/time.js';
 
 /** Issuer and audience of every token the devcluster issues (kube's default in-cluster issuer). */
 export const serviceAccountIssuer = 'https://kubernetes.default.svc.cluster.local';
@@ -87,7 +88,7 @@ function base64UrlJson(value: unknown): string {
 
 /** RFC 3339 without fractional seconds, as metav1.Time serializes. */
 function rfc3339(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return kubeTime(new Date(seconds * 1000));
 }
 
 /** Issues a ServiceAccount token (TokenRequest), verifiable by `authenticate`. */

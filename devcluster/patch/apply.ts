@@ -10,6 +10,7 @@ import { compareObjects, fieldSetOf, mergeApplied, removeFields } from './fields
 import type { MergeRules } from './types.js';
 import { cloneJson, compareStrings, jsonEqual } from './values.js';
 import { memoized } from '../storage/memo.js';
+import { kubeTime } from '../../shared/kube/time.js';
 
 /** Who writes and how: the field manager, its merge rules and what to record. */
 export interface ApplyOptions {
@@ -146,9 +147,7 @@ function secondsOf(time: string | undefined): string {
   // The server's own stamps are already whole seconds in this form: no need to parse them.
   if (wholeSeconds.test(time)) return time;
   const ms = Date.parse(time);
-  return Number.isNaN(ms)
-    ? time
-    : `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+  return Number.isNaN(ms) ? time : kubeTime(new Date(ms));
 }
 
 const wholeSeconds = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;

@@ -4,6 +4,7 @@
 // with the field numbers of the kind's generated.proto. Responses stay JSON.
 import { ApiError } from '../api/errors.js';
 import type { JsonObject, JsonValue } from '../../shared/kube/json.js';
+import { kubeTime } from '../../shared/kube/time.js';
 
 /** How one protobuf field maps to JSON. */
 type FieldType =
@@ -341,9 +342,7 @@ function single(type: FieldType, wire: Wire, keepZero: boolean): JsonValue | und
     case 'time': {
       if (wire.kind !== 'bytes') return undefined;
       const seconds = readFields(wire.value).find(([n]) => n === 1);
-      return seconds
-        ? `${new Date(int(seconds[1]) * 1000).toISOString().slice(0, 19)}Z`
-        : undefined;
+      return seconds ? kubeTime(new Date(int(seconds[1]) * 1000)) : undefined;
     }
     case 'intOrString': {
       if (wire.kind !== 'bytes') return undefined;

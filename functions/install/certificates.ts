@@ -8,6 +8,7 @@ import { createHash, webcrypto } from 'node:crypto';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import type { KubeObject } from '../../shared/kube/client.js';
+import { kubeTime } from '../../shared/kube/time.js';
 
 /** Certificate material for one deployment's Service. */
 export interface ServingCertificate {
@@ -35,7 +36,7 @@ export function rotatesAt(notAfter: Date): Date {
 
 /** `at` as a Kubernetes timestamp (RFC 3339, whole seconds, as metav1.Time). */
 export function kubeTimestamp(at: Date): string {
-  return new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return kubeTime(at);
 }
 const keyAlgorithm: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
 const signingAlgorithm: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };

@@ -3,6 +3,7 @@
 import type { ClusterServiceVersion, ClusterServiceVersionStatus } from '../../shared/api/index.js';
 import type { CsvPhase, CsvReason } from '../../shared/api/codes.js';
 import type { Served } from '../../shared/kube/served.js';
+import { kubeTime } from '../../shared/kube/time.js';
 
 /** Phase history kept in status.conditions. */
 const maxConditions = 20;
@@ -26,7 +27,7 @@ export function transitioned(
   now: Date,
 ): CsvStatus | undefined {
   const status = { ...(csv.status ?? {}) };
-  const at = now.toISOString();
+  const at = kubeTime(now, 'millis');
   const changed = status.phase !== t.phase || status.reason !== t.reason;
   if (!changed && status.message === t.message) return csv.status;
   const next = {

@@ -21,6 +21,7 @@ import { setCondition } from './settle.js';
 import { stepOutcome } from './step-writes.js';
 import { done } from './steps.js';
 import type { PlanError, PlanSnapshot, PlanWrites, ServedInstallPlan, StepWrite } from './types.js';
+import { kubeTime } from '../../../shared/kube/time.js';
 
 /** How soon an Installing plan is looked at again (upstream: 5 s). */
 export const installingRequeueMs = 5_000;
@@ -82,7 +83,7 @@ function writable(manifest: KubeObject, namespaced: boolean, namespace: string):
 export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
   const plan = s.plan;
   const none: PlanWrites = { plan, steps: [], status: undefined };
-  const now = s.now.toISOString();
+  const now = kubeTime(s.now, 'millis');
   const status = plan === undefined ? undefined : started(plan, now);
   if (plan === undefined || status === undefined) return { writes: none };
   const namespace = plan.metadata.namespace ?? '';

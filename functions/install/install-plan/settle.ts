@@ -3,6 +3,7 @@
 import type { InstallPlanCondition, InstallPlanStatus } from '../../../shared/api/installplan.js';
 import { done } from './steps.js';
 import type { PlanOutcome, PlanWrites } from './types.js';
+import { kubeTime } from '../../../shared/kube/time.js';
 
 /** How long a failing plan keeps retrying before it Failed (upstream: 1 minute). */
 export const planRetryWindowMs = 60_000;
@@ -40,7 +41,7 @@ export function settlePlan(
     if (step !== undefined) step.status = w.status;
   }
   const error = writes.error ?? outcome.error;
-  const at = now.toISOString();
+  const at = kubeTime(now, 'millis');
   if (error !== undefined) {
     const step = error.step === undefined ? undefined : steps[error.step];
     if (step !== undefined && error.stepStatus !== undefined) step.status = error.stepStatus;
