@@ -34,7 +34,20 @@ export const functionQueues: Readonly<Record<FunctionName, readonly string[]>> =
   catalog: [catalogSourceKey.queue],
   resolve: [resolveKey.queue],
   plan: [planKey.queue],
-  install: Object.values(installKeys).map((k) => k.queue),
-  rbac: Object.values(rbacKeys).map((k) => k.queue),
-  'copy-csv': Object.values(copyCsvKeys).map((k) => k.queue),
+  install: [
+    installKeys.installPlanKey,
+    installKeys.csvNamespaceKey,
+    installKeys.operatorConditionKey,
+    installKeys.rbacRetryKey,
+  ].map((k) => k.queue),
+  rbac: [
+    rbacKeys.groupsKey,
+    rbacKeys.csvKey,
+    rbacKeys.namespaceKey,
+    rbacKeys.tenantsKey,
+    rbacKeys.sweepKey,
+  ].map((k) => k.queue),
+  'copy-csv': [copyCsvKeys.namespaceKey, copyCsvKeys.sourceKey, copyCsvKeys.olmConfigKey].map(
+    (k) => k.queue,
+  ),
 };
