@@ -67,7 +67,6 @@ export const allowlist = [
   { rule: 'size', file: 'packageserver/server.ts' },
   { rule: 'size', file: 'shared/catalog/build.ts' },
   { rule: 'size', file: 'shared/kube/client.ts' },
-  { rule: 'size', file: 'shared/resolver/resolve.ts' },
 ];
 
 /**

@@ -1,6 +1,7 @@
 // Public entry point of the resolver: pure resolution of one namespace's Subscriptions against
 // its catalogs (see resolve.ts for the algorithm), and the builders of its input facts.
-export { resolveNamespace, channelChain } from './resolve.js';
+export { resolveNamespace } from './resolve.js';
+export { channelChain } from './channel-chain.js';
 export { ResolutionProblemCode } from './model.js';
 export type {
   ApiFact,
