@@ -65,7 +65,6 @@ export const allowlist = [
   { rule: 'size', file: 'devcluster/controllers/workloads.ts' },
   { rule: 'size', file: 'functions/catalog/decide.ts' },
   { rule: 'size', file: 'packageserver/server.ts' },
-  { rule: 'size', file: 'shared/kube/client.ts' },
 ];
 
 /**

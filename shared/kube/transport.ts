@@ -1,0 +1,300 @@
+// The wire to one cluster's API: keep-alive HTTPS over HTTP/2 while the server speaks it
+// (HTTP/1.1 from its first refusal on), a token-bucket rate limit (a good API citizen), request
+// headers, and per request its metrics by verb and code and its warnings handed on.
+import { Agent, request, type AgentOptions, type RequestOptions } from 'node:https';
+import { request as plainRequest, Agent as PlainAgent } from 'node:http';
+import type { Counter } from 'prom-client';
+import { KubeApiError } from './errors.js';
+import {
+  Http2Connection,
+  Http2UnavailableError,
+  type StreamSink,
+  type StreamedAnswer,
+} from './http2-connection.js';
+import type { ResourceInfo } from './objects.js';
+import { parseWarningHeader, type WarningHandler } from './warnings.js';
+
+/** Options of a KubeClient. */
+export interface KubeClientOptions {
+  /** Sustained requests per second. */
+  qps: number;
+  /** Requests allowed in a burst above qps. */
+  burst: number;
+  /** User-Agent, e.g. "olmq-install/0.1.0". */
+  userAgent: string;
+  /** Counter labelled cluster, verb, code for every request. */
+  requests?: Counter<'cluster' | 'verb' | 'code'>;
+  /** Act as this user (Impersonate-User), e.g. system:serviceaccount:ns:sa for scoped installs. */
+  impersonate?: string;
+  /** Receives the warnings (HTTP `Warning` headers) of every answer; see withWarningHandler. */
+  onWarning?: WarningHandler;
+}
+
+/** Default KubeClientOptions. */
+export const defaultKubeClientOptions: KubeClientOptions = {
+  qps: 200,
+  burst: 400,
+  userAgent: 'olmq',
+};
+
+// Spends tokens at `qps` with room for `burst`; callers wait for a token.
+class TokenBucket {
+  private tokens: number;
+  private last = Date.now();
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+  ) {
+    this.tokens = burst;
+  }
+  async take(): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
+      this.last = now;
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return;
+      }
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.ceil(((1 - this.tokens) / this.qps) * 1000)),
+      );
+    }
+  }
+}
+
+/**
+ * What views of one client (withWarningHandler) share: connections, rate limit, discovery.
+ * HTTPS servers are spoken to over HTTP/2 (`http2`) unless they turn out not to speak it.
+ */
+export interface Connection {
+  agent: Agent | PlainAgent;
+  http2: Http2Connection | undefined;
+  bucket: TokenBucket;
+  discovery: Map<string, Promise<Map<string, ResourceInfo>>>;
+}
+
+/** Requests to one cluster's API server, over a connection of its own or a shared one. */
+export class ClusterTransport {
+  readonly server: URL;
+  readonly connection: Connection;
+
+  constructor(
+    readonly cluster: string,
+    readonly base: RequestOptions,
+    readonly options: KubeClientOptions,
+    shared?: Connection,
+  ) {
+    this.server = new URL(
+      `${base.protocol ?? 'https:'}//${base.hostname ?? 'localhost'}:${base.port ?? 443}`,
+    );
+    const https = this.server.protocol === 'https:';
+    this.connection = shared ?? {
+      agent: https
+        ? new Agent({ keepAlive: true, maxSockets: 64, ...tlsOf(base) })
+        : new PlainAgent({ keepAlive: true, maxSockets: 64 }),
+      http2: https ? new Http2Connection(this.server.origin, tlsOf(base)) : undefined,
+      bucket: new TokenBucket(options.qps, options.burst),
+      discovery: new Map<string, Promise<Map<string, ResourceInfo>>>(),
+    };
+  }
+
+  /** Closes idle connections. */
+  close(): void {
+    this.connection.agent.destroy();
+    this.connection.http2?.close();
+  }
+
+  /** Waits for a token of the rate limit. */
+  take(): Promise<void> {
+    return this.connection.bucket.take();
+  }
+
+  /** Counts one request by verb and answer code ('error' when there was no answer). */
+  count(verb: string, code: string): void {
+    this.options.requests?.inc({ cluster: this.cluster, verb, code });
+  }
+
+  /** Sends a request whose 2xx body goes to `sink` as it arrives. */
+  openStream(
+    method: string,
+    path: string,
+    headers: Record<string, string | number>,
+    sink: StreamSink,
+  ): Promise<StreamedAnswer> {
+    return this.overHttp2OrHttp1(
+      (http2) => http2.stream(method, path, headers, sink),
+      () => this.streamHttp1(method, path, headers, sink),
+    );
+  }
+
+  // HTTP/2 while the server offers it; HTTP/1.1 from its first ALPN refusal on.
+  private async overHttp2OrHttp1<T>(
+    viaHttp2: (http2: Http2Connection) => Promise<T>,
+    viaHttp1: () => Promise<T>,
+  ): Promise<T> {
+    const http2 = this.connection.http2;
+    if (http2 === undefined) return viaHttp1();
+    try {
+      return await viaHttp2(http2);
+    } catch (error) {
+      if (!(error instanceof Http2UnavailableError)) throw error;
+      this.connection.http2 = undefined;
+      return viaHttp1();
+    }
+  }
+
+  private streamHttp1(
+    method: string,
+    path: string,
+    headers: Record<string, string | number>,
+    sink: StreamSink,
+  ): Promise<StreamedAnswer> {
+    const send = this.server.protocol === 'https:' ? request : plainRequest;
+    return new Promise((resolve, reject) => {
+      let closed = false;
+      const req = send(
+        { ...this.base, agent: this.connection.agent, method, path, headers },
+        (res) => {
+          const code = res.statusCode ?? 0;
+          const close = (): void => {
+            closed = true;
+            req.destroy();
+          };
+          if (code < 200 || code >= 300) {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () =>
+              resolve({ code, text: Buffer.concat(chunks).toString('utf8'), close }),
+            );
+            res.on('error', reject);
+            return;
+          }
+          resolve({ code, text: '', close });
+          let failure: Error | undefined;
+          res.on('data', (chunk: Buffer) => sink.data(chunk));
+          res.on('error', (error) => (failure = error));
+          res.on('close', () =>
+            sink.end(
+              closed || res.complete
+                ? undefined
+                : (failure ?? new Error('the watch connection closed')),
+            ),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** The request headers: credentials, accept, user agent, impersonation, the body's type. */
+  headersFor(
+    payload: string | undefined,
+    contentType: string,
+    accept = 'application/json',
+  ): Record<string, string | number> {
+    const headers: Record<string, string | number> = {
+      ...(this.base.headers as Record<string, string>),
+      accept,
+      'user-agent': this.options.userAgent,
+    };
+    if (payload !== undefined) {
+      headers['content-type'] = contentType;
+      headers['content-length'] = Buffer.byteLength(payload);
+    }
+    if (this.options.impersonate !== undefined)
+      headers['impersonate-user'] = this.options.impersonate;
+    return headers;
+  }
+
+  /**
+   * One request: its status code and body text (error answers included), counted and with its
+   * warnings handed on.
+   */
+  async exchange(
+    method: string,
+    path: string,
+    verb: string,
+    body?: unknown,
+    contentType = 'application/json',
+    accept = 'application/json',
+  ): Promise<{ code: number; text: string }> {
+    await this.connection.bucket.take();
+    const payload =
+      body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const headers = this.headersFor(payload, contentType, accept);
+    const { code, text, warnings } = await this.send(method, path, headers, payload).catch(
+      (error: Error) => {
+        this.count(verb, 'error');
+        throw new KubeApiError(
+          this.cluster,
+          0,
+          'ServiceUnavailable',
+          `${method} ${path}: ${error.message}`,
+          {},
+          { cause: error },
+        );
+      },
+    );
+    const onWarning = this.options.onWarning;
+    if (onWarning !== undefined) {
+      for (const value of warnings)
+        for (const warning of parseWarningHeader(value)) onWarning(warning);
+    }
+    this.count(verb, String(code));
+    return { code, text };
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    headers: Record<string, string | number>,
+    payload: string | undefined,
+  ): Promise<{ code: number; text: string; warnings: string[] }> {
+    return this.overHttp2OrHttp1(
+      (http2) => http2.request(method, path, headers, payload),
+      () => this.sendHttp1(method, path, headers, payload),
+    );
+  }
+
+  private sendHttp1(
+    method: string,
+    path: string,
+    headers: Record<string, string | number>,
+    payload: string | undefined,
+  ): Promise<{ code: number; text: string; warnings: string[] }> {
+    const send = this.server.protocol === 'https:' ? request : plainRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(
+        { ...this.base, agent: this.connection.agent, method, path, headers },
+        (res) => {
+          const warnings = res.headersDistinct['warning'] ?? [];
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            resolve({
+              code: res.statusCode ?? 0,
+              text: Buffer.concat(chunks).toString('utf8'),
+              warnings,
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+}
+
+function tlsOf(base: RequestOptions): AgentOptions {
+  const { ca, cert, key, rejectUnauthorized, servername } = base;
+  return {
+    ...(ca === undefined ? {} : { ca }),
+    ...(cert === undefined ? {} : { cert }),
+    ...(key === undefined ? {} : { key }),
+    ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }),
+    ...(servername === undefined ? {} : { servername }),
+  };
+}
