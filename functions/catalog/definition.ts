@@ -36,24 +36,9 @@ import type {
 import { fetchRegistryCatalog, type RegistryFetchOptions } from '../../shared/registry/client.js';
 import { catalogConfigFromEnv, defaultCatalogConfig, type CatalogConfig } from './config.js';
 import { readConfigMapCatalog } from './configmap-catalog.js';
-import {
-  adoptedConfigMap,
-  decideCatalogSource,
-  planRegistry,
-  readNeeded,
-  registrySourceOf,
-  rereadIntervalMs,
-  sourceVersionOf,
-  summarizeWarnings,
-  type BuiltCatalog,
-  type CatalogSnapshot,
-  type CatalogStatus,
-  type CatalogWrites,
-  type RegistryObservation,
-  type SourceRead,
-  type SyncRecord,
-} from './decide.js';
+import { adoptedConfigMap, decideCatalogSource } from './decide.js';
 import { createCatalogMetrics, type CatalogMetrics } from './metrics.js';
+import { planRegistry, registrySourceOf } from './registry-plan.js';
 import {
   catalogSourceLabel,
   catalogSourceUpdateLabel,
@@ -62,7 +47,22 @@ import {
   registryServiceAddress,
   registryServiceName,
 } from './registry-pod.js';
+import {
+  readNeeded,
+  rereadIntervalMs,
+  sourceVersionOf,
+  summarizeWarnings,
+} from './source-reads.js';
 import { sourceKindOf, type SourceKind } from './spec.js';
+import type {
+  BuiltCatalog,
+  CatalogSnapshot,
+  CatalogStatus,
+  CatalogWrites,
+  RegistryObservation,
+  SourceRead,
+  SyncRecord,
+} from './types.js';
 import { catalogSourceKey } from './keys.js';
 
 /** KV bucket of the catalog function's bookkeeping (what each served index was read from). */

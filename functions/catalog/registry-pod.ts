@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { CatalogSource } from '../../shared/api/catalogsource.js';
 import type { KubeObject } from '../../shared/kube/client.js';
+import { canonicalJson } from './canonical-json.js';
 
 /** Label naming the CatalogSource a serving registry pod belongs to. */
 export const catalogSourceLabel = 'olm.catalogSource';
@@ -60,21 +61,9 @@ function ownerReference(source: RegistrySource, controller: boolean, block: bool
   };
 }
 
-// JSON with sorted keys, so equal specs hash equally whatever their key order.
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** A short label-safe hash of a spec (like upstream's, though not bit-identical). */
 export function specHash(spec: unknown): string {
-  return createHash('sha256').update(canonical(spec)).digest('hex').slice(0, 16);
+  return createHash('sha256').update(canonicalJson(spec)).digest('hex').slice(0, 16);
 }
 
 /** The registry ServiceAccount (controller-owned, with the spec's pull secrets). */

@@ -1,16 +1,15 @@
 // The catalog function's pure decisions: status as upstream writes it, registry objects,
 // polling, and no writes when nothing changed.
 import t from 'tap';
-import {
-  decideCatalogSource,
-  planRegistry,
-  readNeeded,
-  summarizeWarnings,
-  type CatalogSnapshot,
-  type CatalogStatus,
-  type RegistryObservation,
-  type SyncRecord,
-} from '../../functions/catalog/decide.js';
+import { decideCatalogSource } from '../../functions/catalog/decide.js';
+import { planRegistry } from '../../functions/catalog/registry-plan.js';
+import { readNeeded, summarizeWarnings } from '../../functions/catalog/source-reads.js';
+import type {
+  CatalogSnapshot,
+  CatalogStatus,
+  RegistryObservation,
+  SyncRecord,
+} from '../../functions/catalog/types.js';
 import {
   registryNetworkPolicies,
   registryPod,
