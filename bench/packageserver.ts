@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { buildPackageRecords } from '../packageserver/manifest.js';
 import { parseQuery, visiblePackages } from '../packageserver/query.js';
-import { packageTable } from '../packageserver/server.js';
+import { packageTable } from '../packageserver/table.js';
 import {
   buildCatalogIndex,
   loadCatalogContent,

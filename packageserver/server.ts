@@ -6,27 +6,29 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import {
+  apiGroup,
+  groupResource,
+  packagesResourceList,
+  parsePath,
+  type ApiPath,
+} from './api-paths.js';
+import { forbidden, notFound, send, StatusError } from './answers.js';
+import {
   authenticateFrontProxy,
   type DelegatingAuthorizer,
   type RequestHeaderConfig,
-  type RequestUser,
 } from './auth.js';
+import { sendIcon } from './icon.js';
 import {
   packageManifestKind,
   packagesApiVersion,
   packagesGroup,
   packagesResource,
   packagesVersion,
-  type Json,
-  type JsonMap,
 } from './manifest.js';
-import {
-  toStatus,
-  type Status,
-  type StatusDetails,
-  type StatusReason,
-} from '../shared/kube/status.js';
+import { servePackageWatch } from './manifest-watch.js';
 import { PackageQueryError, parseQuery, visiblePackages, type PackageQuery } from './query.js';
+import { packageTable, tableContentType } from './table.js';
 import type { PackageView } from './view.js';
 
 /** What the API server needs. */
@@ -50,192 +52,6 @@ export interface PackageApiServer {
   address: string;
   port: number;
   close(): Promise<void>;
-}
-
-const groupResource = `${packagesResource}.${packagesGroup}`;
-const tableContentType = 'application/json;as=Table;v=v1;g=meta.k8s.io';
-
-/** An answer in the form of a metav1.Status (the Status vocabulary of shared/kube/status.ts). */
-class StatusError extends Error {
-  readonly status: Status;
-  constructor(reason: StatusReason, message: string, details?: StatusDetails) {
-    super(message);
-    this.name = 'StatusError';
-    this.status = toStatus(reason, message, details);
-  }
-}
-
-function send(
-  res: ServerResponse,
-  code: number,
-  body: Json,
-  contentType = 'application/json',
-): void {
-  const payload = JSON.stringify(body);
-  res.writeHead(code, {
-    'Content-Type': contentType,
-    'Content-Length': Buffer.byteLength(payload),
-    'Cache-Control': 'no-cache, private',
-  });
-  res.end(payload);
-}
-
-/** The APIResourceList of packages.operators.coreos.com/v1. */
-export function packagesResourceList(): JsonMap {
-  return {
-    kind: 'APIResourceList',
-    apiVersion: 'v1',
-    groupVersion: packagesApiVersion,
-    resources: [
-      {
-        name: packagesResource,
-        singularName: 'packagemanifest',
-        namespaced: true,
-        kind: packageManifestKind,
-        verbs: ['get', 'list', 'watch'],
-      },
-      {
-        name: `${packagesResource}/icon`,
-        singularName: '',
-        namespaced: true,
-        kind: packageManifestKind,
-        verbs: ['get'],
-      },
-    ],
-  };
-}
-
-function apiGroup(): JsonMap {
-  const version = { groupVersion: packagesApiVersion, version: packagesVersion };
-  return { name: packagesGroup, versions: [version], preferredVersion: version };
-}
-
-/** Age as kubectl prints it (apimachinery's HumanDuration). */
-export function humanDuration(seconds: number): string {
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${Math.floor(seconds)}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10)
-    return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${Math.floor(seconds % 60)}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  if (days < 365 * 2) return `${days}d`;
-  return `${Math.floor(days / 365)}y`;
-}
-
-function metadataOf(manifest: JsonMap): JsonMap {
-  return manifest['metadata'] as JsonMap;
-}
-
-/** A meta.k8s.io/v1 Table of PackageManifests: Name, Catalog (display name), Age, as upstream. */
-export function packageTable(
-  manifests: readonly JsonMap[],
-  resourceVersion: string,
-  includeObject: string,
-  now: number,
-): JsonMap {
-  return {
-    kind: 'Table',
-    apiVersion: 'meta.k8s.io/v1',
-    metadata: { resourceVersion },
-    columnDefinitions: [
-      {
-        name: 'Name',
-        type: 'string',
-        format: 'name',
-        description: 'Name must be unique within a namespace.',
-        priority: 0,
-      },
-      {
-        name: 'Catalog',
-        type: 'string',
-        format: '',
-        description: 'The source catalog for this package',
-        priority: 0,
-      },
-      {
-        name: 'Age',
-        type: 'string',
-        format: '',
-        description:
-          'CreationTimestamp is a timestamp representing the server time when this object was created.',
-        priority: 0,
-      },
-    ],
-    rows: manifests.map((manifest) => {
-      const metadata = metadataOf(manifest);
-      const status = manifest['status'] as JsonMap;
-      const created = metadata['creationTimestamp'];
-      const age =
-        typeof created === 'string'
-          ? humanDuration((now - Date.parse(created)) / 1000)
-          : '<unknown>';
-      const row: JsonMap = {
-        cells: [metadata['name'] ?? '', status['catalogSourceDisplayName'] ?? '', age],
-      };
-      if (includeObject === 'Object') row['object'] = manifest;
-      else if (includeObject !== 'None')
-        row['object'] = { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata };
-      return row;
-    }),
-  };
-}
-
-/** A parsed request path of this API. */
-interface ApiPath {
-  namespace: string | undefined;
-  name: string | undefined;
-  subresource: string;
-  watch: boolean;
-}
-
-function parsePath(pathname: string): ApiPath | 'discovery' | undefined {
-  const prefix = `/apis/${packagesGroup}/${packagesVersion}`;
-  if (pathname === prefix || pathname === `${prefix}/`) return 'discovery';
-  if (!pathname.startsWith(`${prefix}/`)) return undefined;
-  let parts = pathname
-    .slice(prefix.length + 1)
-    .split('/')
-    .filter((p) => p !== '')
-    .map((p) => decodeURIComponent(p));
-  let watch = false;
-  if (parts[0] === 'watch') {
-    watch = true;
-    parts = parts.slice(1);
-  }
-  let namespace: string | undefined;
-  if (parts[0] === 'namespaces' && parts.length >= 3) {
-    namespace = parts[1];
-    parts = parts.slice(2);
-  }
-  const [resource, name, subresource, ...rest] = parts;
-  if (resource !== packagesResource || rest.length > 0) return undefined;
-  return { namespace, name, subresource: subresource ?? '', watch };
-}
-
-function notFound(): StatusError {
-  return new StatusError('NotFound', 'the server could not find the requested resource');
-}
-
-function forbidden(user: RequestUser, verb: string, path: ApiPath, reason: string): StatusError {
-  const subject = path.name === undefined ? groupResource : `${groupResource} "${path.name}"`;
-  const resource =
-    path.subresource === '' ? packagesResource : `${packagesResource}/${path.subresource}`;
-  const scope =
-    path.namespace === undefined ? 'at the cluster scope' : `in the namespace "${path.namespace}"`;
-  return new StatusError(
-    'Forbidden',
-    `${subject} is forbidden: User "${user.username}" cannot ${verb} resource "${resource}" in API group "${packagesGroup}" ${scope}${reason === '' ? '' : `: ${reason}`}`,
-    {
-      ...(path.name === undefined ? {} : { name: path.name }),
-      group: packagesGroup,
-      kind: packagesResource,
-    },
-  );
 }
 
 /** Starts the HTTPS server. */
@@ -320,63 +136,7 @@ export async function startPackageApi(options: PackageApiOptions): Promise<Packa
   ): void {
     const filter = query(params, path.namespace);
     if (path.name !== undefined) filter.name = path.name;
-    const table = (req.headers.accept ?? '').includes('as=Table');
-    const includeObject = params.get('includeObject') ?? 'Metadata';
-    res.writeHead(200, {
-      'Content-Type': table ? tableContentType : 'application/json',
-      'Cache-Control': 'no-cache, private',
-      'Transfer-Encoding': 'chunked',
-    });
-    res.flushHeaders();
-    const render = (manifest: JsonMap, generation: number): Json => {
-      const object: JsonMap = {
-        ...manifest,
-        metadata: { ...metadataOf(manifest), resourceVersion: String(generation) },
-      };
-      return table ? packageTable([object], String(generation), includeObject, Date.now()) : object;
-    };
-    // From a resourceVersion: the changes since that state (410 Expired when it is too old to
-    // know); without one, every current package as ADDED first, as kube's watch does.
-    const from = params.get('resourceVersion');
-    const since = from === null || from === '' || from === '0' ? undefined : Number(from);
-    const base =
-      since === undefined ? [] : Number.isInteger(since) ? view.catalogsAt(since) : undefined;
-    if (base === undefined) {
-      const gone = new StatusError('Expired', `too old resource version: ${from ?? ''}`);
-      res.end(`${JSON.stringify({ type: 'ERROR', object: gone.status })}\n`);
-      return;
-    }
-    let seen = new Map(visiblePackages(base, filter).map((p) => [p.key, p.manifest]));
-    const sendChanges = (generation: number): void => {
-      const now = new Map(visiblePackages(view.catalogs(), filter).map((p) => [p.key, p.manifest]));
-      const lines: string[] = [];
-      const event = (type: string, manifest: JsonMap): string =>
-        JSON.stringify({ type, object: render(manifest, generation) });
-      for (const [key, manifest] of now) {
-        const before = seen.get(key);
-        if (before === undefined) lines.push(event('ADDED', manifest));
-        else if (JSON.stringify(before) !== JSON.stringify(manifest))
-          lines.push(event('MODIFIED', manifest));
-      }
-      for (const [key, manifest] of seen) if (!now.has(key)) lines.push(event('DELETED', manifest));
-      seen = now;
-      if (lines.length > 0) res.write(`${lines.join('\n')}\n`);
-    };
-    sendChanges(view.generation);
-    const unsubscribe = view.subscribe((change) => sendChanges(change.generation));
-    const timeout = Number(params.get('timeoutSeconds') ?? '1800');
-    const timer = setTimeout(
-      () => stop(),
-      Math.max(1, Number.isFinite(timeout) ? timeout : 1800) * 1000,
-    );
-    const stop = (): void => {
-      clearTimeout(timer);
-      unsubscribe();
-      watches.delete(stop);
-      if (!res.writableEnded) res.end();
-    };
-    watches.add(stop);
-    res.on('close', stop);
+    servePackageWatch(req, res, params, filter, view, watches);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -475,31 +235,3 @@ export async function startPackageApi(options: PackageApiOptions): Promise<Packa
     },
   };
 }
-
-// Upstream's icon subresource: the default channel's first icon, or a generic one.
-function sendIcon(
-  req: IncomingMessage,
-  res: ServerResponse,
-  icon: { base64data: string; mediatype: string; channel: string; csv: string } | null,
-  name: string,
-): void {
-  if (
-    req.headers['if-none-match'] !== undefined &&
-    new URL(req.url ?? '/', 'https://x').searchParams.get('resourceVersion')
-  ) {
-    res.writeHead(304);
-    res.end();
-    return;
-  }
-  const body = icon === null ? Buffer.from(defaultIcon) : Buffer.from(icon.base64data, 'base64');
-  res.writeHead(200, {
-    'Content-Type': icon === null ? 'image/svg+xml' : icon.mediatype,
-    'Content-Length': body.length,
-    Etag: icon === null ? '' : `"${name}.${icon.channel}.${icon.csv}"`,
-  });
-  res.end(body);
-}
-
-// A neutral placeholder: a grey ring around a box.
-const defaultIcon =
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="28" fill="none" stroke="#c8c8c8" stroke-width="6"/><rect x="22" y="22" width="20" height="20" rx="3" fill="#8d8d8f"/></svg>\n';

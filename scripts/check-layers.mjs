@@ -63,7 +63,6 @@ export const maxLines = 500;
 export const allowlist = [
   // Files over the size limit, each waiting to be split.
   { rule: 'size', file: 'devcluster/controllers/workloads.ts' },
-  { rule: 'size', file: 'packageserver/server.ts' },
 ];
 
 /**

@@ -9,7 +9,7 @@ import {
   type JsonMap,
 } from '../../packageserver/manifest.js';
 import { parseQuery, PackageQueryError, visiblePackages } from '../../packageserver/query.js';
-import { humanDuration, packageTable } from '../../packageserver/server.js';
+import { humanDuration, packageTable } from '../../packageserver/table.js';
 import type { CatalogPackages } from '../../packageserver/view.js';
 import {
   buildCatalogIndex,
