@@ -40,7 +40,7 @@ import { WatchHub } from './storage/watch.js';
 import type { Devcluster, DevclusterOptions } from './types.js';
 
 export type { Devcluster, DevclusterOptions, FaultHooks, ObjectTarget } from './types.js';
-export { failAnnotation } from './controllers/workloads.js';
+export { failAnnotation } from './controllers/workload-objects.js';
 
 /** Default Kubernetes version reported by /version. */
 export const defaultKubernetesVersion = 'v1.30.6';

@@ -1,0 +1,144 @@
+// The kubelet stand-in: makes pods Running and Ready after a delay, or keeps them unready or
+// crash-looping while the fail annotation asks for it.
+import { systemWrite, type ApiCore } from '../api/core.js';
+import { jsonEqual } from '../api/object-json.js';
+import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import {
+  controllerOf,
+  failAnnotation,
+  fnv32a,
+  metadataOf,
+  obj,
+  tolerate,
+} from './workload-objects.js';
+
+/** Pod status as a kubelet reports it, simulated. */
+export class KubeletSimulation {
+  /** When each pod (by uid) was first seen, for the readiness delay. */
+  private readonly firstSeen = new Map<string, number>();
+
+  constructor(
+    private readonly core: ApiCore,
+    /** How long a new pod takes to become Ready. */
+    private readonly podReadyDelayMs: number,
+    /** Looks at a pod again after a delay. */
+    private readonly requeue: (key: string, delayMs: number) => void,
+  ) {}
+
+  /** Forgets a deleted pod. */
+  forget(uid: string): void {
+    this.firstSeen.delete(uid);
+  }
+
+  /** The fail mode of a pod: its own annotation, else its ReplicaSet's, else its Deployment's. */
+  private failMode(pod: JsonObject): string | undefined {
+    let current: JsonObject | undefined = pod;
+    for (let depth = 0; current && depth < 3; depth++) {
+      const mode = obj(metadataOf(current)['annotations'])[failAnnotation];
+      if (typeof mode === 'string' && mode !== '') return mode;
+      const uid = controllerOf(current);
+      const owner = uid === undefined ? undefined : this.core.store.byUid(uid);
+      current = owner ? this.core.store.get(owner.key, owner.namespace, owner.name) : undefined;
+    }
+    return undefined;
+  }
+
+  /** Reconciles the pod `namespace/name`. */
+  reconcile(key: string): void {
+    const [namespace = '', name = ''] = key.split('/');
+    const pod = this.core.store.get('pods', namespace, name);
+    if (!pod || metadataOf(pod)['deletionTimestamp'] !== undefined) return;
+    const uid = text(metadataOf(pod)['uid']);
+    const seen = this.firstSeen.get(uid) ?? Date.now();
+    this.firstSeen.set(uid, seen);
+    const waited = Date.now() - seen;
+    const mode = this.failMode(pod);
+    const previous = obj(pod['status']);
+    const now = this.core.timestamp();
+    const startTime = typeof previous['startTime'] === 'string' ? previous['startTime'] : now;
+    const containers = (
+      Array.isArray(obj(pod['spec'])['containers'])
+        ? (obj(pod['spec'])['containers'] as JsonValue[])
+        : []
+    ).filter(isJsonObject);
+    const previousStatuses = Array.isArray(previous['containerStatuses'])
+      ? previous['containerStatuses'].filter(isJsonObject)
+      : [];
+    if (mode === undefined && waited < this.podReadyDelayMs) {
+      this.requeue(key, this.podReadyDelayMs - waited);
+      if (previous['phase'] === 'Pending' && previous['startTime'] !== undefined) return;
+    }
+    const started = mode !== undefined || waited >= this.podReadyDelayMs;
+    const ready = started && mode === undefined;
+    const containerStatuses = containers.map((c) => {
+      const before = previousStatuses.find((s) => s['name'] === c['name']);
+      const restarts = Number(before?.['restartCount'] ?? 0);
+      const state: JsonObject = !started
+        ? { waiting: { reason: 'ContainerCreating' } }
+        : mode === 'crashloop'
+          ? {
+              waiting: {
+                reason: 'CrashLoopBackOff',
+                message: `back-off restarting failed container ${text(c['name'])}`,
+              },
+            }
+          : { running: { startedAt: obj(obj(before?.['state'])['running'])['startedAt'] ?? now } };
+      return {
+        name: c['name'] ?? '',
+        image: c['image'] ?? '',
+        imageID: '',
+        ready,
+        started: started && mode !== 'crashloop',
+        restartCount: mode === 'crashloop' ? Math.max(1, restarts) : restarts,
+        state,
+      } satisfies JsonObject;
+    });
+    const conditions = previous['conditions'];
+    const podConditions = [
+      { type: 'Initialized', status: 'True' },
+      {
+        type: 'Ready',
+        status: ready ? 'True' : 'False',
+        ...(ready ? {} : { reason: 'ContainersNotReady' }),
+      },
+      {
+        type: 'ContainersReady',
+        status: ready ? 'True' : 'False',
+        ...(ready ? {} : { reason: 'ContainersNotReady' }),
+      },
+      { type: 'PodScheduled', status: 'True' },
+    ].map((c) => {
+      const before = Array.isArray(conditions)
+        ? conditions.filter(isJsonObject).find((p) => p['type'] === c.type)
+        : undefined;
+      return {
+        ...c,
+        lastProbeTime: null,
+        lastTransitionTime:
+          before && before['status'] === c.status ? (before['lastTransitionTime'] ?? now) : now,
+      } satisfies JsonObject;
+    });
+    const status: JsonObject = {
+      phase: started ? 'Running' : 'Pending',
+      conditions: podConditions,
+      hostIP: '10.0.0.1',
+      podIP: `10.244.${fnv32a(uid) % 250}.${(fnv32a(name) % 250) + 1}`,
+      startTime,
+      containerStatuses,
+      qosClass: 'BestEffort',
+    };
+    if (jsonEqual(status, pod['status'] ?? {})) return;
+    const copy = structuredClone(pod);
+    copy['status'] = status;
+    tolerate(() =>
+      this.core.update(
+        this.core.typeOf('', 'pods'),
+        namespace,
+        name,
+        copy,
+        systemWrite('kubelet'),
+        'status',
+      ),
+    );
+  }
+}
