@@ -1,6 +1,14 @@
 // Copies and comparisons of objects as JSON, tuned for the write path: every write copies the
 // object it builds on and compares the result with what was stored.
-import { copyJson, isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import {
+  copyJson,
+  isJsonObject,
+  jsonEqual,
+  type JsonObject,
+  type JsonValue,
+} from '../../shared/kube/json.js';
+
+export { jsonEqual };
 
 /** An object's metadata, created empty when it has none. */
 export function metadataOf(object: JsonObject): JsonObject {
@@ -14,22 +22,6 @@ export function metadataOf(object: JsonObject): JsonObject {
 /** A deep copy. */
 export function clone<T extends JsonValue>(value: T): T {
   return copyJson(value);
-}
-
-/** Deep structural equality of JSON values (key order ignored). */
-export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) if (!(k in b) || !jsonEqual(a[k], b[k])) return false;
-  return true;
 }
 
 /** Whether two objects are equal as JSON when the keys in `skip` are left out of both. */

@@ -1,27 +1,12 @@
 // Plain JSON value operations shared by the patch formats and server-side apply.
 import type { JsonValue } from '../../shared/kube/json.js';
-import { copyJson, isJsonObject } from '../../shared/kube/json.js';
+import { copyJson, isJsonObject, jsonEqual } from '../../shared/kube/json.js';
+
+export { jsonEqual };
 
 /** Deep copy of a JSON value. */
 export function cloneJson<T extends JsonValue>(value: T): T {
   return copyJson(value);
-}
-
-/** Structural equality of two JSON values (object key order ignored, array order significant). */
-export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  if (a === b) return true;
-  if (a === undefined || b === undefined || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
-  }
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
-    const keys = Object.keys(a);
-    return (
-      keys.length === Object.keys(b).length && keys.every((k) => k in b && jsonEqual(a[k], b[k]))
-    );
-  }
-  return false;
 }
 
 /** JSON text with object keys sorted and <, >, & escaped, as Go's encoder writes keys of FieldsV1. */

@@ -1,7 +1,9 @@
 // One openAPIV3Schema compiled once into the shape validation, defaulting and pruning walk.
 // Compilation is cached per schema object, so every write of a custom object reuses it.
 import type { JsonObject, JsonValue } from '../json.js';
-import { isJsonObject } from '../json.js';
+import { isJsonObject, jsonEqual } from '../json.js';
+
+export { jsonEqual };
 
 /** A schema node with its keywords read and typed once. */
 export interface SchemaNode {
@@ -174,18 +176,4 @@ export function compileSchema(schema: JsonObject): SchemaNode {
   };
   compiledSchemas.set(schema, node);
   return node;
-}
-
-/** Deep equality of JSON values (object key order ignored). */
-export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => jsonEqual(item, b[i] ?? null));
-  }
-  if (Array.isArray(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((k) => k in b && jsonEqual(a[k] ?? null, b[k] ?? null));
 }
