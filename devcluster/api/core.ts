@@ -31,6 +31,7 @@ import {
   keepServerFields,
   nameNewObject,
   nextGeneration,
+  placeObject,
   rfc3339,
   validateMetadata,
 } from './metadata.js';
@@ -229,7 +230,7 @@ export class ApiCore {
       object = body;
       const m = metadataOf(object);
       keepServerFields(m, oldMeta);
-      if (type.namespaced) m['namespace'] = namespace;
+      placeObject(type, m, namespace);
       m['name'] = name;
       if (m['managedFields'] === undefined && oldMeta['managedFields'] !== undefined)
         m['managedFields'] = oldMeta['managedFields'];

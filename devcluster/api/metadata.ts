@@ -50,6 +50,16 @@ export function checkTypeMeta(type: ResourceType, body: JsonObject): void {
 }
 
 /**
+ * Sets where an object is stored, the one place its identity is derived from: the request's
+ * namespace for namespaced kinds; none for cluster-scoped kinds, whatever the body says (as
+ * kube-apiserver clears it — upstream OLM's InstallPlan sends ClusterRoleBindings with one).
+ */
+export function placeObject(type: ResourceType, metadata: JsonObject, namespace: string): void {
+  if (type.namespaced) metadata['namespace'] = namespace;
+  else delete metadata['namespace'];
+}
+
+/**
  * The namespace and name of a new object, set in its metadata: the request's namespace (400 when
  * the body names another; none for cluster-scoped kinds), and its name or one made from
  * generateName (422 when it has neither).
@@ -65,10 +75,8 @@ export function nameNewObject(type: ResourceType, namespace: string, metadata: J
         'the namespace of the provided object does not match the namespace sent on the request',
       );
     }
-    metadata['namespace'] = namespace;
-  } else {
-    delete metadata['namespace'];
   }
+  placeObject(type, metadata, namespace);
   let name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
   if (
     name === '' &&

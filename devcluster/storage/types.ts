@@ -55,8 +55,21 @@ export interface WatchFilter {
   /** Only this namespace; undefined = all. */
   namespace: string | undefined;
   matches(object: JsonObject): boolean;
-  /** Renders an object for this watcher when it is not the plain object (Table watches). */
+  /** Renders an object for this watcher alone (Table watches: rows depend on the request). */
   render?: (object: JsonObject) => JsonObject;
+  /** A form shared with other watches (metadata-only watches), when not the plain object. */
+  form?: WatchForm;
+}
+
+/**
+ * How some watches present objects, alike for all of them: each event's line in this form is
+ * encoded once and shared by every watcher using it, as plain lines are per apiVersion.
+ */
+export interface WatchForm {
+  /** Names the form among an event's cached lines; one name per render function. */
+  id: string;
+  /** The object as sent (BOOKMARK objects too); depends on the object alone. */
+  render(object: JsonObject): JsonObject;
 }
 
 /** Options of one watch request. */

@@ -60,6 +60,8 @@ export class WatchHub {
   /** Opens a watch; the initial state or replay is written synchronously before live events. */
   open(filter: WatchFilter, sink: WatchSink, options: WatchOptions): WatchHandle {
     const { key, apiVersion } = filter;
+    // Lines are shared by every watcher of the same form: the object's apiVersion, or a named form.
+    const formId = filter.form?.id ?? apiVersion;
     const watcher: Watcher = {
       filter,
       sink,
@@ -68,9 +70,9 @@ export class WatchHub {
       closed: false,
       seenThrough: 0,
       cacheKeys: {
-        ADDED: `ADDED|${apiVersion}`,
-        MODIFIED: `MODIFIED|${apiVersion}`,
-        DELETED: `DELETED|${apiVersion}`,
+        ADDED: `ADDED|${formId}`,
+        MODIFIED: `MODIFIED|${formId}`,
+        DELETED: `DELETED|${formId}`,
       },
     };
     const handle: WatchHandle = { close: () => this.close(key, watcher) };
@@ -123,11 +125,13 @@ export class WatchHub {
 
   private bookmark(watcher: Watcher): void {
     if (watcher.closed) return;
-    const object = {
+    const { form } = watcher.filter;
+    const bookmark = {
       kind: watcher.filter.kind,
       apiVersion: watcher.apiVersion,
       metadata: { resourceVersion: String(Math.max(watcher.seenThrough, this.deliveredThrough())) },
     };
+    const object = form ? form.render(bookmark) : bookmark;
     watcher.sink.write(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`);
   }
 
@@ -215,8 +219,9 @@ export class WatchHub {
 
   /** An event line, encoded once: every watcher of the event writes the same bytes. */
   private line(watcher: Watcher, type: ChangeType, object: JsonObject): Buffer {
+    const { render, form } = watcher.filter;
     const presented = this.present(watcher, object);
-    const rendered = watcher.filter.render ? watcher.filter.render(presented) : presented;
+    const rendered = render ? render(presented) : form ? form.render(presented) : presented;
     return Buffer.concat([linePrefixes[type], jsonBytes(rendered), lineEnd]);
   }
 }

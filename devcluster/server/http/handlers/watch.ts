@@ -1,13 +1,18 @@
 // WATCH of a collection or one object: the current state or the changes since a
-// resourceVersion, then live changes, as JSON lines or Table rows, bookmarks when allowed.
+// resourceVersion, then live changes, as JSON lines of objects, of their metadata only
+// (PartialObjectMetadata) or of Table rows; bookmarks when allowed.
 import type { FieldSelector } from '../../../../shared/kube/selectors.js';
 import { text, type JsonObject } from '../../../../shared/kube/json.js';
 import { apiVersionOf, storageKey } from '../../../resources/registry.js';
-import { toTable } from '../../table.js';
+import type { WatchForm } from '../../../storage/types.js';
+import { partialObjectMetadata, toTable } from '../../table.js';
 import { batchedSink } from '../../watch-sink.js';
-import { includeObjectOf, tableAccepted, tableContentType } from '../answers.js';
+import { includeObjectOf, metadataAccepted, tableAccepted, tableContentType } from '../answers.js';
 import { parseResourceVersion, parseSelectors } from '../request.js';
 import type { ResourceRequest } from '../types.js';
+
+/** Objects as PartialObjectMetadata (meta.k8s.io/v1), for clients that asked for metadata only. */
+const metadataForm: WatchForm = { id: 'PartialObjectMetadata', render: partialObjectMetadata };
 
 /** Answers `watch`: starts the stream; it ends when the client goes or the watch times out. */
 export function watch({ req, res, path, query, type, server }: ResourceRequest): void {
@@ -19,7 +24,9 @@ export function watch({ req, res, path, query, type, server }: ResourceRequest):
       : fields;
   const from = parseResourceVersion(query.get('resourceVersion'));
   const timeout = query.get('timeoutSeconds');
-  const table = tableAccepted(req.headers['accept']);
+  const accept = req.headers['accept'];
+  const table = tableAccepted(accept);
+  const metadataOnly = !table && metadataAccepted(accept);
   const includeObject = includeObjectOf(query);
   res.start(200, {
     'content-type': table ? tableContentType : 'application/json',
@@ -41,7 +48,9 @@ export function watch({ req, res, path, query, type, server }: ResourceRequest):
                 now: Date.now(),
               }),
           }
-        : {}),
+        : metadataOnly
+          ? { form: metadataForm }
+          : {}),
     },
     batchedSink(res),
     {
