@@ -20,7 +20,7 @@ import {
   groupList,
 } from '../discovery/documents.js';
 import { ApiError } from '../api/errors.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
 import { jsonText } from '../storage/serialization.js';
 import { storageKey } from '../resources/registry.js';
 import type { ChangeEvent } from '../storage/types.js';
@@ -32,6 +32,13 @@ import type { Availability, Backend, FrontProxyIdentity } from './types.js';
 export const frontProxyCommonName = 'front-proxy-client';
 
 const apiServicesKey = storageKey('apiregistration.k8s.io', 'apiservices');
+
+/** The Available condition of an APIService with no spec.service, as kube-aggregator sets it. */
+const localAvailability: Availability = {
+  status: 'True',
+  reason: 'Local',
+  message: 'Local APIServices are always available',
+};
 
 /** Serves aggregated APIs for the devcluster (see the module comment). */
 export class ApiAggregator implements AggregatedApis {
@@ -130,6 +137,12 @@ export class ApiAggregator implements AggregatedApis {
 
   async #checkAll(): Promise<void> {
     if (this.#stopped) return;
+    // kube-aggregator's local availability controller: kube-apiserver serves these itself.
+    for (const apiService of this.core.store.list(apiServicesKey)) {
+      const metadata = apiService['metadata'];
+      if (backendOf(apiService) === undefined && isJsonObject(metadata))
+        this.#recordAvailability(text(metadata['name']), localAvailability);
+    }
     const backends = this.#backends();
     for (const name of [...this.#discovery.keys()])
       if (!backends.some((b) => b.name === name)) this.#discovery.delete(name);

@@ -114,6 +114,22 @@ function queryParameter(
   return { name, in: 'query', description, schema: { type, uniqueItems: true } };
 }
 
+/**
+ * The patch types a PATCH operation accepts, as kube-apiserver lists them: custom resources
+ * take no strategic merge patch (apiextensions' OpenAPI builder), built-in kinds do (the
+ * endpoints installer). kubectl 1.29+ `apply` reads this list: a kind whose PATCH operation
+ * lists strategic merge patch gets one, a kind unknown to kubectl's scheme otherwise gets a JSON
+ * merge patch (kubectl/pkg/cmd/apply/patcher.go).
+ */
+function patchContentTypes(type: ResourceType): string[] {
+  const types = [
+    'application/apply-patch+yaml',
+    'application/json-patch+json',
+    'application/merge-patch+json',
+  ];
+  return type.crdName === undefined ? [...types, 'application/strategic-merge-patch+json'] : types;
+}
+
 function operation(
   type: ResourceType,
   action: string,
@@ -157,12 +173,7 @@ function operation(
   if (action === 'patch') {
     op['requestBody'] = {
       content: Object.fromEntries(
-        [
-          'application/apply-patch+yaml',
-          'application/json-patch+json',
-          'application/merge-patch+json',
-          'application/strategic-merge-patch+json',
-        ].map((ct) => [ct, { schema: { type: 'object' } }]),
+        patchContentTypes(type).map((ct) => [ct, { schema: { type: 'object' } }]),
       ),
       required: true,
     };

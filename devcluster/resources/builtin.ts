@@ -1,6 +1,7 @@
 // The built-in kinds the devcluster serves, with their verbs, subresources and the columns of
 // their server-side Table output (as kubectl get prints them).
 import type { JsonObject } from '../../shared/kube/json.js';
+import { apiServiceColumns } from './apiservice-columns.js';
 import type { PrinterColumn, ResourceType, ScaleMapping } from './types.js';
 
 const standardVerbs = [
@@ -413,17 +414,7 @@ const builtinSpecs: BuiltinSpec[] = [
     namespaced: false,
     categories: ['api-extensions'],
     status: true,
-    columns: [
-      {
-        name: 'Service',
-        type: 'string',
-        cell: (o) =>
-          str(o, 'spec', 'service', 'name')
-            ? `${str(o, 'spec', 'service', 'namespace')}/${str(o, 'spec', 'service', 'name')}`
-            : 'Local',
-      },
-      ageColumn,
-    ],
+    columns: [...apiServiceColumns, ageColumn],
   },
   {
     group: 'coordination.k8s.io',
