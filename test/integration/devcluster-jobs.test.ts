@@ -195,3 +195,23 @@ void t.test(
     t.match(table.stdout, /deny\s+app=web\s+/);
   },
 );
+
+void t.test('jobs - discovery lists the kinds with the status subresources kube has', async (t) => {
+  if (missing !== undefined) {
+    t.fail(`${missing}; install kubectl`);
+    return;
+  }
+  const names = async (path: string): Promise<string[]> => {
+    const result = await kubectl(fixture, ['get', '--raw', path]);
+    const list = JSON.parse(result.stdout) as { resources: { name: string }[] };
+    return list.resources.map((r) => r.name).sort();
+  };
+  t.same(await names('/apis/batch/v1'), ['cronjobs', 'cronjobs/status', 'jobs', 'jobs/status']);
+  t.same(await names('/apis/policy/v1'), ['poddisruptionbudgets', 'poddisruptionbudgets/status']);
+  t.same(await names('/apis/networking.k8s.io/v1'), [
+    'ingressclasses',
+    'ingresses',
+    'ingresses/status',
+    'networkpolicies',
+  ]);
+});
