@@ -32,8 +32,11 @@ function podStatusText(pod: JsonObject): string {
   if (field(pod, 'metadata', 'deletionTimestamp') !== undefined) return 'Terminating';
   const statuses = field(pod, 'status', 'containerStatuses');
   if (Array.isArray(statuses)) {
+    // As printPod: a waiting reason, else a terminated container's (Completed, Error).
     for (const s of statuses) {
-      const reason = field(s as JsonObject, 'state', 'waiting', 'reason');
+      const reason =
+        field(s as JsonObject, 'state', 'waiting', 'reason') ??
+        field(s as JsonObject, 'state', 'terminated', 'reason');
       if (typeof reason === 'string' && reason !== '') return reason;
     }
   }

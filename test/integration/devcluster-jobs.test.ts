@@ -161,6 +161,11 @@ void t.test('jobs - kubectl create, wait for complete, get columns, delete', asy
   t.match(table, /NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE/);
   t.match(table, /pi\s+Complete\s+1\/1\s+\d+s\s+\d+s/);
   t.equal((await podsOf('pi')).length, 1);
+  // kubectl shows a finished pod by its container's terminated reason, as kube's printPod does.
+  t.match(
+    await run(['get', 'pods', '-l', 'job-name=pi', '-n', namespace]),
+    /pi-\w{5}\s+0\/1\s+Completed\s+0/,
+  );
   await run(['delete', 'job', 'pi', '-n', namespace]);
   await waitFor('the job pod garbage collected', async () => (await podsOf('pi')).length === 0);
 });
