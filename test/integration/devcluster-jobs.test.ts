@@ -140,6 +140,35 @@ void t.test('jobs - activeDeadlineSeconds ends a job Failed with DeadlineExceede
   await waitFor('the running pod deleted', async () => (await podsOf('slow')).length === 0);
 });
 
+void t.test(
+  'jobs - deletion: Foreground removes the pods, no policy orphans them (batch/v1 default)',
+  async (t) => {
+    await batch.createNamespacedJob({ namespace, body: job('fore') });
+    await batch.createNamespacedJob({ namespace, body: job('orphan') });
+    await finishedCondition('fore', 'Complete');
+    await finishedCondition('orphan', 'Complete');
+    await batch.deleteNamespacedJob({ name: 'fore', namespace, propagationPolicy: 'Foreground' });
+    await waitFor('the foreground-deleted job and its pod gone', async () => {
+      const jobs = await batch.listNamespacedJob({
+        namespace,
+        fieldSelector: 'metadata.name=fore',
+      });
+      return jobs.items.length === 0 && (await podsOf('fore')).length === 0;
+    });
+    await batch.deleteNamespacedJob({ name: 'orphan', namespace });
+    await waitFor('the orphaning job gone', async () => {
+      const jobs = await batch.listNamespacedJob({
+        namespace,
+        fieldSelector: 'metadata.name=orphan',
+      });
+      return jobs.items.length === 0;
+    });
+    const left = await podsOf('orphan');
+    t.equal(left.length, 1, 'the pod is kept');
+    t.same(left[0]?.metadata?.ownerReferences ?? [], [], 'and no longer owned');
+  },
+);
+
 const missing = kubectlMissing();
 void t.test('jobs - kubectl create, wait for complete, get columns, delete', async (t) => {
   if (missing !== undefined) {
