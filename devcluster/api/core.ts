@@ -141,7 +141,8 @@ export class ApiCore {
     validateBuiltin(type, object, name);
     const now = this.timestamp();
     const m = metadataOf(object);
-    m['uid'] = randomUUID();
+    // A strategy may have set the uid (a Job's generated selector carries it).
+    if (typeof m['uid'] !== 'string') m['uid'] = randomUUID();
     m['creationTimestamp'] = now;
     if (type.hasGeneration) m['generation'] = 1;
     if (isCrdType(type)) initializeCrd(object, m, now);

@@ -29,9 +29,14 @@ export function checkPreconditions(
   }
 }
 
-/** The finalizer a propagation policy adds (Foreground: foregroundDeletion, Orphan: orphan). */
-function policyFinalizer(options: DeleteOptions): string | undefined {
-  const policy = options.propagationPolicy;
+/**
+ * The finalizer a propagation policy adds (Foreground: foregroundDeletion, Orphan: orphan). A
+ * batch/v1 Job deleted without a policy orphans its pods (its strategy's default policy in kube).
+ */
+function policyFinalizer(type: ResourceType, options: DeleteOptions): string | undefined {
+  const policy =
+    options.propagationPolicy ??
+    (type.group === 'batch' && type.kind === 'Job' ? 'Orphan' : undefined);
   return policy === 'Foreground'
     ? 'foregroundDeletion'
     : policy === 'Orphan'
@@ -44,7 +49,7 @@ export function needsMark(type: ResourceType, stored: JsonObject, options: Delet
   const isNamespace = type.group === '' && type.kind === 'Namespace';
   return (
     stringItems(stored['finalizers']).length > 0 ||
-    policyFinalizer(options) !== undefined ||
+    policyFinalizer(type, options) !== undefined ||
     isNamespace
   );
 }
@@ -61,7 +66,7 @@ export function markedForDeletion(
   now: () => string,
 ): JsonObject | undefined {
   const finalizers = stringItems((presented['metadata'] as JsonObject)['finalizers']);
-  const extra = policyFinalizer(options);
+  const extra = policyFinalizer(type, options);
   const isNamespace = type.group === '' && type.kind === 'Namespace';
   const object = clone(presented);
   const m = metadataOf(object);

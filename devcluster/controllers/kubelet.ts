@@ -52,8 +52,13 @@ export class KubeletSimulation {
     const seen = this.firstSeen.get(uid) ?? Date.now();
     this.firstSeen.set(uid, seen);
     const waited = Date.now() - seen;
-    const mode = this.failMode(pod);
+    const restartPolicy = obj(pod['spec'])['restartPolicy'];
+    const runsToCompletion = restartPolicy === 'Never' || restartPolicy === 'OnFailure';
+    const asked = this.failMode(pod);
+    // "fail" ends a run-to-completion pod Failed; a restarting container crash-loops instead.
+    const mode = asked === 'fail' && !runsToCompletion ? 'crashloop' : asked;
     const previous = obj(pod['status']);
+    if (previous['phase'] === 'Succeeded' || previous['phase'] === 'Failed') return;
     const now = this.core.timestamp();
     const startTime = typeof previous['startTime'] === 'string' ? previous['startTime'] : now;
     const containers = (
@@ -64,11 +69,18 @@ export class KubeletSimulation {
     const previousStatuses = Array.isArray(previous['containerStatuses'])
       ? previous['containerStatuses'].filter(isJsonObject)
       : [];
-    if (mode === undefined && waited < this.podReadyDelayMs) {
+    const waits = mode === undefined || (runsToCompletion && mode === 'fail');
+    if (waits && waited < this.podReadyDelayMs) {
       this.requeue(key, this.podReadyDelayMs - waited);
       if (previous['phase'] === 'Pending' && previous['startTime'] !== undefined) return;
     }
-    const started = mode !== undefined || waited >= this.podReadyDelayMs;
+    const started = !waits || waited >= this.podReadyDelayMs;
+    if (started && runsToCompletion && (mode === undefined || mode === 'fail')) {
+      const copy = structuredClone(pod);
+      copy['status'] = terminatedStatus(containers, mode === 'fail', startTime, now, uid, name);
+      this.writeStatus(namespace, name, copy);
+      return;
+    }
     const ready = started && mode === undefined;
     const containerStatuses = containers.map((c) => {
       const before = previousStatuses.find((s) => s['name'] === c['name']);
@@ -122,7 +134,7 @@ export class KubeletSimulation {
       phase: started ? 'Running' : 'Pending',
       conditions: podConditions,
       hostIP: '10.0.0.1',
-      podIP: `10.244.${fnv32a(uid) % 250}.${(fnv32a(name) % 250) + 1}`,
+      podIP: podIP(uid, name),
       startTime,
       containerStatuses,
       qosClass: 'BestEffort',
@@ -130,6 +142,10 @@ export class KubeletSimulation {
     if (jsonEqual(status, pod['status'] ?? {})) return;
     const copy = structuredClone(pod);
     copy['status'] = status;
+    this.writeStatus(namespace, name, copy);
+  }
+
+  private writeStatus(namespace: string, name: string, copy: JsonObject): void {
     tolerate(() =>
       this.core.update(
         this.core.typeOf('', 'pods'),
@@ -141,4 +157,56 @@ export class KubeletSimulation {
       ),
     );
   }
+}
+
+function podIP(uid: string, name: string): string {
+  return `10.244.${fnv32a(uid) % 250}.${(fnv32a(name) % 250) + 1}`;
+}
+
+/** The status of a pod whose containers ran to completion: Succeeded (exit 0) or Failed (exit 1). */
+function terminatedStatus(
+  containers: JsonObject[],
+  failed: boolean,
+  startTime: JsonValue,
+  now: string,
+  uid: string,
+  name: string,
+): JsonObject {
+  const reason = failed ? 'Error' : 'Completed';
+  const notReady = {
+    status: 'False',
+    reason: 'PodCompleted',
+    lastProbeTime: null,
+    lastTransitionTime: now,
+  };
+  return {
+    phase: failed ? 'Failed' : 'Succeeded',
+    conditions: [
+      {
+        type: 'Initialized',
+        status: 'True',
+        lastProbeTime: null,
+        lastTransitionTime: now,
+        reason: 'PodCompleted',
+      },
+      { type: 'Ready', ...notReady },
+      { type: 'ContainersReady', ...notReady },
+      { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now },
+    ],
+    hostIP: '10.0.0.1',
+    podIP: podIP(uid, name),
+    startTime,
+    containerStatuses: containers.map((c) => ({
+      name: c['name'] ?? '',
+      image: c['image'] ?? '',
+      imageID: '',
+      ready: false,
+      started: false,
+      restartCount: 0,
+      state: {
+        terminated: { exitCode: failed ? 1 : 0, reason, startedAt: startTime, finishedAt: now },
+      },
+    })),
+    qosClass: 'BestEffort',
+  };
 }

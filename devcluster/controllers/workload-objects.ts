@@ -6,8 +6,9 @@ import { isJsonObject, text, type JsonObject, type JsonValue } from '../../share
 import { randomSuffix } from '../resources/names.js';
 
 /**
- * Annotation (on a Deployment, ReplicaSet or Pod) that makes its pods fail: "unready" keeps them
- * Running but not Ready; "crashloop" shows CrashLoopBackOff. Removing it lets them become Ready.
+ * Annotation (on a Deployment, ReplicaSet, Job or Pod) that makes its pods fail: "unready" keeps
+ * them Running but not Ready; "crashloop" shows CrashLoopBackOff; "fail" ends a Job's pod Failed
+ * (exit code 1; a pod that restarts crash-loops). Removing it lets new pods succeed.
  */
 export const failAnnotation = 'devcluster.olmq.io/fail';
 
@@ -118,7 +119,7 @@ export function condition(
   };
 }
 
-/** The pods a ReplicaSet controls. */
+/** The pods a ReplicaSet or Job controls. */
 export function podsOf(core: ApiCore, rs: JsonObject): JsonObject[] {
   const uid = text(metadataOf(rs)['uid']);
   return core.store

@@ -1,5 +1,5 @@
 // Simulated workloads: a deployment controller (Deployment → ReplicaSet per pod template), a
-// replica set controller (ReplicaSet → Pods) and a kubelet stand-in that makes pods Running and
+// replica set controller (ReplicaSet → Pods), a job controller (Job → Pods run to completion) and a kubelet stand-in that makes pods Running and
 // Ready after a delay, or keeps them unready / crash-looping when asked by annotation. This file
 // wires them to the store's changes; each lives in a module of its own.
 import type { Logger } from 'pino';
@@ -7,6 +7,7 @@ import type { ApiCore } from '../api/core.js';
 import { text, type JsonObject } from '../../shared/kube/json.js';
 import type { ChangeEvent } from '../storage/types.js';
 import { reconcileDeployment } from './deployment-controller.js';
+import { reconcileJob } from './job-controller.js';
 import { KubeletSimulation } from './kubelet.js';
 import { WorkQueue } from './queue.js';
 import { reconcileReplicaSet } from './replicaset-controller.js';
@@ -18,11 +19,12 @@ export interface WorkloadOptions {
   podReadyDelayMs: number;
 }
 
-/** Deployment, ReplicaSet and kubelet simulation. */
+/** Deployment, ReplicaSet, Job and kubelet simulation. */
 export class WorkloadControllers {
   private readonly deployments: WorkQueue;
   private readonly replicaSets: WorkQueue;
   private readonly pods: WorkQueue;
+  private readonly jobs: WorkQueue;
   private readonly kubelet: KubeletSimulation;
 
   constructor(
@@ -36,6 +38,11 @@ export class WorkloadControllers {
     this.deployments = new WorkQueue('deployment', (k) => reconcileDeployment(core, k), logger);
     this.replicaSets = new WorkQueue('replicaset', (k) => reconcileReplicaSet(core, k), logger);
     this.pods = new WorkQueue('kubelet', (k) => this.kubelet.reconcile(k), logger);
+    this.jobs = new WorkQueue(
+      'job',
+      (k) => reconcileJob(core, k, (key, delayMs) => this.jobs.addAfter(key, delayMs)),
+      logger,
+    );
   }
 
   /** Starts following changes; returns the stop function. */
@@ -43,12 +50,14 @@ export class WorkloadControllers {
     for (const d of this.core.store.list('deployments.apps')) this.deployments.add(this.keyOf(d));
     for (const rs of this.core.store.list('replicasets.apps')) this.replicaSets.add(this.keyOf(rs));
     for (const pod of this.core.store.list('pods')) this.pods.add(this.keyOf(pod));
+    for (const job of this.core.store.list('jobs.batch')) this.jobs.add(this.keyOf(job));
     const unsubscribe = this.core.store.subscribe((event) => this.observe(event));
     return () => {
       unsubscribe();
       this.deployments.stop();
       this.replicaSets.stop();
       this.pods.stop();
+      this.jobs.stop();
     };
   }
 
@@ -84,11 +93,20 @@ export class WorkloadControllers {
         if (owner) this.deployments.add(owner);
         break;
       }
+      case 'jobs.batch':
+        if (event.type !== 'DELETED') {
+          this.jobs.add(key);
+          // The fail annotation may live on the Job: look at its pods again.
+          podsOf(this.core, event.object).forEach((p) => this.pods.add(this.keyOf(p)));
+        }
+        break;
       case 'pods': {
         if (event.type === 'DELETED') this.kubelet.forget(text(metadataOf(event.object)['uid']));
         else this.pods.add(key);
         const owner = this.ownerKey(event.object, 'replicasets.apps');
         if (owner) this.replicaSets.add(owner);
+        const job = this.ownerKey(event.object, 'jobs.batch');
+        if (job) this.jobs.add(job);
         break;
       }
     }

@@ -2,7 +2,21 @@
 // their server-side Table output (as kubectl get prints them).
 import type { JsonObject } from '../../shared/kube/json.js';
 import { apiServiceColumns } from './apiservice-columns.js';
-import type { PrinterColumn, ResourceType, ScaleMapping } from './types.js';
+import {
+  ageColumn,
+  formatAge,
+  type BuiltinSpec,
+  containerField,
+  count,
+  field,
+  num,
+  selectorText,
+  str,
+} from './columns.js';
+import type { PrinterColumn, ResourceType } from './types.js';
+import { batchAndNetworkingSpecs } from './builtin-batch.js';
+
+export { formatAge } from './columns.js';
 
 const standardVerbs = [
   'create',
@@ -15,76 +29,15 @@ const standardVerbs = [
   'watch',
 ] as const;
 
-/** Age as kubectl prints it (apimachinery's HumanDuration: 45s, 5m, 3m12s, 2h5m, 10h, 3d4h, 30d). */
-export function formatAge(timestamp: string | undefined, now: number): string {
-  if (timestamp === undefined) return '<unknown>';
-  const seconds = Math.max(0, Math.floor((now - Date.parse(timestamp)) / 1000));
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  return `${days}d`;
-}
-
-function field(object: JsonObject, ...path: string[]): unknown {
-  let current: unknown = object;
-  for (const key of path) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
-}
-
-function num(object: JsonObject, ...path: string[]): number {
-  const value = field(object, ...path);
-  return typeof value === 'number' ? value : 0;
-}
-
-function str(object: JsonObject, ...path: string[]): string {
-  const value = field(object, ...path);
-  return typeof value === 'string' ? value : '';
-}
-
-function count(object: JsonObject, ...path: string[]): number {
-  const value = field(object, ...path);
-  if (Array.isArray(value)) return value.length;
-  if (typeof value === 'object' && value !== null) return Object.keys(value).length;
-  return 0;
-}
-
-function containerField(object: JsonObject, key: string, ...specPath: string[]): string {
-  const containers = field(object, ...specPath, 'containers');
-  if (!Array.isArray(containers)) return '';
-  return containers.map((c) => str(c as JsonObject, key)).join(',');
-}
-
-function selectorText(selector: unknown): string {
-  const labels = field({ s: selector as JsonObject }, 's', 'matchLabels');
-  if (typeof labels !== 'object' || labels === null) return '<none>';
-  return Object.entries(labels as Record<string, unknown>)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : ''}`)
-    .join(',');
-}
-
-const ageColumn: PrinterColumn = {
-  name: 'Age',
-  type: 'string',
-  description:
-    'CreationTimestamp is a timestamp representing the server time when this object was created.',
-  cell: (o, now) => formatAge(str(o, 'metadata', 'creationTimestamp') || undefined, now),
-};
-
 function podStatusText(pod: JsonObject): string {
   if (field(pod, 'metadata', 'deletionTimestamp') !== undefined) return 'Terminating';
   const statuses = field(pod, 'status', 'containerStatuses');
   if (Array.isArray(statuses)) {
+    // As printPod: a waiting reason, else a terminated container's (Completed, Error).
     for (const s of statuses) {
-      const reason = field(s as JsonObject, 'state', 'waiting', 'reason');
+      const reason =
+        field(s as JsonObject, 'state', 'waiting', 'reason') ??
+        field(s as JsonObject, 'state', 'terminated', 'reason');
       if (typeof reason === 'string' && reason !== '') return reason;
     }
   }
@@ -115,24 +68,6 @@ function servicePorts(service: JsonObject): string {
       return `${num(port, 'port')}/${str(port, 'protocol') || 'TCP'}`;
     })
     .join(',');
-}
-
-interface BuiltinSpec {
-  group: string;
-  version: string;
-  resource: string;
-  kind: string;
-  singular: string;
-  namespaced: boolean;
-  shortNames?: string[];
-  categories?: string[];
-  verbs?: readonly string[];
-  status?: boolean;
-  scale?: ScaleMapping;
-  extra?: string[];
-  generation?: boolean;
-  virtual?: boolean;
-  columns?: PrinterColumn[];
 }
 
 const builtinSpecs: BuiltinSpec[] = [
@@ -459,7 +394,7 @@ const builtinSpecs: BuiltinSpec[] = [
 
 /** The built-in resource types (fresh objects, safe to keep). */
 export function builtinResourceTypes(): ResourceType[] {
-  return builtinSpecs.map((spec) => {
+  return [...builtinSpecs, ...batchAndNetworkingSpecs].map((spec) => {
     const type: ResourceType = {
       group: spec.group,
       version: spec.version,

@@ -56,6 +56,12 @@ const topLevel: Record<string, readonly string[]> = {
   'admissionregistration.k8s.io/MutatingWebhookConfiguration': ['webhooks'],
   'apiregistration.k8s.io/APIService': specStatus,
   'coordination.k8s.io/Lease': ['spec'],
+  'batch/Job': specStatus,
+  'batch/CronJob': specStatus,
+  'policy/PodDisruptionBudget': specStatus,
+  'networking.k8s.io/NetworkPolicy': ['spec'],
+  'networking.k8s.io/Ingress': specStatus,
+  'networking.k8s.io/IngressClass': ['spec'],
 };
 
 /** Unknown fields of metadata, as paths ("metadata.lables"). */

@@ -1,18 +1,17 @@
 // Kind-specific behaviour of built-in kinds on create and update: defaults, derived fields and
 // the light validation OLM relies on (as kube's registry strategies do, much reduced).
 import type { StatusCause } from '../../shared/kube/status.js';
-import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
+import { defaultPodSpec, objectAt, required, validateContainers } from './pod-defaults.js';
+import { batchStrategies } from './strategies-batch.js';
+import type { Strategy, StrategyContext } from './types.js';
+
+export type { Strategy, StrategyContext } from './types.js';
 import {
   labelSelectorFromObject,
   matchesLabelSelector,
   SelectorError,
 } from '../../shared/kube/selectors.js';
-
-/** What strategies may need from the server. */
-export interface StrategyContext {
-  /** A free cluster IP for a new Service. */
-  allocateClusterIP(): string;
-}
 
 /** The server's strategy context: cluster IPs handed out in order from 10.96.0.11. */
 export function strategyContext(): StrategyContext {
@@ -23,50 +22,6 @@ export function strategyContext(): StrategyContext {
       return `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
     },
   };
-}
-
-/** Behaviour of one kind; each hook mutates the fresh object it is given. */
-export interface Strategy {
-  prepareCreate?(object: JsonObject, context: StrategyContext): void;
-  /** Called for main-resource updates (not /status). */
-  prepareUpdate?(object: JsonObject, old: JsonObject): void;
-  validate?(object: JsonObject): StatusCause[];
-}
-
-function objectAt(parent: JsonObject, key: string): JsonObject {
-  const value = parent[key];
-  if (isJsonObject(value)) return value;
-  const fresh: JsonObject = {};
-  parent[key] = fresh;
-  return fresh;
-}
-
-function required(field: string): StatusCause {
-  return { type: 'FieldValueRequired', field, message: 'Required value' };
-}
-
-function validateContainers(spec: JsonValue | undefined, path: string): StatusCause[] {
-  if (!isJsonObject(spec)) return [required(path)];
-  const containers = spec['containers'];
-  if (!Array.isArray(containers) || containers.length === 0)
-    return [required(`${path}.containers`)];
-  const causes: StatusCause[] = [];
-  containers.forEach((container, i) => {
-    if (
-      !isJsonObject(container) ||
-      typeof container['name'] !== 'string' ||
-      container['name'] === ''
-    ) {
-      causes.push(required(`${path}.containers[${i}].name`));
-    }
-    if (
-      isJsonObject(container) &&
-      (typeof container['image'] !== 'string' || container['image'] === '')
-    ) {
-      causes.push(required(`${path}.containers[${i}].image`));
-    }
-  });
-  return causes;
 }
 
 function labelsText(labels: JsonObject): string {
@@ -114,28 +69,8 @@ function validateWorkload(object: JsonObject): StatusCause[] {
   return causes;
 }
 
-function defaultPodSpec(spec: JsonObject): void {
-  spec['restartPolicy'] ??= 'Always';
-  spec['terminationGracePeriodSeconds'] ??= 30;
-  spec['dnsPolicy'] ??= 'ClusterFirst';
-  spec['schedulerName'] ??= 'default-scheduler';
-  spec['securityContext'] ??= {};
-  for (const container of Array.isArray(spec['containers']) ? spec['containers'] : []) {
-    if (!isJsonObject(container)) continue;
-    container['imagePullPolicy'] ??=
-      typeof container['image'] === 'string' && container['image'].endsWith(':latest')
-        ? 'Always'
-        : 'IfNotPresent';
-    container['terminationMessagePath'] ??= '/dev/termination-log';
-    container['terminationMessagePolicy'] ??= 'File';
-    container['resources'] ??= {};
-    for (const port of Array.isArray(container['ports']) ? container['ports'] : []) {
-      if (isJsonObject(port)) port['protocol'] ??= 'TCP';
-    }
-  }
-}
-
 const strategies: Record<string, Strategy> = {
+  ...batchStrategies,
   '/Namespace': {
     prepareCreate(object) {
       const spec = objectAt(object, 'spec');

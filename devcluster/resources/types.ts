@@ -1,6 +1,7 @@
 // Contract types of the served kinds: what discovery, OpenAPI, the API core and the handlers
 // know of a group/version/resource.
 import type { JsonObject } from '../../shared/kube/json.js';
+import type { StatusCause } from '../../shared/kube/status.js';
 
 /** How a /scale subresource maps onto the object (CRD spec.subresources.scale). */
 export interface ScaleMapping {
@@ -52,4 +53,18 @@ export interface ResourceType {
   storageVersion: string;
   /** A CRD version marked deprecated: the warning every request for it gets (HTTP 299). */
   deprecationWarning?: string;
+}
+
+/** What strategies may need from the server. */
+export interface StrategyContext {
+  /** A free cluster IP for a new Service. */
+  allocateClusterIP(): string;
+}
+
+/** Behaviour of one kind; each hook mutates the fresh object it is given. */
+export interface Strategy {
+  prepareCreate?(object: JsonObject, context: StrategyContext): void;
+  /** Called for main-resource updates (not /status). */
+  prepareUpdate?(object: JsonObject, old: JsonObject): void;
+  validate?(object: JsonObject): StatusCause[];
 }

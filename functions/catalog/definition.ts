@@ -368,7 +368,7 @@ async function observeRegistry(
 ): Promise<RegistryObservation> {
   const podRef = { apiVersion: 'v1', kind: 'Pod', namespace };
   const policyNames = networkPolicyNames(name);
-  // A cluster without the NetworkPolicy API (the devcluster) gets none.
+  // A cluster without the NetworkPolicy API gets none.
   const policiesServed = await client.resource('networking.k8s.io/v1', 'NetworkPolicy').then(
     () => true,
     (error: unknown) => {

@@ -428,12 +428,31 @@ t.test('catalog function - an image source gets upstream registry objects, once'
       selector: { 'olm.catalogSource': 'my.catalog' },
     },
   });
-  // The devcluster serves no NetworkPolicy API: none are made there (unit tests cover them).
-  await t.rejects(
-    f.client.resource('networking.k8s.io/v1', 'NetworkPolicy'),
-    { name: 'KubeApiError', message: /doesn't have a resource type/ },
-    'no NetworkPolicy API in the devcluster',
+  // The devcluster serves networking.k8s.io/v1: upstream's two NetworkPolicies are made there.
+  const policyNamed = (name: string) =>
+    f.client.get({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      namespace: ns,
+      name,
+    });
+  const grpcPolicy = await waitFor('the grpc-server NetworkPolicy', () =>
+    policyNamed('my.catalog-grpc-server'),
   );
+  t.match(grpcPolicy, {
+    metadata: {
+      labels: { 'olm.catalogSource': 'my.catalog', 'olm.managed': 'true' },
+      ownerReferences: [{ kind: 'CatalogSource', uid: owner.metadata.uid }],
+    },
+    spec: {
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ ports: [{ protocol: 'TCP', port: 50051 }] }],
+    },
+  });
+  const unpackPolicy = await waitFor('the unpack-bundles NetworkPolicy', () =>
+    policyNamed('my.catalog-unpack-bundles'),
+  );
+  t.match(unpackPolicy, { spec: { policyTypes: ['Ingress', 'Egress'], egress: [{}] } });
   const sa = await f.client.get({
     apiVersion: 'v1',
     kind: 'ServiceAccount',
@@ -468,6 +487,12 @@ t.test('catalog function - an image source gets upstream registry objects, once'
     name: 'my-catalog',
   });
   t.equal(svcAgain?.metadata.uid, service?.metadata.uid, 'the Service was not recreated');
+  const grpcAgain = await policyNamed('my.catalog-grpc-server');
+  t.equal(
+    grpcAgain?.metadata.resourceVersion,
+    grpcPolicy.metadata.resourceVersion,
+    'the NetworkPolicy was not rewritten',
+  );
 
   // A deleted registry pod is recreated at once (the Pod mirror triggers the catalog).
   await f.client.delete({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod.metadata.name });

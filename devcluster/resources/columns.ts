@@ -1,0 +1,94 @@
+// Cell helpers of server-side Table columns shared by the built-in kinds: reading fields of an
+// object, ages as kubectl prints them, and the Age column.
+import type { JsonObject } from '../../shared/kube/json.js';
+import type { PrinterColumn, ScaleMapping } from './types.js';
+
+/** Age as kubectl prints it (apimachinery's HumanDuration: 45s, 5m, 3m12s, 2h5m, 10h, 3d4h, 30d). */
+export function formatAge(timestamp: string | undefined, now: number): string {
+  if (timestamp === undefined) return '<unknown>';
+  const seconds = Math.max(0, Math.floor((now - Date.parse(timestamp)) / 1000));
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  return `${days}d`;
+}
+
+/** Table cell helper. */
+export function field(object: JsonObject, ...path: string[]): unknown {
+  let current: unknown = object;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+/** Table cell helper. */
+export function num(object: JsonObject, ...path: string[]): number {
+  const value = field(object, ...path);
+  return typeof value === 'number' ? value : 0;
+}
+
+/** Table cell helper. */
+export function str(object: JsonObject, ...path: string[]): string {
+  const value = field(object, ...path);
+  return typeof value === 'string' ? value : '';
+}
+
+/** Table cell helper. */
+export function count(object: JsonObject, ...path: string[]): number {
+  const value = field(object, ...path);
+  if (Array.isArray(value)) return value.length;
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length;
+  return 0;
+}
+
+/** Table cell helper. */
+export function containerField(object: JsonObject, key: string, ...specPath: string[]): string {
+  const containers = field(object, ...specPath, 'containers');
+  if (!Array.isArray(containers)) return '';
+  return containers.map((c) => str(c as JsonObject, key)).join(',');
+}
+
+/** Table cell helper. */
+export function selectorText(selector: unknown): string {
+  const labels = field({ s: selector as JsonObject }, 's', 'matchLabels');
+  if (typeof labels !== 'object' || labels === null) return '<none>';
+  return Object.entries(labels as Record<string, unknown>)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : ''}`)
+    .join(',');
+}
+
+/** Table cell helper. */
+export const ageColumn: PrinterColumn = {
+  name: 'Age',
+  type: 'string',
+  description:
+    'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  cell: (o, now) => formatAge(str(o, 'metadata', 'creationTimestamp') || undefined, now),
+};
+
+/** How a built-in kind is declared (see builtin.ts). */
+export interface BuiltinSpec {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs?: readonly string[];
+  status?: boolean;
+  scale?: ScaleMapping;
+  extra?: string[];
+  generation?: boolean;
+  virtual?: boolean;
+  columns?: PrinterColumn[];
+}
