@@ -1,25 +1,11 @@
 // PackageManifests as kubectl shows them: a meta.k8s.io/v1 Table with Name, Catalog and Age.
+import { humanDuration } from '../shared/kube/time.js';
 import type { JsonMap } from './manifest.js';
 
 /** The content type of a Table answer. */
 export const tableContentType = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 
-/** Age as kubectl prints it (apimachinery's HumanDuration). */
-export function humanDuration(seconds: number): string {
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${Math.floor(seconds)}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10)
-    return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${Math.floor(seconds % 60)}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  if (days < 365 * 2) return `${days}d`;
-  return `${Math.floor(days / 365)}y`;
-}
+export { humanDuration };
 
 /** A manifest's metadata. */
 export function metadataOf(manifest: JsonMap): JsonMap {

@@ -1,22 +1,13 @@
 // Cell helpers of server-side Table columns shared by the built-in kinds: reading fields of an
 // object, ages as kubectl prints them, and the Age column.
 import type { JsonObject } from '../../shared/kube/json.js';
+import { humanDuration } from '../../shared/kube/time.js';
 import type { PrinterColumn, ScaleMapping } from './types.js';
 
-/** Age as kubectl prints it (apimachinery's HumanDuration: 45s, 5m, 3m12s, 2h5m, 10h, 3d4h, 30d). */
+/** Age as kubectl prints it (apimachinery's HumanDuration). */
 export function formatAge(timestamp: string | undefined, now: number): string {
   if (timestamp === undefined) return '<unknown>';
-  const seconds = Math.max(0, Math.floor((now - Date.parse(timestamp)) / 1000));
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  return `${days}d`;
+  return humanDuration(Math.max(0, Math.floor((now - Date.parse(timestamp)) / 1000)));
 }
 
 /** Table cell helper. */
