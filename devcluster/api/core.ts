@@ -9,7 +9,7 @@ import { stringItems, text, type JsonObject } from '../../shared/kube/json.js';
 import type { FieldSelector, LabelSelector } from '../../shared/kube/selectors.js';
 import { establishedStatus, initializeCrd, resourceTypesOfCrd } from '../resources/crds.js';
 import { apiVersionOf, type ResourceRegistry } from '../resources/registry.js';
-import { strategyContext, strategyOf } from '../resources/strategies.js';
+import { defaultObject, strategyContext, strategyOf } from '../resources/strategies.js';
 import type { ResourceType } from '../resources/types.js';
 import type { ObjectStore } from '../storage/store.js';
 import { checkPreconditions, markedForDeletion, needsMark, readyToRemove } from './deletion.js';
@@ -136,6 +136,7 @@ export class ApiCore {
     clearServerFields(metadata);
     dropStatusOnCreate(type, body);
     let object = body;
+    defaultObject(type.group, type.kind, object);
     strategyOf(type.group, type.kind).prepareCreate?.(object, this.strategyContext);
     object = applySchema(type, object, options, name);
     validateBuiltin(type, object, name);
@@ -237,6 +238,7 @@ export class ApiCore {
         m['managedFields'] = oldMeta['managedFields'];
       keepStoredStatus(type, object, presentedOld);
       validateMetadata(type, m, name);
+      defaultObject(type.group, type.kind, object);
       strategyOf(type.group, type.kind).prepareUpdate?.(object, presentedOld);
       object = applySchema(type, object, options, name);
       validateBuiltin(type, object, name);

@@ -14,12 +14,8 @@ export const jobLabels = {
   legacyJobName: 'job-name',
 } as const;
 
-/**
- * Job defaults (SetDefaults_Job) and the selector kube generates unless spec.manualSelector:
- * `batch.kubernetes.io/controller-uid=<uid>`, with the four job labels on the template.
- */
-function prepareJob(object: JsonObject): void {
-  const metadata = objectAt(object, 'metadata');
+/** Job defaults (SetDefaults_Job), on create and update. */
+function defaultJob(object: JsonObject): void {
   const spec = objectAt(object, 'spec');
   if (spec['completions'] === undefined && spec['parallelism'] === undefined) {
     spec['completions'] = 1;
@@ -33,6 +29,16 @@ function prepareJob(object: JsonObject): void {
     spec['podFailurePolicy'] === undefined ? 'TerminatingOrFailed' : 'Failed';
   const template = objectAt(spec, 'template');
   if (isJsonObject(template['spec'])) defaultPodSpec(template['spec']);
+}
+
+/**
+ * The selector kube's job strategy generates on create unless spec.manualSelector:
+ * `batch.kubernetes.io/controller-uid=<uid>`, with the four job labels on the template.
+ */
+function generateJobSelector(object: JsonObject): void {
+  const metadata = objectAt(object, 'metadata');
+  const spec = objectAt(object, 'spec');
+  const template = objectAt(spec, 'template');
   if (spec['manualSelector'] === true) return;
   // The uid is the selector's value, so the job gets it here (the core keeps a uid set by a strategy).
   const uid = randomUUID();
@@ -84,7 +90,7 @@ function defaultPolicyPorts(rules: unknown): void {
 }
 
 /** SetDefaults_NetworkPolicy: policyTypes [Ingress] (plus Egress with egress rules), ports TCP. */
-function prepareNetworkPolicy(object: JsonObject): void {
+function defaultNetworkPolicy(object: JsonObject): void {
   const spec = objectAt(object, 'spec');
   spec['podSelector'] ??= {};
   defaultPolicyPorts(spec['ingress']);
@@ -100,18 +106,15 @@ function prepareNetworkPolicy(object: JsonObject): void {
 /** The strategies of these kinds, keyed `<group>/<Kind>`. */
 export const batchStrategies: Record<string, Strategy> = {
   'batch/Job': {
+    defaults: defaultJob,
     prepareCreate(object) {
-      prepareJob(object);
+      generateJobSelector(object);
       object['status'] = {};
-    },
-    prepareUpdate(object) {
-      const template = objectAt(objectAt(object, 'spec'), 'template');
-      if (isJsonObject(template['spec'])) defaultPodSpec(template['spec']);
     },
     validate: validateJob,
   },
   'batch/CronJob': {
-    prepareCreate(object) {
+    defaults(object) {
       const spec = objectAt(object, 'spec');
       spec['concurrencyPolicy'] ??= 'Allow';
       spec['suspend'] ??= false;
@@ -119,6 +122,8 @@ export const batchStrategies: Record<string, Strategy> = {
       spec['failedJobsHistoryLimit'] ??= 1;
       const template = objectAt(objectAt(objectAt(spec, 'jobTemplate'), 'spec'), 'template');
       if (isJsonObject(template['spec'])) defaultPodSpec(template['spec']);
+    },
+    prepareCreate(object) {
       object['status'] = {};
     },
     validate(object) {
@@ -143,8 +148,7 @@ export const batchStrategies: Record<string, Strategy> = {
     },
   },
   'networking.k8s.io/NetworkPolicy': {
-    prepareCreate: prepareNetworkPolicy,
-    prepareUpdate: prepareNetworkPolicy,
+    defaults: defaultNetworkPolicy,
   },
   'networking.k8s.io/Ingress': {
     prepareCreate(object) {

@@ -3,6 +3,12 @@
 import type { StatusCause } from '../../shared/kube/status.js';
 import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
 import { defaultPodSpec, objectAt, required, validateContainers } from './pod-defaults.js';
+import {
+  defaultDeployment,
+  defaultService,
+  defaultTemplate,
+  initIPFamilyFields,
+} from './builtin-defaults.js';
 import { batchStrategies } from './strategies-batch.js';
 import type { Strategy, StrategyContext } from './types.js';
 
@@ -90,29 +96,24 @@ const strategies: Record<string, Strategy> = {
     },
   },
   '/Service': {
+    defaults: defaultService,
     prepareCreate(object, context) {
       const spec = objectAt(object, 'spec');
-      spec['type'] ??= 'ClusterIP';
-      if (spec['type'] !== 'ExternalName' && spec['clusterIP'] === undefined) {
+      if (spec['type'] !== 'ExternalName' && (spec['clusterIP'] ?? '') === '') {
         spec['clusterIP'] = context.allocateClusterIP();
         spec['clusterIPs'] = [spec['clusterIP']];
       }
-      spec['sessionAffinity'] ??= 'None';
-      for (const port of Array.isArray(spec['ports']) ? spec['ports'] : []) {
-        if (!isJsonObject(port)) continue;
-        port['protocol'] ??= 'TCP';
-        port['targetPort'] ??= port['port'] ?? 0;
-      }
+      initIPFamilyFields(spec);
       object['status'] = { loadBalancer: {} };
     },
     prepareUpdate(object, old) {
       const spec = objectAt(object, 'spec');
       const oldSpec = isJsonObject(old['spec']) ? old['spec'] : {};
-      if (spec['clusterIP'] === undefined && oldSpec['clusterIP'] !== undefined) {
+      if ((spec['clusterIP'] ?? '') === '' && oldSpec['clusterIP'] !== undefined) {
         spec['clusterIP'] = oldSpec['clusterIP'];
         if (oldSpec['clusterIPs'] !== undefined) spec['clusterIPs'] = oldSpec['clusterIPs'];
       }
-      spec['type'] ??= 'ClusterIP';
+      initIPFamilyFields(spec);
     },
   },
   '/ConfigMap': {
@@ -128,37 +129,23 @@ const strategies: Record<string, Strategy> = {
     validate: (object) => dataSizeCauses(object, ['data']),
   },
   '/Pod': {
-    prepareCreate(object) {
+    defaults(object) {
       if (isJsonObject(object['spec'])) defaultPodSpec(object['spec']);
+    },
+    prepareCreate(object) {
       object['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
     },
     validate: (object) => validateContainers(object['spec'], 'spec'),
   },
   'apps/Deployment': {
-    prepareCreate(object) {
-      const spec = objectAt(object, 'spec');
-      spec['replicas'] ??= 1;
-      spec['revisionHistoryLimit'] ??= 10;
-      spec['progressDeadlineSeconds'] ??= 600;
-      spec['strategy'] ??= {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
-      };
-      const template = objectAt(spec, 'template');
-      if (isJsonObject(template['spec'])) defaultPodSpec(template['spec']);
-    },
-    prepareUpdate(object) {
-      const spec = objectAt(object, 'spec');
-      spec['replicas'] ??= 1;
-      const template = objectAt(spec, 'template');
-      if (isJsonObject(template['spec'])) defaultPodSpec(template['spec']);
-    },
+    defaults: defaultDeployment,
     validate: validateWorkload,
   },
   'apps/ReplicaSet': {
-    prepareCreate(object) {
+    defaults(object) {
       const spec = objectAt(object, 'spec');
       spec['replicas'] ??= 1;
+      defaultTemplate(spec);
     },
     validate: validateWorkload,
   },
@@ -204,6 +191,11 @@ function secretStringData(object: JsonObject): void {
     delete object['stringData'];
   }
   object['type'] ??= 'Opaque';
+}
+
+/** Applies kube's defaulting of a built-in kind to a body being created or replaced. */
+export function defaultObject(group: string, kind: string, object: JsonObject): void {
+  strategyOf(group, kind).defaults?.(object);
 }
 
 /** The strategy of a built-in kind ("" group for core), or an empty one. */

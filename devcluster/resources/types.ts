@@ -63,6 +63,11 @@ export interface StrategyContext {
 
 /** Behaviour of one kind; each hook mutates the fresh object it is given. */
 export interface Strategy {
+  /**
+   * kube's defaulting functions (SetDefaults_*): applied to every body written to the main
+   * resource, created or replaced (PUT, patch, apply), before prepareCreate/prepareUpdate.
+   */
+  defaults?(object: JsonObject): void;
   prepareCreate?(object: JsonObject, context: StrategyContext): void;
   /** Called for main-resource updates (not /status). */
   prepareUpdate?(object: JsonObject, old: JsonObject): void;
