@@ -10,7 +10,7 @@ import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import type { Decision } from '../../shared/runtime/function-host.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../../shared/kube/json.js';
 import { planRegistry, registrySourceOf } from './registry-plan.js';
 import { managedLabel, registryServiceAddress } from './registry-pod.js';
 import { rereadIntervalMs, summarizeWarnings } from './source-reads.js';

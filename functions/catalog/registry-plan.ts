@@ -5,7 +5,7 @@ import type { CatalogSource } from '../../shared/api/catalogsource.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../../shared/kube/json.js';
 import {
   catalogSourceLabel,
   catalogSourceUpdateLabel,

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { CatalogSource } from '../../shared/api/catalogsource.js';
 import type { KubeObject } from '../../shared/kube/client.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../../shared/kube/json.js';
 
 /** Label naming the CatalogSource a serving registry pod belongs to. */
 export const catalogSourceLabel = 'olm.catalogSource';

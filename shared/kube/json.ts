@@ -61,3 +61,15 @@ export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   for (const k of ka) if (!(k in b) || !jsonEqual(a[k], b[k])) return false;
   return true;
 }
+
+/** JSON with object keys sorted (undefined members left out): equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -2,7 +2,7 @@
 // decision: from the plan and the cluster objects its steps name, which writes to make and
 // which step statuses follow (settle.ts records the plan status once the writes ran).
 //
-// Rules (see ../shared/spec/olm-behavior.md §7):
+// Rules (upstream OLM's InstallPlan execution):
 // - RequiresApproval waits until spec.approved; then Installing (startTime set).
 // - Each pass attempts every step not yet Present/Created; a CRD is created as WaitingForApi
 //   and becomes Created once Established and NamesAccepted; objects whose kind a CRD of this
