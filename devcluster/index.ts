@@ -77,7 +77,7 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
   const core = new ApiCore({ store, registry, faults, admission });
   for (const crd of store.list(storageKey('apiextensions.k8s.io', 'customresourcedefinitions')))
     core.serveCrd(crd);
-  bootstrap(core);
+  bootstrap(core, kubernetesVersion);
 
   const adminToken = randomBytes(24).toString('base64url');
   const staticTokens = new Map<string, UserInfo>([

@@ -10,6 +10,7 @@ import {
   initIPFamilyFields,
 } from './builtin-defaults.js';
 import { batchStrategies } from './strategies-batch.js';
+import { clusterStrategies } from './strategies-cluster.js';
 import type { Strategy, StrategyContext } from './types.js';
 
 export type { Strategy, StrategyContext } from './types.js';
@@ -77,6 +78,7 @@ function validateWorkload(object: JsonObject): StatusCause[] {
 
 const strategies: Record<string, Strategy> = {
   ...batchStrategies,
+  ...clusterStrategies,
   '/Namespace': {
     prepareCreate(object) {
       const spec = objectAt(object, 'spec');
