@@ -5,6 +5,7 @@
 import { systemWrite, type ApiCore } from '../api/core.js';
 import { jsonEqual } from '../api/object-json.js';
 import { text, type JsonObject } from '../../shared/kube/json.js';
+import type { Clock } from './clock.js';
 import { metadataOf, obj, ownerRef, podsOf, recordEvent, tolerate } from './workload-objects.js';
 
 /** Reasons of a Job's Failed condition, as kube's job controller writes them. */
@@ -68,6 +69,7 @@ function finishedCondition(
 export function reconcileJob(
   core: ApiCore,
   key: string,
+  clock: Clock,
   requeue: (key: string, delayMs: number) => void,
 ): void {
   const [namespace = '', name = ''] = key.split('/');
@@ -100,7 +102,7 @@ export function reconcileJob(
   let failure: JobFailureReason | undefined;
   if (failed > backoffLimit) failure = jobFailureReasons.backoffLimitExceeded;
   else if (typeof deadline === 'number' && typeof status['startTime'] === 'string' && !suspended) {
-    const left = Date.parse(status['startTime']) + deadline * 1000 - Date.now();
+    const left = Date.parse(status['startTime']) + deadline * 1000 - clock.now().getTime();
     if (left <= 0) failure = jobFailureReasons.deadlineExceeded;
     else requeue(key, left);
   }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ApiCore } from '../api/core.js';
 import { text, type JsonObject } from '../../shared/kube/json.js';
 import type { ChangeEvent } from '../storage/types.js';
+import type { Clock } from './clock.js';
 import { reconcileDeployment } from './deployment-controller.js';
 import { reconcileJob } from './job-controller.js';
 import { KubeletSimulation } from './kubelet.js';
@@ -17,6 +18,8 @@ import { controllerOf, metadataOf, podsOf } from './workload-objects.js';
 export interface WorkloadOptions {
   /** How long a new pod takes to become Ready. */
   podReadyDelayMs: number;
+  /** The time Job deadlines and CronJob schedules follow. */
+  clock: Clock;
 }
 
 /** Deployment, ReplicaSet, Job and kubelet simulation. */
@@ -40,7 +43,8 @@ export class WorkloadControllers {
     this.pods = new WorkQueue('kubelet', (k) => this.kubelet.reconcile(k), logger);
     this.jobs = new WorkQueue(
       'job',
-      (k) => reconcileJob(core, k, (key, delayMs) => this.jobs.addAfter(key, delayMs)),
+      (k) =>
+        reconcileJob(core, k, options.clock, (key, delayMs) => this.jobs.addAfter(key, delayMs)),
       logger,
     );
   }
