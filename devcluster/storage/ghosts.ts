@@ -34,7 +34,7 @@ export function mergeNamespacedGhosts(
       const metadata = object['metadata'] as JsonObject;
       const namespace = metadata['namespace'];
       if (typeof namespace !== 'string' || namespace === '') continue;
-      const name = String(metadata['name']);
+      const name = typeof metadata['name'] === 'string' ? metadata['name'] : '';
       const stored = store.get(key, '', name);
       const kept = resourceVersionOf(object) > resourceVersionOf(stored) ? 'ghost' : 'stored';
       store.restoreRemoval(key, namespace, name, 0);
