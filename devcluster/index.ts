@@ -78,7 +78,14 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
   };
   const admission: Admission = (type, object, user) =>
     checkRbacEscalation(type, object, user, store, rbac);
-  const core = new ApiCore({ store, registry, faults, admission, now: () => clock.now() });
+  const core = new ApiCore({
+    store,
+    registry,
+    faults,
+    admission,
+    now: () => clock.now(),
+    serviceIPFamilies: options.serviceIPFamilies ?? ['IPv4'],
+  });
   // Ghost copies of CRDs go first, so the CRDs served are the merged ones; then their objects'.
   const ghosts = mergeNamespacedGhosts(store, (key) => registry.clusterScoped(key));
   for (const crd of store.list(storageKey('apiextensions.k8s.io', 'customresourcedefinitions')))

@@ -20,6 +20,11 @@ export interface DevclusterOptions {
   bookmarkIntervalMs?: number;
   /** How often aggregated APIServices are checked besides on changes (default 10000 ms). */
   apiServiceCheckIntervalMs?: number;
+  /**
+   * IP families of the service CIDRs, primary first (default `['IPv4']`: single-stack, where
+   * `ipFamilyPolicy: RequireDualStack` is refused); `['IPv4', 'IPv6']` makes a dual-stack cluster.
+   */
+  serviceIPFamilies?: readonly ('IPv4' | 'IPv6')[];
 }
 
 /** A running devcluster. */
