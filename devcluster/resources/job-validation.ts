@@ -172,15 +172,13 @@ function validatePodFailurePolicy(spec: JsonObject): StatusCause[] {
       causes.push({
         type: 'FieldValueInvalid',
         field: path,
-        message:
-          'Invalid value: specifying both OnExitCodes and OnPodConditions is not supported',
+        message: 'Invalid value: specifying both OnExitCodes and OnPodConditions is not supported',
       });
     if (!isJsonObject(exitCodes) && conditions.length === 0)
       causes.push({
         type: 'FieldValueInvalid',
         field: path,
-        message:
-          'Invalid value: specifying one of OnExitCodes and OnPodConditions is required',
+        message: 'Invalid value: specifying one of OnExitCodes and OnPodConditions is required',
       });
   });
   return causes;

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { StatusCause } from '../../shared/kube/status.js';
 import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
 import { defaultPodSpec, objectAt, required, validateContainers } from './pod-defaults.js';
+import { validateCronJobSchedule } from './cronjob-validation.js';
 import { validateJobModes } from './job-validation.js';
 import type { Strategy } from './types.js';
 
@@ -136,6 +137,7 @@ export const batchStrategies: Record<string, Strategy> = {
       if (typeof spec['schedule'] !== 'string' || spec['schedule'] === '')
         causes.push(required('spec.schedule'));
       if (!isJsonObject(spec['jobTemplate'])) causes.push(required('spec.jobTemplate'));
+      causes.push(...validateCronJobSchedule(object));
       return causes;
     },
   },
