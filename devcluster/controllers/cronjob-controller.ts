@@ -174,8 +174,14 @@ export function reconcileCronJob(
   const uid = text(metadataOf(cronJob)['uid']);
   const jobs = core.store.list('jobs.batch', namespace).filter((j) => controllerOf(j) === uid);
 
-  // status.active: the running Jobs it owns; finished ones leave it (and may be a success).
-  const running = jobs.filter((j) => finishedType(j) === undefined);
+  // status.active: the running Jobs it made; finished or deleted ones leave it. Jobs made by
+  // others (kubectl create job --from) are not listed, as in kube.
+  const listed = new Map(
+    (Array.isArray(status['active']) ? status['active'] : []).map((r) => [text(obj(r)['uid']), r]),
+  );
+  const running = jobs.filter(
+    (j) => finishedType(j) === undefined && listed.has(text(metadataOf(j)['uid'])),
+  );
   for (const job of jobs) {
     if (finishedType(job) !== 'Complete') continue;
     const completed = obj(job['status'])['completionTime'];
@@ -202,7 +208,7 @@ export function reconcileCronJob(
     const scheduled = mostRecentScheduleTime(schedule, earliest, now, zone);
     const name = scheduled === undefined ? undefined : jobName(cronJob, scheduled);
     const policy = spec['concurrencyPolicy'];
-    if (scheduled !== undefined && !running.some((j) => metadataOf(j)['name'] === name)) {
+    if (scheduled !== undefined && !jobs.some((j) => metadataOf(j)['name'] === name)) {
       if (policy === 'Forbid' && running.length > 0) {
         // Skipped: the next reconcile after the running Job ends may still start it in time.
       } else {
@@ -217,7 +223,8 @@ export function reconcileCronJob(
     const next = nextScheduleTime(schedule, now, zone);
     if (next !== undefined) requeueAt(key, next);
   }
-  status['active'] = running.map(jobReference);
+  // A listed Job keeps its reference as first written (kube does not refresh it).
+  status['active'] = running.map((j) => listed.get(text(metadataOf(j)['uid'])) ?? jobReference(j));
   if ((status['active'] as unknown[]).length === 0) delete status['active'];
   if (jsonEqual(status, cronJob['status'] ?? {})) return;
   const copy = structuredClone(cronJob);
