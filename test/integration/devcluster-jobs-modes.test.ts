@@ -261,3 +261,17 @@ void t.test('jobs - the Indexed and podFailurePolicy fields are validated', asyn
     'Job.batch "bad-rule" is invalid: [spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator, spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: []int32{0, 3, 2}: must be ordered]',
   );
 });
+
+void t.test('jobs - activeDeadlineSeconds follows the devcluster clock', async (t) => {
+  await batch.createNamespacedJob({
+    namespace,
+    body: job('hour-long', { activeDeadlineSeconds: 3600 }, { [failAnnotation]: 'unready' }),
+  });
+  await waitFor('the job started', async () => {
+    const read = await batch.readNamespacedJobStatus({ name: 'hour-long', namespace });
+    return read.status?.active === 1;
+  });
+  fixture.cluster.clock.advance(3601_000);
+  const failed = await finished('hour-long', 'Failed');
+  t.equal(failed.status?.conditions?.find((c) => c.type === 'Failed')?.reason, 'DeadlineExceeded');
+});
