@@ -241,7 +241,7 @@ export class ApiCore {
       defaultObject(type.group, type.kind, object);
       strategyOf(type.group, type.kind).prepareUpdate?.(object, presentedOld);
       object = applySchema(type, object, options, name);
-      validateBuiltin(type, object, name);
+      validateBuiltin(type, object, name, presentedOld);
       if (isCrdType(type))
         object['status'] = establishedStatus(object, presentedOld['status'], this.timestamp());
       checkNoFinalizersAdded(type, name, oldMeta, m);
