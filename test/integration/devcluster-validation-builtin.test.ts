@@ -2,6 +2,7 @@
 // with kube's 422 Status (field paths, cause types, messages), on create and on update (PUT,
 // merge patch, server-side apply, kubectl apply).
 import t from 'tap';
+import { certificateMounts, withCertificate } from '../../functions/install/csv/webhooks.js';
 import {
   kubectl,
   kubectlMissing,
@@ -557,3 +558,30 @@ void t.test('validation - object metadata: label keys and the annotations size',
     'metadata.annotations: Too long: must have at most 262144 bytes',
   ]);
 });
+
+void t.test(
+  'validation - regression: the webhook certificate mount replaces a bundle mount at its path',
+  async (t) => {
+    // A kubebuilder-made bundle mounts its own "cert" volume where the serving certificate goes;
+    // olmq added its mount beside it, and kube-apiserver refuses two mounts at one path.
+    const bundle = deployment('kubebuilder', []) as {
+      spec: { template: { spec: { volumes: unknown[]; containers: Record<string, unknown>[] } } };
+    };
+    bundle.spec.template.spec.volumes = [
+      { name: 'cert', secret: { secretName: 'webhook-server-cert' } },
+    ];
+    const container = bundle.spec.template.spec.containers[0];
+    if (container !== undefined)
+      container['volumeMounts'] = [
+        { name: 'cert', mountPath: certificateMounts.webhook.path, readOnly: true },
+      ];
+    const spec = withCertificate(
+      bundle.spec,
+      { webhook: true, apiservice: false },
+      'hash',
+      'kubebuilder-service-cert',
+    );
+    const res = await post(deployments, { ...bundle, spec });
+    t.equal(res.status, 201, res.body);
+  },
+);
