@@ -1,7 +1,6 @@
 // Defaults and validation of batch/v1, policy/v1 and networking.k8s.io/v1 kinds, as kube 1.30's
 // defaulting functions (pkg/apis/*/v1/defaults.go) and registry strategies apply them.
 import { randomUUID } from 'node:crypto';
-import type { StatusCause } from '../../shared/kube/status.js';
 import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
 import { defaultPodSpec, objectAt } from './pod-defaults.js';
 import type { Strategy } from './types.js';

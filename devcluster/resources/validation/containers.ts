@@ -225,6 +225,11 @@ export function localPathCauses(target: string, path: string): StatusCause[] {
   return causes;
 }
 
+/** A quantity as the object gave it (kube prints its canonical form, which given forms mostly are). */
+function quantityText(quantity: JsonValue | undefined): string {
+  return typeof quantity === 'string' || typeof quantity === 'number' ? String(quantity) : '';
+}
+
 const standardResources = new Set(['cpu', 'memory', 'ephemeral-storage']);
 
 function isContainerResourceName(name: string): boolean {
@@ -243,7 +248,7 @@ function validateResources(resources: JsonValue | undefined, path: string): Stat
       causes.push(invalid(at, name, 'must be a standard resource for containers'));
     const amount = quantityValue(quantity);
     if (amount < 0)
-      causes.push(invalid(at, String(quantity), 'must be greater than or equal to 0'));
+      causes.push(invalid(at, quantityText(quantity), 'must be greater than or equal to 0'));
     return amount;
   };
   for (const [name, quantity] of Object.entries(limits)) check('limits', name, quantity);
@@ -254,8 +259,8 @@ function validateResources(resources: JsonValue | undefined, path: string): Stat
       causes.push(
         invalid(
           `${path}.requests`,
-          String(quantity),
-          `must be less than or equal to ${name} limit of ${String(limit)}`,
+          quantityText(quantity),
+          `must be less than or equal to ${name} limit of ${quantityText(limit)}`,
         ),
       );
     }
