@@ -173,12 +173,13 @@ export function validateJob(object: JsonObject): StatusCause[] {
 
 function jobSpecCauses(spec: JsonObject | undefined, path: string): StatusCause[] {
   if (spec === undefined) return [required(`${path}.template`)];
-  const causes = nonNegative(spec, path, ['parallelism', 'completions', 'backoffLimit']);
-  const deadline = spec['activeDeadlineSeconds'];
-  if (typeof deadline === 'number' && deadline < 1)
-    causes.push(
-      invalid(`${path}.activeDeadlineSeconds`, deadline, 'must be greater than or equal to 1'),
-    );
+  const causes = nonNegative(spec, path, [
+    'parallelism',
+    'completions',
+    'activeDeadlineSeconds',
+    'backoffLimit',
+    'ttlSecondsAfterFinished',
+  ]);
   causes.push(...validateLabelSelector(spec['selector'], `${path}.selector`));
   causes.push(...validatePodTemplate(spec['template'], `${path}.template`, ['OnFailure', 'Never']));
   return causes;
