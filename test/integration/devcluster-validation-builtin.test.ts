@@ -490,6 +490,12 @@ void t.test('validation - admission webhook configurations', async (t) => {
         admissionReviewVersions: ['v2'],
         clientConfig: { url: 'http://example.com/v' },
       },
+      {
+        name: 'bare.example.com',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        clientConfig: { url: 'example.com/v' },
+      },
     ],
   });
   t.equal(res.status, 422);
@@ -505,6 +511,8 @@ void t.test('validation - admission webhook configurations', async (t) => {
     'webhooks[2].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
     'webhooks[2].admissionReviewVersions: Invalid value: []string{"v2"}: must include at least one of v1, v1beta1',
     'webhooks[2].name: Duplicate value: "check.example.com"',
+    'webhooks[3].clientConfig.url: Invalid value: "": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
+    'webhooks[3].clientConfig.url: Invalid value: "": host must be specified; desired format: https://host[/path]',
   ]);
 });
 

@@ -132,6 +132,13 @@ function ruleCauses(rule: JsonObject, path: string): StatusCause[] {
 
 /** ValidateWebhookURL (https only). */
 function urlCauses(raw: string, path: string): StatusCause[] {
+  // Go's url.Parse reads a string without a scheme as a bare path: no scheme, no host.
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(raw)) {
+    return [
+      invalid(path, '', `'https' is the only allowed URL scheme${urlForm}`),
+      invalid(path, '', `host must be specified${urlForm}`),
+    ];
+  }
   let url: URL;
   try {
     url = new URL(raw);
