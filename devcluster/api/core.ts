@@ -257,7 +257,7 @@ export class ApiCore {
       const allocation = strategy.prepareUpdate?.(object, presentedOld, this.strategyContext);
       if (allocation && allocation.length > 0) throw invalid(refOf(type, name), allocation);
       object = applySchema(type, object, options, name);
-      validateBuiltin(type, object, name);
+      validateBuiltin(type, object, name, presentedOld);
       if (isCrdType(type))
         object['status'] = establishedStatus(object, presentedOld['status'], this.timestamp());
       checkNoFinalizersAdded(type, name, oldMeta, m);

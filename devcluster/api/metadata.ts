@@ -11,7 +11,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from '../../shared/kube/json.js';
-import { isValidLabelKey, isValidLabelValue } from '../../shared/kube/selectors.js';
+import { validateAnnotations, validateLabels } from '../resources/validation/index.js';
 import type { StatusCause } from '../../shared/kube/status.js';
 import { apiVersionOf } from '../resources/registry.js';
 import { nameFromGenerateName, nameRuleOf, validateName } from '../resources/names.js';
@@ -179,23 +179,9 @@ export function validateMetadata(type: ResourceType, metadata: JsonObject, name:
       field: 'metadata.labels',
       message: 'Invalid value: must be a map of strings',
     });
-  } else if (isJsonObject(labels)) {
-    for (const [key, value] of Object.entries(labels)) {
-      if (!isValidLabelKey(key)) {
-        causes.push({
-          type: 'FieldValueInvalid',
-          field: 'metadata.labels',
-          message: `Invalid value: ${JSON.stringify(key)}: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
-        });
-      } else if (typeof value !== 'string' || !isValidLabelValue(value)) {
-        causes.push({
-          type: 'FieldValueInvalid',
-          field: `metadata.labels`,
-          message: `Invalid value: ${JSON.stringify(value)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
-        });
-      }
-    }
   }
+  causes.push(...validateLabels(labels, 'metadata.labels'));
+  causes.push(...validateAnnotations(metadata['annotations'], 'metadata.annotations'));
   causes.push(...ownerReferenceCauses(metadata['ownerReferences']));
   if (causes.length > 0) throw invalid(refOf(type, name), causes);
 }

@@ -15,6 +15,7 @@ import type { StatusCause } from '../../shared/kube/status.js';
 import { unknownBuiltinFields, unknownMetadataFields } from '../resources/known-fields.js';
 import { strategyOf } from '../resources/strategies.js';
 import type { ResourceType } from '../resources/types.js';
+import { QuantityError, validateBuiltinKind } from '../resources/validation/index.js';
 
 /**
  * Custom objects: prune unknown fields (reporting them per fieldValidation), default, then
@@ -67,7 +68,16 @@ function reportUnknownFields(
   }
 }
 
-export function validateBuiltin(type: ResourceType, object: JsonObject, name: string): void {
+/**
+ * kube-apiserver's validation of a built-in object (after its defaults), on create and on
+ * every update of the main resource (`old`: the stored object): 422 with every cause.
+ */
+export function validateBuiltin(
+  type: ResourceType,
+  object: JsonObject,
+  name: string,
+  old?: JsonObject,
+): void {
   if (type.crdName !== undefined) return;
   const causes: StatusCause[] = [];
   if (type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition') {
@@ -75,5 +85,14 @@ export function validateBuiltin(type: ResourceType, object: JsonObject, name: st
   }
   const strategy = strategyOf(type.group, type.kind);
   if (strategy.validate) causes.push(...strategy.validate(object));
+  try {
+    causes.push(...validateBuiltinKind(type.group, type.kind, object, old));
+  } catch (error) {
+    // kube fails such a body while decoding it, before validation.
+    if (!(error instanceof QuantityError)) throw error;
+    throw badRequest(
+      `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${error.message}`,
+    );
+  }
   if (causes.length > 0) throw invalid(refOf(type, name), causes);
 }

@@ -1,11 +1,8 @@
 // Defaults and validation of batch/v1, policy/v1 and networking.k8s.io/v1 kinds, as kube 1.30's
 // defaulting functions (pkg/apis/*/v1/defaults.go) and registry strategies apply them.
 import { randomUUID } from 'node:crypto';
-import type { StatusCause } from '../../shared/kube/status.js';
 import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
-import { defaultPodSpec, objectAt, required, validateContainers } from './pod-defaults.js';
-import { validateCronJobSchedule } from './cronjob-validation.js';
-import { validateJobModes } from './job-validation.js';
+import { defaultPodSpec, objectAt } from './pod-defaults.js';
 import type { Strategy } from './types.js';
 
 /** Labels kube's job strategy puts on a Job's selector and pod template. */
@@ -55,35 +52,6 @@ function generateJobSelector(object: JsonObject): void {
   labels[jobLabels.legacyJobName] = name;
 }
 
-function validateJob(object: JsonObject): StatusCause[] {
-  const spec = object['spec'];
-  if (!isJsonObject(spec)) return [required('spec')];
-  const template = spec['template'];
-  if (!isJsonObject(template)) return [required('spec.template')];
-  const causes = validateContainers(template['spec'], 'spec.template.spec');
-  const podSpec = isJsonObject(template['spec']) ? template['spec'] : {};
-  const policy = podSpec['restartPolicy'];
-  if (policy !== 'OnFailure' && policy !== 'Never') {
-    causes.push({
-      type: 'FieldValueNotSupported',
-      field: 'spec.template.spec.restartPolicy',
-      message: `Unsupported value: ${JSON.stringify(text(policy ?? ''))}: supported values: "OnFailure", "Never"`,
-    });
-  }
-  for (const key of ['backoffLimit', 'completions', 'parallelism', 'activeDeadlineSeconds']) {
-    const value = spec[key];
-    if (typeof value === 'number' && value < (key === 'activeDeadlineSeconds' ? 1 : 0)) {
-      causes.push({
-        type: 'FieldValueInvalid',
-        field: `spec.${key}`,
-        message: `Invalid value: ${value}: must be greater than or equal to ${key === 'activeDeadlineSeconds' ? 1 : 0}`,
-      });
-    }
-  }
-  causes.push(...validateJobModes(spec));
-  return causes;
-}
-
 function defaultPolicyPorts(rules: unknown): void {
   for (const rule of Array.isArray(rules) ? rules : []) {
     if (!isJsonObject(rule)) continue;
@@ -115,7 +83,6 @@ export const batchStrategies: Record<string, Strategy> = {
       generateJobSelector(object);
       object['status'] = {};
     },
-    validate: validateJob,
   },
   'batch/CronJob': {
     defaults(object) {
@@ -129,16 +96,6 @@ export const batchStrategies: Record<string, Strategy> = {
     },
     prepareCreate(object) {
       object['status'] = {};
-    },
-    validate(object) {
-      const spec = object['spec'];
-      if (!isJsonObject(spec)) return [required('spec')];
-      const causes: StatusCause[] = [];
-      if (typeof spec['schedule'] !== 'string' || spec['schedule'] === '')
-        causes.push(required('spec.schedule'));
-      if (!isJsonObject(spec['jobTemplate'])) causes.push(required('spec.jobTemplate'));
-      causes.push(...validateCronJobSchedule(object));
-      return causes;
     },
   },
   'policy/PodDisruptionBudget': {

@@ -1,8 +1,9 @@
 // Kind-specific behaviour of built-in kinds on create and update: defaults, derived fields and
-// the light validation OLM relies on (as kube's registry strategies do, much reduced).
+// the validation of ConfigMap and Secret sizes (the rest: validation/, as kube's registry
+// strategies' Validate).
 import type { StatusCause } from '../../shared/kube/status.js';
 import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
-import { defaultPodSpec, objectAt, required, validateContainers } from './pod-defaults.js';
+import { defaultPodSpec, objectAt } from './pod-defaults.js';
 import { defaultDeployment, defaultService, defaultTemplate } from './builtin-defaults.js';
 import { prepareService } from './service-allocation.js';
 import { nodePortsOf } from './service-node-ports.js';
@@ -11,11 +12,6 @@ import { clusterStrategies } from './strategies-cluster.js';
 import type { IPFamily, Strategy, StrategyContext } from './types.js';
 
 export type { Strategy, StrategyContext } from './types.js';
-import {
-  labelSelectorFromObject,
-  matchesLabelSelector,
-  SelectorError,
-} from '../../shared/kube/selectors.js';
 
 /** What the strategy context reads from the server. */
 export interface StrategyContextSource {
@@ -77,51 +73,6 @@ export function strategyContext(source: StrategyContextSource): StrategyContext 
   };
 }
 
-function labelsText(labels: JsonObject): string {
-  return `map[${Object.keys(labels)
-    .sort()
-    .map((k) => `${k}:${text(labels[k])}`)
-    .join(' ')}]`;
-}
-
-function validateWorkload(object: JsonObject): StatusCause[] {
-  const spec = object['spec'];
-  if (!isJsonObject(spec)) return [required('spec')];
-  const causes: StatusCause[] = [];
-  const selector = spec['selector'];
-  const template = spec['template'];
-  if (!isJsonObject(selector)) causes.push(required('spec.selector'));
-  if (!isJsonObject(template)) {
-    causes.push(required('spec.template'));
-    return causes;
-  }
-  const templateMetadata = isJsonObject(template['metadata']) ? template['metadata'] : {};
-  const labels = isJsonObject(templateMetadata['labels']) ? templateMetadata['labels'] : {};
-  if (isJsonObject(selector)) {
-    try {
-      const requirements = labelSelectorFromObject(selector);
-      if (requirements.length === 0) {
-        causes.push({
-          type: 'FieldValueInvalid',
-          field: 'spec.selector',
-          message: 'Invalid value: "null": empty selector is invalid for deployment',
-        });
-      } else if (!matchesLabelSelector(requirements, labels as Record<string, string>)) {
-        causes.push({
-          type: 'FieldValueInvalid',
-          field: 'spec.template.metadata.labels',
-          message: `Invalid value: ${JSON.stringify(labelsText(labels))}: \`selector\` does not match template \`labels\``,
-        });
-      }
-    } catch (error) {
-      if (!(error instanceof SelectorError)) throw error;
-      causes.push({ type: 'FieldValueInvalid', field: 'spec.selector', message: error.message });
-    }
-  }
-  causes.push(...validateContainers(template['spec'], 'spec.template.spec'));
-  return causes;
-}
-
 const strategies: Record<string, Strategy> = {
   ...batchStrategies,
   ...clusterStrategies,
@@ -172,11 +123,9 @@ const strategies: Record<string, Strategy> = {
     prepareCreate(object) {
       object['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
     },
-    validate: (object) => validateContainers(object['spec'], 'spec'),
   },
   'apps/Deployment': {
     defaults: defaultDeployment,
-    validate: validateWorkload,
   },
   'apps/ReplicaSet': {
     defaults(object) {
@@ -184,9 +133,20 @@ const strategies: Record<string, Strategy> = {
       spec['replicas'] ??= 1;
       defaultTemplate(spec);
     },
-    validate: validateWorkload,
   },
+  'rbac.authorization.k8s.io/RoleBinding': { defaults: defaultSubjects },
+  'rbac.authorization.k8s.io/ClusterRoleBinding': { defaults: defaultSubjects },
 };
+
+/** SetDefaults_Subject (rbac/v1): User and Group subjects get the RBAC group. */
+function defaultSubjects(object: JsonObject): void {
+  const subjects = object['subjects'];
+  for (const subject of Array.isArray(subjects) ? subjects : []) {
+    if (!isJsonObject(subject) || (subject['apiGroup'] ?? '') !== '') continue;
+    if (subject['kind'] === 'User' || subject['kind'] === 'Group')
+      subject['apiGroup'] = 'rbac.authorization.k8s.io';
+  }
+}
 
 /** Largest total size of a ConfigMap's or Secret's data (kube's MaxSecretSize / configmap limit). */
 export const maxDataBytes = 1024 * 1024;

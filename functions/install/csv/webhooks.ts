@@ -115,10 +115,12 @@ export function withCertificate(
         },
       },
     ];
+    // A bundle's own mount at the certificate path (kubebuilder scaffolds a "cert" volume at
+    // the webhook one) is replaced, as OLM does: two mounts at one path make an invalid pod.
     pod.containers = (pod.containers ?? []).map((c) => ({
       ...c,
       volumeMounts: [
-        ...(c.volumeMounts ?? []).filter((v) => v.name !== m.volume),
+        ...(c.volumeMounts ?? []).filter((v) => v.name !== m.volume && v.mountPath !== m.path),
         { name: m.volume, mountPath: m.path },
       ],
     }));

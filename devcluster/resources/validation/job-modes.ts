@@ -1,8 +1,8 @@
 // The checks kube 1.30's batch validation (pkg/apis/batch/validation) makes of the Job fields the
 // devcluster's job controller acts on: completion mode and the per-index limits, and
 // spec.podFailurePolicy (its rules, and restartPolicy Never in the template).
-import type { StatusCause } from '../../shared/kube/status.js';
-import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import type { StatusCause } from '../../../shared/kube/status.js';
+import { isJsonObject, text, type JsonObject, type JsonValue } from '../../../shared/kube/json.js';
 
 const actions = ['Count', 'FailIndex', 'FailJob', 'Ignore'];
 const operators = ['In', 'NotIn'];

@@ -1,8 +1,8 @@
 // The checks kube 1.30's batch validation makes of a CronJob's schedule, time zone and name
 // (pkg/apis/batch/validation: validateScheduleFormat, validateTimeZone, ValidateCronJobCreate).
-import type { StatusCause } from '../../shared/kube/status.js';
-import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
-import { CronSyntaxError, isKnownTimeZone, parseCronSchedule } from './cron-schedule.js';
+import type { StatusCause } from '../../../shared/kube/status.js';
+import { isJsonObject, text, type JsonObject } from '../../../shared/kube/json.js';
+import { CronSyntaxError, isKnownTimeZone, parseCronSchedule } from '../cron-schedule.js';
 
 function invalid(field: string, value: string, message: string): StatusCause {
   return {
