@@ -13,7 +13,7 @@ import {
   applyJsonPatch,
   applyMergePatch,
   applyStrategicMergePatch,
-  serverSideApply,
+  applyWithLastApplied,
   type MergeRules,
 } from '../patch/index.js';
 import { apiVersionOf } from '../resources/registry.js';
@@ -96,7 +96,7 @@ function applied(input: PatchInput): PatchedObject {
   };
   if (!presented) {
     if (subresource !== '') throw notFound(refOf(type, name));
-    const fresh = serverSideApply(undefined, clone(configuration), applyOptions);
+    const fresh = applyWithLastApplied(undefined, clone(configuration), applyOptions);
     const body = clone(fresh);
     metadataOf(body)['name'] = name;
     return { create: body };
@@ -106,7 +106,7 @@ function applied(input: PatchInput): PatchedObject {
   const existingRv = (presented['metadata'] as JsonObject)['resourceVersion'];
   if (typeof appliedRv === 'string' && appliedRv !== '' && appliedRv !== existingRv)
     throw conflict(refOf(type, name), staleObjectMessage);
-  const merged = serverSideApply(clone(presented), clone(configuration), applyOptions);
+  const merged = applyWithLastApplied(clone(presented), clone(configuration), applyOptions);
   return { replace: merged, managedFieldsDone: true };
 }
 
@@ -145,18 +145,8 @@ export function patchFailure(error: unknown): unknown {
     return new ApiError(error.reason, error.message, undefined, { cause: error });
   }
   if (error instanceof ApplyConflictError) {
-    return new ApiError(
-      'Conflict',
-      `Apply failed with ${error.conflicts.length} conflict${error.conflicts.length === 1 ? '' : 's'}: ${error.conflicts.map((c) => `conflict with "${c.manager}": ${c.field}`).join('\n')}`,
-      {
-        causes: error.conflicts.map((c) => ({
-          type: 'FieldManagerConflict',
-          message: `conflict with "${c.manager}"`,
-          field: c.field,
-        })),
-      },
-      { cause: error },
-    );
+    // The message and causes name each owner as kube-apiserver does (`"x" using v1` for updaters).
+    return new ApiError('Conflict', error.message, { causes: error.causes }, { cause: error });
   }
   return error;
 }
