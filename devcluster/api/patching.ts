@@ -114,18 +114,20 @@ function applied(input: PatchInput): PatchedObject {
 export function patchedObject(input: PatchInput): PatchedObject {
   if (input.patchType === 'apply') return applied(input);
   const { type, name, presented, patchType, patch } = input;
+  // As kube-apiserver, which checks the content type before it reads the object: custom
+  // resources take no strategic merge patch.
+  if (patchType === 'strategic' && type.crdName !== undefined) {
+    throw new ApiError(
+      'UnsupportedMediaType',
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    );
+  }
   if (!presented) throw notFound(refOf(type, name));
   let result: JsonValue;
   if (patchType === 'json') result = applyJsonPatch(clone(presented), patch);
   else if (!isJsonObject(patch)) throw badRequest('the patch must be a JSON object');
   else if (patchType === 'merge') result = writableCopy(applyMergePatch(presented, patch));
   else {
-    if (type.crdName !== undefined) {
-      throw new ApiError(
-        'UnsupportedMediaType',
-        `strategic merge patch is not supported for custom resources; use merge patch`,
-      );
-    }
     result = applyStrategicMergePatch(clone(presented), patch, input.rules());
   }
   if (!isJsonObject(result)) throw badRequest('the patched object is not a JSON object');
