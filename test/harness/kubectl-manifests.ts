@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { kubectlOk } from './kubectl-versions.js';
-import type { ClusterFixture } from './devcluster.js';
+import { rawRequest, type ClusterFixture } from './devcluster.js';
 import { repoRoot } from './repo.js';
 
 /** A stored object as the suites read it. */
@@ -154,4 +154,28 @@ export function containerOf(object: KubeObject): Record<string, unknown> {
   const container = template?.spec.containers[0];
   if (container === undefined) throw new Error(`${object.metadata.name} has no container`);
   return container;
+}
+
+// API paths of the kinds the suites use, in namespace default.
+const collections: Readonly<Record<string, string>> = {
+  catalogsource: '/apis/operators.coreos.com/v1alpha1/namespaces/default/catalogsources',
+  configmap: '/api/v1/namespaces/default/configmaps',
+  deployment: '/apis/apps/v1/namespaces/default/deployments',
+};
+
+/**
+ * Reads an object in namespace default straight from the API (cheaper than a kubectl run);
+ * `resource` is kubectl's singular name, e.g. "configmap".
+ */
+export async function readObject(
+  fixture: ClusterFixture,
+  resource: string,
+  name: string,
+): Promise<KubeObject> {
+  const collection = collections[resource];
+  if (collection === undefined) throw new Error(`no API path known for ${resource}`);
+  const response = await rawRequest(fixture, 'GET', `${collection}/${name}`);
+  if (response.status !== 200)
+    throw new Error(`GET ${resource} ${name}: ${response.status} ${response.body}`);
+  return JSON.parse(response.body) as KubeObject;
 }
