@@ -2,7 +2,7 @@
 // repository's CRDs (CatalogSource) and two built-in kinds (ConfigMap, Deployment).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { kubectlOk } from './kubectl-versions.js';
+import { kubectlOk } from './kubectl-suite.js';
 import { rawRequest, type ClusterFixture } from './devcluster.js';
 import { repoRoot } from './repo.js';
 

@@ -7,7 +7,7 @@
 // (`spec` of the custom resource: "spec: Required value"; the annotations of the ConfigMap).
 import type { Test } from 'tap';
 import { kubectl, type ClusterFixture } from '../harness/devcluster.js';
-import { forEachKubectl, kubectlOk } from '../harness/kubectl-versions.js';
+import { forEachKubectl, kubectlOk } from '../harness/kubectl-suite.js';
 import {
   catalogSourceYaml,
   configMapYaml,

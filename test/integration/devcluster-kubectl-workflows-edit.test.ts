@@ -4,7 +4,7 @@
 // 415 in words of our own; kube-apiserver lists the patch types it accepts.
 import type { Test } from 'tap';
 import { kubectl, type ClusterFixture } from '../harness/devcluster.js';
-import { forEachKubectl, kubectlGet, kubectlOk, sedEditor } from '../harness/kubectl-versions.js';
+import { forEachKubectl, kubectlGet, kubectlOk, sedEditor } from '../harness/kubectl-suite.js';
 import {
   catalogSourceYaml,
   configMapYaml,
