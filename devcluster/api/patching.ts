@@ -13,7 +13,7 @@ import {
   applyJsonPatch,
   applyMergePatch,
   applyStrategicMergePatch,
-  serverSideApply,
+  applyWithLastApplied,
   type MergeRules,
 } from '../patch/index.js';
 import { apiVersionOf } from '../resources/registry.js';
@@ -96,7 +96,7 @@ function applied(input: PatchInput): PatchedObject {
   };
   if (!presented) {
     if (subresource !== '') throw notFound(refOf(type, name));
-    const fresh = serverSideApply(undefined, clone(configuration), applyOptions);
+    const fresh = applyWithLastApplied(undefined, clone(configuration), applyOptions);
     const body = clone(fresh);
     metadataOf(body)['name'] = name;
     return { create: body };
@@ -106,26 +106,39 @@ function applied(input: PatchInput): PatchedObject {
   const existingRv = (presented['metadata'] as JsonObject)['resourceVersion'];
   if (typeof appliedRv === 'string' && appliedRv !== '' && appliedRv !== existingRv)
     throw conflict(refOf(type, name), staleObjectMessage);
-  const merged = serverSideApply(clone(presented), clone(configuration), applyOptions);
+  const merged = applyWithLastApplied(clone(presented), clone(configuration), applyOptions);
   return { replace: merged, managedFieldsDone: true };
+}
+
+/**
+ * kube-apiserver's 415 for a PATCH body of a media type the resource does not take, listing
+ * those it does (1.30: no strategic merge patch for custom resources, no CBOR).
+ */
+export function unsupportedPatchType(type: ResourceType): ApiError {
+  const accepted = [
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    ...(type.crdName === undefined ? ['application/strategic-merge-patch+json'] : []),
+    'application/apply-patch+yaml',
+  ];
+  return new ApiError(
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+  );
 }
 
 /** Applies a patch to the object as served; server-side apply creates the object when missing. */
 export function patchedObject(input: PatchInput): PatchedObject {
   if (input.patchType === 'apply') return applied(input);
   const { type, name, presented, patchType, patch } = input;
+  // Custom resources take no strategic merge patch (checked before the object is read).
+  if (patchType === 'strategic' && type.crdName !== undefined) throw unsupportedPatchType(type);
   if (!presented) throw notFound(refOf(type, name));
   let result: JsonValue;
   if (patchType === 'json') result = applyJsonPatch(clone(presented), patch);
   else if (!isJsonObject(patch)) throw badRequest('the patch must be a JSON object');
   else if (patchType === 'merge') result = writableCopy(applyMergePatch(presented, patch));
   else {
-    if (type.crdName !== undefined) {
-      throw new ApiError(
-        'UnsupportedMediaType',
-        `strategic merge patch is not supported for custom resources; use merge patch`,
-      );
-    }
     result = applyStrategicMergePatch(clone(presented), patch, input.rules());
   }
   if (!isJsonObject(result)) throw badRequest('the patched object is not a JSON object');
@@ -145,18 +158,8 @@ export function patchFailure(error: unknown): unknown {
     return new ApiError(error.reason, error.message, undefined, { cause: error });
   }
   if (error instanceof ApplyConflictError) {
-    return new ApiError(
-      'Conflict',
-      `Apply failed with ${error.conflicts.length} conflict${error.conflicts.length === 1 ? '' : 's'}: ${error.conflicts.map((c) => `conflict with "${c.manager}": ${c.field}`).join('\n')}`,
-      {
-        causes: error.conflicts.map((c) => ({
-          type: 'FieldManagerConflict',
-          message: `conflict with "${c.manager}"`,
-          field: c.field,
-        })),
-      },
-      { cause: error },
-    );
+    // The message and causes name each owner as kube-apiserver does (`"x" using v1` for updaters).
+    return new ApiError('Conflict', error.message, { causes: error.causes }, { cause: error });
   }
   return error;
 }

@@ -270,6 +270,19 @@ function keepSystemMetadata(merged: JsonObject, live: JsonObject): JsonObject {
   return changed ? { ...merged, metadata } : merged;
 }
 
+/**
+ * `set` plus every field above its paths, as kube's EnsureNamedFieldsAreMembers: a map still
+ * holding owned fields is not dropped with its "." entry (the one kubectl's client-side to
+ * server-side migration leaves to the applier, e.g. `f:spec: {".": {}}`).
+ */
+function withFieldAncestors(set: FieldSet): FieldSet {
+  const out = set.clone();
+  for (const path of set.paths())
+    for (let i = 1; i < path.length; i++)
+      if (path[i - 1]?.startsWith('f:')) out.insert(path.slice(0, i));
+  return out;
+}
+
 function entryFor(
   options: Omit<ApplyOptions, 'force'>,
   operation: Operation,
@@ -342,7 +355,8 @@ export function serverSideApply(
   if (previous) {
     let stillOwned = appliedFields;
     for (const other of others) stillOwned = stillOwned.union(other.fields);
-    const dropped = previous.fields.difference(stillOwned);
+    let dropped = previous.fields.difference(stillOwned);
+    if (!dropped.isEmpty()) dropped = dropped.difference(withFieldAncestors(stillOwned));
     if (!dropped.isEmpty()) result = removeFields(merged, dropped, rules);
   }
   const removed = compareObjects(liveView, result, rules).removed;

@@ -6,5 +6,6 @@ export type { ApplyConflict } from './errors.js';
 export { applyJsonPatch, applyMergePatch } from './json-patch.js';
 export { applyStrategicMergePatch } from './strategic.js';
 export { serverSideApply, recordUpdate } from './apply.js';
+export { applyWithLastApplied } from './last-applied.js';
 export type { ApplyOptions } from './apply.js';
 export { builtinMergeRules, mergeRulesFromSchema } from './rules.js';

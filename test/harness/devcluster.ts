@@ -60,11 +60,12 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** Runs kubectl against the fixture (own discovery cache per cluster). */
+/** Runs kubectl against the fixture (own discovery cache per cluster), with extra env vars if given. */
 export function kubectl(
   fixture: ClusterFixture,
   args: readonly string[],
   input?: string,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<KubectlResult> {
   return new Promise((resolve) => {
     const child = execFile(
@@ -76,6 +77,7 @@ export function kubectl(
           KUBECONFIG: fixture.kubeconfigPath,
           KUBECACHEDIR: join(fixture.dir, 'cache'),
           HOME: fixture.dir,
+          ...env,
         },
         timeout: 60_000,
         maxBuffer: 32 * 1024 * 1024,

@@ -194,7 +194,25 @@ void t.test('bad inputs - an unsupported patch type is a 415 UnsupportedMediaTyp
   });
   t.equal(response.status, 415);
   t.equal(status(response).reason, 'UnsupportedMediaType');
+  t.equal(
+    status(response).message,
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
+  );
 });
+
+void t.test(
+  'bad inputs - a strategic merge patch of a custom resource is a 415 naming the accepted types, before the object is read',
+  async (t) => {
+    const response = await rawRequest(fixture, 'PATCH', `${widgets}/missing`, '{}', {
+      'Content-Type': 'application/strategic-merge-patch+json',
+    });
+    t.equal(response.status, 415);
+    t.equal(
+      status(response).message,
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
+    );
+  },
+);
 
 void t.test('bad inputs - a bad label selector is a 400 BadRequest', async (t) => {
   const response = await rawRequest(

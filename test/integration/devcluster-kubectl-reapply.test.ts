@@ -3,8 +3,8 @@
 // /openapi/v3 offered strategic merge patch for CRD kinds; kubectl picks the patch type from
 // it. Run with every kubectl the image carries (the dispatcher picks the one matching
 // /version, so each gets a cluster reporting its minor version).
-import { existsSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import {
   kubectl,
@@ -13,21 +13,8 @@ import {
   startCluster,
   type ClusterFixture,
 } from '../harness/devcluster.js';
+import { kubectlMinors } from '../harness/kubectl-versions.js';
 import { repoRoot } from '../harness/repo.js';
-
-/** Minor versions of the kubectl binaries beside the `kubectl` on PATH (kubectl.1.N). */
-function kubectlMinors(): number[] {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    const path = join(dir, 'kubectl');
-    if (!existsSync(path)) continue;
-    return readdirSync(dirname(realpathSync(path)))
-      .map((name) => /^kubectl\.1\.(\d+)$/.exec(name)?.[1])
-      .filter((minor): minor is string => minor !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
-  }
-  return [];
-}
 
 async function run(fixture: ClusterFixture, args: string[]): Promise<string> {
   const result = await kubectl(fixture, args);

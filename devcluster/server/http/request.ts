@@ -5,6 +5,8 @@ import { parse as parseYaml } from 'yaml';
 import type { UserInfo } from '../../auth/index.js';
 import { ApiError, badRequest } from '../../api/errors.js';
 import type { DeleteOptions, PatchType, WriteOptions } from '../../api/types.js';
+import { unsupportedPatchType } from '../../api/patching.js';
+import type { ResourceType } from '../../resources/types.js';
 import { isJsonObject, text, type JsonObject } from '../../../shared/kube/json.js';
 import {
   parseFieldSelector,
@@ -259,23 +261,21 @@ export function decodeBody(raw: Buffer, contentType: string): JsonObject {
   return value;
 }
 
-/** The patch type of a PATCH body's media type (415 for others). */
-export function patchTypeOf(contentType: string): PatchType {
+/** The patch type of a PATCH body's media type; 415 for one the resource does not take. */
+export function patchTypeOf(contentType: string, type: ResourceType): PatchType {
   switch (contentType) {
     case 'application/json-patch+json':
       return 'json';
     case 'application/merge-patch+json':
       return 'merge';
     case 'application/strategic-merge-patch+json':
+      if (type.crdName !== undefined) throw unsupportedPatchType(type);
       return 'strategic';
     case 'application/apply-patch+yaml':
     case 'application/apply-patch+cbor':
       return 'apply';
     default:
-      throw new ApiError(
-        'UnsupportedMediaType',
-        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
-      );
+      throw unsupportedPatchType(type);
   }
 }
 

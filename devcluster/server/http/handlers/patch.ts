@@ -10,7 +10,7 @@ export async function patch(request: ResourceRequest): Promise<void> {
   const { req, res, path, query, user, type, namespace, name, server } = request;
   const { core } = server;
   const raw = await readBody(req);
-  const patchType = patchTypeOf(mediaType(req));
+  const patchType = patchTypeOf(mediaType(req), type);
   const opts = { ...writeOptions(query, req, user), force: query.get('force') === 'true' };
   if (path.subresource === 'scale') return patchScale(request, raw, opts);
   const existed = core.find(type, namespace, name) !== undefined;
