@@ -14,11 +14,16 @@ import {
   recordEvent,
   tolerate,
 } from './workload-objects.js';
+import {
+  newReplicaSetAnnotations,
+  revisionAnnotation,
+  revisionOf,
+} from './deployment-revisions.js';
 
 /** Reconciles the Deployment `namespace/name`. */
 export function reconcileDeployment(core: ApiCore, key: string): void {
   const [namespace = '', name = ''] = key.split('/');
-  const deployment = core.store.get('deployments.apps', namespace, name);
+  let deployment = core.store.get('deployments.apps', namespace, name);
   if (!deployment || metadataOf(deployment)['deletionTimestamp'] !== undefined) return;
   const rsType = core.typeOf('apps', 'replicasets');
   const spec = obj(deployment['spec']);
@@ -31,9 +36,9 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
     .filter((rs) => controllerOf(rs) === uid);
   const newName = `${name}-${hash}`;
   let current = owned.find((rs) => metadataOf(rs)['name'] === newName);
-  const revisions = owned.map((rs) =>
-    Number(obj(metadataOf(rs)['annotations'])['deployment.kubernetes.io/revision'] ?? 0),
-  );
+  const newRevision =
+    Math.max(0, ...owned.filter((rs) => rs !== current).map((rs) => revisionOf(rs))) + 1;
+  const annotations = newReplicaSetAnnotations(deployment, current, newRevision, desired);
   if (!current) {
     const templateMeta = obj(template['metadata']);
     const labels = { ...obj(templateMeta['labels']), [podTemplateHashLabel]: hash };
@@ -45,11 +50,7 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
         name: newName,
         namespace,
         labels,
-        annotations: {
-          'deployment.kubernetes.io/desired-replicas': text(desired),
-          'deployment.kubernetes.io/max-replicas': text(desired + 1),
-          'deployment.kubernetes.io/revision': text(Math.max(0, ...revisions) + 1),
-        },
+        annotations,
         ownerReferences: [ownerRef(deployment, 'Deployment', 'apps/v1')],
       },
       spec: {
@@ -71,12 +72,39 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
         'ScalingReplicaSet',
         `Scaled up replica set ${newName} to ${desired}`,
       );
-  } else if (obj(current['spec'])['replicas'] !== desired) {
+  } else if (
+    obj(current['spec'])['replicas'] !== desired ||
+    !jsonEqual(annotations, metadataOf(current)['annotations'] ?? {})
+  ) {
     const copy = structuredClone(current);
     obj(copy['spec'])['replicas'] = desired;
+    metadataOf(copy)['annotations'] = annotations;
     tolerate(() =>
       core.update(rsType, namespace, newName, copy, systemWrite('deployment-controller')),
     );
+    current = core.store.get('replicasets.apps', namespace, newName);
+  }
+  const deploymentRevision = current ? text(revisionOf(current)) : undefined;
+  const ownAnnotations = obj(metadataOf(deployment)['annotations']);
+  if (
+    deploymentRevision !== undefined &&
+    ownAnnotations[revisionAnnotation] !== deploymentRevision
+  ) {
+    const copy = structuredClone(deployment);
+    metadataOf(copy)['annotations'] = {
+      ...ownAnnotations,
+      [revisionAnnotation]: deploymentRevision,
+    };
+    tolerate(() =>
+      core.update(
+        core.typeOf('apps', 'deployments'),
+        namespace,
+        name,
+        copy,
+        systemWrite('deployment-controller'),
+      ),
+    );
+    deployment = core.store.get('deployments.apps', namespace, name) ?? deployment;
   }
   // Old ReplicaSets are scaled down at once: the simulation rolls over instantly.
   for (const rs of owned) {

@@ -1,0 +1,72 @@
+// Revision bookkeeping of the simulated deployment controller, as kube's deployment util does
+// it: each ReplicaSet carries `deployment.kubernetes.io/revision` (one more than the highest of
+// the Deployment's other ReplicaSets when it becomes the new one again, the earlier numbers kept
+// in `revision-history`), the Deployment carries its new ReplicaSet's revision, and the
+// Deployment's own annotations are copied onto its new ReplicaSet. `kubectl rollout history`
+// reads the first; `kubectl rollout undo` restores a ReplicaSet's template and annotations,
+// replacing the Deployment's annotations with a JSON patch that needs them present.
+import { text, type JsonObject } from '../../shared/kube/json.js';
+import { failAnnotation, metadataOf, obj } from './workload-objects.js';
+
+/** The revision annotation of Deployments and their ReplicaSets. */
+export const revisionAnnotation = 'deployment.kubernetes.io/revision';
+const revisionHistoryAnnotation = 'deployment.kubernetes.io/revision-history';
+const desiredReplicasAnnotation = 'deployment.kubernetes.io/desired-replicas';
+const maxReplicasAnnotation = 'deployment.kubernetes.io/max-replicas';
+
+/** Deployment annotations never copied onto its ReplicaSets (kube's skipCopyAnnotation). */
+const notCopied = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  revisionAnnotation,
+  revisionHistoryAnnotation,
+  desiredReplicasAnnotation,
+  maxReplicasAnnotation,
+  'deprecated.deployment.rollback.to',
+  // The simulation reads it up the owner chain; a copy would outlive its removal.
+  failAnnotation,
+]);
+
+/** The revision of a ReplicaSet (0 when it has none). */
+export function revisionOf(rs: JsonObject): number {
+  const value = Number(obj(metadataOf(rs)['annotations'])[revisionAnnotation] ?? 0);
+  return Number.isFinite(value) ? value : 0;
+}
+
+/** maxSurge resolved against the desired replicas (25% rounded up by default; 0 for Recreate). */
+function maxSurge(deployment: JsonObject, desired: number): number {
+  const strategy = obj(obj(deployment['spec'])['strategy']);
+  if (strategy['type'] === 'Recreate') return 0;
+  const value = obj(strategy['rollingUpdate'])['maxSurge'] ?? '25%';
+  if (typeof value === 'number') return value;
+  const percent = /^(\d+)%$/.exec(text(value));
+  return percent ? Math.ceil((Number(percent[1]) * desired) / 100) : 0;
+}
+
+/**
+ * The annotations the new ReplicaSet should carry: its own, the Deployment's copyable ones, the
+ * replica annotations and, when it is older than `newRevision`, that revision (the old number
+ * appended to the history, as on a rollback).
+ */
+export function newReplicaSetAnnotations(
+  deployment: JsonObject,
+  current: JsonObject | undefined,
+  newRevision: number,
+  desired: number,
+): JsonObject {
+  const own = current ? obj(metadataOf(current)['annotations']) : {};
+  const annotations: JsonObject = { ...own };
+  for (const [key, value] of Object.entries(obj(metadataOf(deployment)['annotations'])))
+    if (!notCopied.has(key)) annotations[key] = value;
+  annotations[desiredReplicasAnnotation] = text(desired);
+  annotations[maxReplicasAnnotation] = text(desired + maxSurge(deployment, desired));
+  const oldRevision = current ? revisionOf(current) : 0;
+  if (oldRevision < newRevision) {
+    annotations[revisionAnnotation] = text(newRevision);
+    if (own[revisionAnnotation] !== undefined) {
+      const history = text(own[revisionHistoryAnnotation] ?? '');
+      annotations[revisionHistoryAnnotation] =
+        history === '' ? text(oldRevision) : `${history},${text(oldRevision)}`;
+    }
+  }
+  return annotations;
+}
