@@ -1,5 +1,6 @@
 // The simulated deployment controller: a ReplicaSet per pod template (old ones scaled to 0 at
-// once), and the Deployment's status and conditions from its ReplicaSets'.
+// once, none made while the Deployment is paused), and the Deployment's status and conditions
+// from its ReplicaSets'.
 import { systemWrite, type ApiCore } from '../api/core.js';
 import { jsonEqual } from '../api/object-json.js';
 import { text, type JsonObject } from '../../shared/kube/json.js';
@@ -16,6 +17,7 @@ import {
 } from './workload-objects.js';
 import {
   newReplicaSetAnnotations,
+  pruneHistory,
   revisionAnnotation,
   revisionOf,
 } from './deployment-revisions.js';
@@ -39,7 +41,9 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
   const newRevision =
     Math.max(0, ...owned.filter((rs) => rs !== current).map((rs) => revisionOf(rs))) + 1;
   const annotations = newReplicaSetAnnotations(deployment, current, newRevision, desired);
-  if (!current) {
+  const paused = spec['paused'] === true;
+  // A paused Deployment rolls out no new template (kube: sync without creating the new ReplicaSet).
+  if (!current && !paused) {
     const templateMeta = obj(template['metadata']);
     const labels = { ...obj(templateMeta['labels']), [podTemplateHashLabel]: hash };
     const selector = obj(spec['selector']);
@@ -73,8 +77,9 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
         `Scaled up replica set ${newName} to ${desired}`,
       );
   } else if (
-    obj(current['spec'])['replicas'] !== desired ||
-    !jsonEqual(annotations, metadataOf(current)['annotations'] ?? {})
+    current &&
+    (obj(current['spec'])['replicas'] !== desired ||
+      !jsonEqual(annotations, metadataOf(current)['annotations'] ?? {}))
   ) {
     const copy = structuredClone(current);
     obj(copy['spec'])['replicas'] = desired;
@@ -107,7 +112,7 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
     deployment = core.store.get('deployments.apps', namespace, name) ?? deployment;
   }
   // Old ReplicaSets are scaled down at once: the simulation rolls over instantly.
-  for (const rs of owned) {
+  for (const rs of current ? owned : []) {
     if (metadataOf(rs)['name'] === newName || obj(rs['spec'])['replicas'] === 0) continue;
     const copy = structuredClone(rs);
     obj(copy['spec'])['replicas'] = 0;
@@ -128,6 +133,7 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
       `Scaled down replica set ${text(metadataOf(rs)['name'])} to 0`,
     );
   }
+  pruneHistory(core, deployment, newName);
   const all = core.store
     .list('replicasets.apps', namespace)
     .filter((rs) => controllerOf(rs) === uid);
@@ -168,23 +174,32 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
             now,
             previous,
           ),
-      complete
+      paused
         ? condition(
             'Progressing',
-            true,
-            'NewReplicaSetAvailable',
-            `ReplicaSet "${newName}" has successfully progressed.`,
+            'Unknown',
+            'DeploymentPaused',
+            'Deployment is paused',
             now,
             previous,
           )
-        : condition(
-            'Progressing',
-            true,
-            'ReplicaSetUpdated',
-            `ReplicaSet "${newName}" is progressing.`,
-            now,
-            previous,
-          ),
+        : complete
+          ? condition(
+              'Progressing',
+              true,
+              'NewReplicaSetAvailable',
+              `ReplicaSet "${newName}" has successfully progressed.`,
+              now,
+              previous,
+            )
+          : condition(
+              'Progressing',
+              true,
+              'ReplicaSetUpdated',
+              `ReplicaSet "${newName}" is progressing.`,
+              now,
+              previous,
+            ),
     ],
   };
   if (replicas - available > 0) status['unavailableReplicas'] = replicas - available;

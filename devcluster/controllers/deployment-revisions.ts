@@ -5,8 +5,9 @@
 // Deployment's own annotations are copied onto its new ReplicaSet. `kubectl rollout history`
 // reads the first; `kubectl rollout undo` restores a ReplicaSet's template and annotations,
 // replacing the Deployment's annotations with a JSON patch that needs them present.
+import type { ApiCore } from '../api/core.js';
 import { text, type JsonObject } from '../../shared/kube/json.js';
-import { failAnnotation, metadataOf, obj } from './workload-objects.js';
+import { controllerOf, failAnnotation, metadataOf, obj, tolerate } from './workload-objects.js';
 
 /** The revision annotation of Deployments and their ReplicaSets. */
 export const revisionAnnotation = 'deployment.kubernetes.io/revision';
@@ -69,4 +70,30 @@ export function newReplicaSetAnnotations(
     }
   }
   return annotations;
+}
+
+/**
+ * Deletes the Deployment's oldest idle ReplicaSets (no replicas wanted nor left) beyond
+ * `spec.revisionHistoryLimit` (default 10), as kube's cleanupDeployment; `current` is kept.
+ */
+export function pruneHistory(core: ApiCore, deployment: JsonObject, current: string): void {
+  const m = metadataOf(deployment);
+  const limit = obj(deployment['spec'])['revisionHistoryLimit'];
+  const keep = typeof limit === 'number' ? limit : 10;
+  const namespace = text(m['namespace']);
+  const old = core.store
+    .list('replicasets.apps', namespace)
+    .filter((rs) => controllerOf(rs) === text(m['uid']) && metadataOf(rs)['name'] !== current)
+    .filter((rs) => metadataOf(rs)['deletionTimestamp'] === undefined);
+  const idle = old
+    .filter((rs) => obj(rs['spec'])['replicas'] === 0 && !obj(rs['status'])['replicas'])
+    .sort((a, b) => revisionOf(a) - revisionOf(b));
+  const type = core.typeOf('apps', 'replicasets');
+  for (const rs of idle.slice(0, Math.max(0, old.length - keep)))
+    tolerate(() =>
+      core.delete(type, namespace, text(metadataOf(rs)['name']), {
+        propagationPolicy: 'Background',
+        dryRun: false,
+      }),
+    );
 }

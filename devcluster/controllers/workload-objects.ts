@@ -117,7 +117,7 @@ export function tolerate(action: () => unknown): void {
 /** A Deployment condition, its times kept from `previous` while its status (and reason) hold. */
 export function condition(
   type: string,
-  status: boolean,
+  status: boolean | 'Unknown',
   reason: string,
   message: string,
   now: string,
@@ -125,7 +125,7 @@ export function condition(
 ): JsonObject {
   const list = Array.isArray(previous) ? previous.filter(isJsonObject) : [];
   const before = list.find((c) => c['type'] === type);
-  const value = status ? 'True' : 'False';
+  const value = status === 'Unknown' ? status : status ? 'True' : 'False';
   const same = before !== undefined && before['status'] === value && before['reason'] === reason;
   return {
     type,

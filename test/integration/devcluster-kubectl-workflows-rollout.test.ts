@@ -1,6 +1,7 @@
 // kubectl workflows on workloads, with every kubectl on the image: scale (a Deployment and a
-// custom resource, through their scale subresources), rollout status/restart/history/undo and
-// wait --for=condition. Regression: `rollout undo` failed ("failed restoring revision 0") because
+// custom resource, through their scale subresources), rollout status, restart, history, undo,
+// pause and resume, old ReplicaSets pruned past revisionHistoryLimit, and wait --for=condition.
+// Regression: `rollout undo` failed ("failed restoring revision 0") because
 // the simulated deployment controller kept no `deployment.kubernetes.io/revision` on the
 // Deployment, and made a new ReplicaSet for a restored template instead of reusing the old one.
 import t from 'tap';
@@ -15,9 +16,13 @@ interface ReplicaSet {
 }
 
 interface Deployment {
-  metadata: { annotations?: Record<string, string> };
+  metadata: { generation?: number; annotations?: Record<string, string> };
   spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
-  status?: { readyReplicas?: number; conditions?: { type: string; status: string }[] };
+  status?: {
+    observedGeneration?: number;
+    readyReplicas?: number;
+    conditions?: { type: string; status: string; reason?: string }[];
+  };
 }
 
 const revisionOf = (rs: ReplicaSet): string =>
@@ -178,6 +183,56 @@ forEachKubectl(
         });
       },
     );
+
+    await t.test('rollout pause holds a template change until resume', async (t) => {
+      t.equal(
+        (await run(fixture, ['rollout', 'pause', 'deployment/web'])).trim(),
+        'deployment.apps/web paused',
+      );
+      await run(fixture, ['set', 'image', 'deployment/web', 'nginx=nginx:3']);
+      const paused = await waitFor('the paused change to be observed', async () => {
+        const d = await runJson<Deployment>(fixture, ['get', 'deployment', 'web']);
+        const observed = d.status?.observedGeneration === d.metadata.generation;
+        return observed ? d : undefined;
+      });
+      t.match(
+        paused.status?.conditions?.find((c) => c.type === 'Progressing'),
+        {
+          status: 'Unknown',
+          reason: 'DeploymentPaused',
+          message: 'Deployment is paused',
+        },
+      );
+      const sets = await replicaSets(fixture, 'web');
+      t.equal(sets.length, 3, 'no ReplicaSet for the new template while paused');
+      t.notOk(sets.some((rs) => rs.spec.template.spec.containers[0]?.image === 'nginx:3'));
+      t.equal(
+        (await run(fixture, ['rollout', 'resume', 'deployment/web'])).trim(),
+        'deployment.apps/web resumed',
+      );
+      await run(fixture, ['rollout', 'status', 'deployment/web', '--timeout=30s']);
+      const resumed = await replicaSets(fixture, 'web');
+      const active = resumed.filter((rs) => rs.spec.replicas > 0);
+      t.equal(active.length, 1);
+      t.equal(active[0]?.spec.template.spec.containers[0]?.image, 'nginx:3');
+      t.equal(active[0] && revisionOf(active[0]), '6');
+    });
+
+    await t.test('old ReplicaSets beyond revisionHistoryLimit are deleted', async (t) => {
+      await run(fixture, [
+        'patch',
+        'deployment',
+        'web',
+        '--type=merge',
+        '-p',
+        '{"spec":{"revisionHistoryLimit":1}}',
+      ]);
+      const kept = await waitFor('the history to shrink to one old ReplicaSet', async () => {
+        const sets = await replicaSets(fixture, 'web');
+        return sets.length === 2 ? sets : undefined;
+      });
+      t.same(kept.map(revisionOf).sort(), ['5', '6'], 'the newest old revision is kept');
+    });
   },
   300,
 );
