@@ -82,7 +82,8 @@ const components: Readonly<Record<string, JsonObject>> = {
   [intOrString]: {
     description:
       'IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.',
-    type: 'string',
+    // OpenAPI v3 gives the two types (kube-openapi's OpenAPIV3OneOfTypes); v2 says string.
+    oneOf: [{ type: 'integer' }, { type: 'string' }],
     format: 'int-or-string',
   },
   [podTemplateSpec]: {
@@ -264,14 +265,27 @@ export function builtinKindSchema(schemaName: string): JsonObject | undefined {
   };
 }
 
-/** The component schemas `schemas` refer to, transitively (fresh copies). */
-export function referencedComponents(schemas: readonly JsonObject[]): Record<string, JsonObject> {
+/** Swagger 2.0 forms of components whose v3 form uses what v2 lacks (oneOf). */
+const v2Forms: Readonly<Record<string, (v3: JsonObject) => JsonObject>> = {
+  [intOrString]: ({ description }) => ({
+    ...(description === undefined ? {} : { description }),
+    type: 'string',
+    format: 'int-or-string',
+  }),
+};
+
+/** The component schemas `schemas` refer to, transitively (fresh copies), in OpenAPI v3 or v2 form. */
+export function referencedComponents(
+  schemas: readonly JsonObject[],
+  form: 'v3' | 'v2' = 'v3',
+): Record<string, JsonObject> {
   const found: Record<string, JsonObject> = {};
   const pending = schemas.flatMap((schema) => refsIn(schema));
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     const component = components[name];
     if (component === undefined || found[name] !== undefined) continue;
-    found[name] = structuredClone(component);
+    const v2 = form === 'v2' ? v2Forms[name] : undefined;
+    found[name] = v2 ? v2(component) : structuredClone(component);
     pending.push(...refsIn(component));
   }
   return found;

@@ -269,11 +269,11 @@ export function openApiV2Document(
   registry: ResourceRegistry,
   kubernetesVersion: string,
 ): JsonObject {
-  const v3Schemas: Record<string, JsonObject> = {};
-  for (const type of registry.all()) v3Schemas[schemaName(type)] = resourceSchema(type);
-  Object.assign(v3Schemas, referencedComponents(Object.values(v3Schemas)));
+  const schemas: Record<string, JsonObject> = {};
+  for (const type of registry.all()) schemas[schemaName(type)] = resourceSchema(type);
+  Object.assign(schemas, referencedComponents(Object.values(schemas), 'v2'));
   const definitions: JsonObject = {};
-  for (const [name, schema] of Object.entries(v3Schemas))
+  for (const [name, schema] of Object.entries(schemas))
     definitions[name] = JSON.parse(
       JSON.stringify(schema).replaceAll('#/components/schemas/', '#/definitions/'),
     ) as JsonObject;

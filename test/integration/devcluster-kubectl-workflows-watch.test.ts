@@ -142,6 +142,7 @@ forEachKubectl(
         spec,
         /\n\s+strategy\s+<DeploymentStrategy>\n\s+rollingUpdate\s+<RollingUpdateDeployment>\n/,
       );
+      t.match(spec, /\n\s+maxSurge\s+<IntOrString>\n/);
       t.match(
         await explain(fixture, 'deployment.status.conditions.reason'),
         /The reason for the condition's last transition\./,
