@@ -19,6 +19,7 @@ import { checkRbacEscalation } from './api/rbac-escalation.js';
 import type { Admission } from './api/types.js';
 import { createCertificateAuthority, issueCertificate } from '../shared/kube/certificates.js';
 import type { JsonObject } from '../shared/kube/json.js';
+import { AdjustableClock } from './controllers/clock.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import {
   ClusterRoleAggregationController,
@@ -34,12 +35,19 @@ import { createRequestListener } from './server/http/router.js';
 import { renderKubeconfig } from './server/kubeconfig.js';
 import { listen } from './server/listener.js';
 import { loadSecrets } from './server/secrets.js';
+import { mergeNamespacedGhosts } from './storage/ghosts.js';
 import { FileJournal, recoverStore } from './storage/journal.js';
 import { ObjectStore } from './storage/store.js';
 import { WatchHub } from './storage/watch.js';
 import type { Devcluster, DevclusterOptions } from './types.js';
 
-export type { Devcluster, DevclusterOptions, FaultHooks, ObjectTarget } from './types.js';
+export type {
+  ClockHooks,
+  Devcluster,
+  DevclusterOptions,
+  FaultHooks,
+  ObjectTarget,
+} from './types.js';
 export { failAnnotation } from './controllers/workload-objects.js';
 
 /** Default Kubernetes version reported by /version. */
@@ -55,13 +63,9 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     ...new Set([host, '127.0.0.1', 'localhost', '::1']),
   ]);
 
+  const clock = new AdjustableClock();
   const store = new ObjectStore();
-  let journal: FileJournal | undefined;
-  if (options.dataDir !== undefined) {
-    recoverStore(options.dataDir, store);
-    journal = new FileJournal(options.dataDir, store);
-    store.journal = journal;
-  }
+  if (options.dataDir !== undefined) recoverStore(options.dataDir, store);
   const registry = new ResourceRegistry([...builtinResourceTypes(), endpointsResourceType()]);
   const hub = new WatchHub(store);
   const faults = new Faults(store, hub);
@@ -74,10 +78,28 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
   };
   const admission: Admission = (type, object, user) =>
     checkRbacEscalation(type, object, user, store, rbac);
-  const core = new ApiCore({ store, registry, faults, admission });
+  const core = new ApiCore({
+    store,
+    registry,
+    faults,
+    admission,
+    now: () => clock.now(),
+    serviceIPFamilies: options.serviceIPFamilies ?? ['IPv4'],
+  });
+  // Ghost copies of CRDs go first, so the CRDs served are the merged ones; then their objects'.
+  const ghosts = mergeNamespacedGhosts(store, (key) => registry.clusterScoped(key));
   for (const crd of store.list(storageKey('apiextensions.k8s.io', 'customresourcedefinitions')))
     core.serveCrd(crd);
-  bootstrap(core);
+  ghosts.push(...mergeNamespacedGhosts(store, (key) => registry.clusterScoped(key)));
+  for (const ghost of ghosts)
+    logger.warn(ghost, 'recovery dropped a namespaced copy of a cluster-scoped object');
+  let journal: FileJournal | undefined;
+  if (options.dataDir !== undefined) {
+    // The journal starts with a snapshot of the recovered (and merged) objects.
+    journal = new FileJournal(options.dataDir, store);
+    store.journal = journal;
+  }
+  bootstrap(core, kubernetesVersion);
 
   const adminToken = randomBytes(24).toString('base64url');
   const staticTokens = new Map<string, UserInfo>([
@@ -114,6 +136,7 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     ).start(),
     new WorkloadControllers(core, logger, {
       podReadyDelayMs: options.podReadyDelayMs ?? 1000,
+      clock,
     }).start(),
   ];
 
@@ -171,6 +194,7 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     kubeconfig,
     writeKubeconfig: (path) => writeFile(path, kubeconfig(), { mode: 0o600 }),
     faults,
+    clock,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -20,6 +20,11 @@ export interface DevclusterOptions {
   bookmarkIntervalMs?: number;
   /** How often aggregated APIServices are checked besides on changes (default 10000 ms). */
   apiServiceCheckIntervalMs?: number;
+  /**
+   * IP families of the service CIDRs, primary first (default `['IPv4']`: single-stack, where
+   * `ipFamilyPolicy: RequireDualStack` is refused); `['IPv4', 'IPv6']` makes a dual-stack cluster.
+   */
+  serviceIPFamilies?: readonly ('IPv4' | 'IPv6')[];
 }
 
 /** A running devcluster. */
@@ -33,8 +38,18 @@ export interface Devcluster {
   writeKubeconfig(path: string): Promise<void>;
   /** Fault injection for failure tests. */
   faults: FaultHooks;
+  /** The simulated controllers' clock, which tests move forward (CronJob schedules, Job deadlines). */
+  clock: ClockHooks;
   /** Stops serving, ends watches and controllers, flushes storage. */
   close(): Promise<void>;
+}
+
+/** The devcluster's clock: wall time plus the offset tests added. */
+export interface ClockHooks {
+  /** The devcluster's current time (creationTimestamps, conditions and schedules use it). */
+  now(): Date;
+  /** Moves time forward by `ms` and wakes the time-driven controllers at once. */
+  advance(ms: number): void;
 }
 
 /** Which object a forced conflict applies to. */

@@ -9,7 +9,12 @@ import { stringItems, text, type JsonObject } from '../../shared/kube/json.js';
 import type { FieldSelector, LabelSelector } from '../../shared/kube/selectors.js';
 import { establishedStatus, initializeCrd, resourceTypesOfCrd } from '../resources/crds.js';
 import { apiVersionOf, type ResourceRegistry } from '../resources/registry.js';
-import { defaultObject, strategyContext, strategyOf } from '../resources/strategies.js';
+import {
+  defaultObject,
+  strategyContext,
+  strategyOf,
+  type StrategyContext,
+} from '../resources/strategies.js';
 import type { ResourceType } from '../resources/types.js';
 import type { ObjectStore } from '../storage/store.js';
 import { checkPreconditions, markedForDeletion, needsMark, readyToRemove } from './deletion.js';
@@ -18,6 +23,7 @@ import {
   ApiError,
   badRequest,
   conflict,
+  invalid,
   notFound,
   refOf,
   staleObjectMessage,
@@ -65,7 +71,7 @@ export class ApiCore {
   private readonly faults: ConflictInjector | undefined;
   private readonly admission: Admission | undefined;
   private readonly mergeRules = new MergeRulesCache();
-  private readonly strategyContext = strategyContext();
+  private readonly strategyContext: StrategyContext;
 
   constructor(options: CoreOptions) {
     this.store = options.store;
@@ -74,6 +80,10 @@ export class ApiCore {
     this.now = options.now ?? (() => new Date());
     this.faults = options.faults;
     this.admission = options.admission;
+    this.strategyContext = strategyContext({
+      services: () => options.store.list('services'),
+      serviceIPFamilies: options.serviceIPFamilies ?? ['IPv4'],
+    });
   }
 
   /** Current time as metav1.Time. */
@@ -137,7 +147,11 @@ export class ApiCore {
     dropStatusOnCreate(type, body);
     let object = body;
     defaultObject(type.group, type.kind, object);
-    strategyOf(type.group, type.kind).prepareCreate?.(object, this.strategyContext);
+    const allocation = strategyOf(type.group, type.kind).prepareCreate?.(
+      object,
+      this.strategyContext,
+    );
+    if (allocation && allocation.length > 0) throw invalid(refOf(type, name), allocation);
     object = applySchema(type, object, options, name);
     validateBuiltin(type, object, name);
     const now = this.timestamp();
@@ -239,7 +253,9 @@ export class ApiCore {
       keepStoredStatus(type, object, presentedOld);
       validateMetadata(type, m, name);
       defaultObject(type.group, type.kind, object);
-      strategyOf(type.group, type.kind).prepareUpdate?.(object, presentedOld);
+      const strategy = strategyOf(type.group, type.kind);
+      const allocation = strategy.prepareUpdate?.(object, presentedOld, this.strategyContext);
+      if (allocation && allocation.length > 0) throw invalid(refOf(type, name), allocation);
       object = applySchema(type, object, options, name);
       validateBuiltin(type, object, name);
       if (isCrdType(type))

@@ -7,6 +7,8 @@ import type { ResourceType } from '../resources/types.js';
 
 /** A create through the main resource cannot set the status: it is the controllers' to write. */
 export function dropStatusOnCreate(type: ResourceType, body: JsonObject): void {
+  // kube's node strategy keeps it: a kubelet registers its Node with the status it reports.
+  if (type.group === '' && type.kind === 'Node') return;
   if (type.statusSubresource) delete body['status'];
 }
 

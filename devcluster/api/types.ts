@@ -2,7 +2,7 @@
 // hooks (admission, forced conflicts) the core is built with.
 import type { UserInfo } from '../auth/index.js';
 import type { ResourceRegistry } from '../resources/registry.js';
-import type { ResourceType } from '../resources/types.js';
+import type { IPFamily, ResourceType } from '../resources/types.js';
 import type { ObjectStore } from '../storage/store.js';
 import type { JsonObject } from '../../shared/kube/json.js';
 import type { FieldSelector, LabelSelector } from '../../shared/kube/selectors.js';
@@ -64,4 +64,6 @@ export interface CoreOptions {
   faults?: ConflictInjector;
   /** Admission checks of user writes (e.g. RBAC escalation prevention). */
   admission?: Admission;
+  /** The families of the service CIDRs, primary first (default IPv4 only). */
+  serviceIPFamilies?: readonly IPFamily[];
 }

@@ -3,9 +3,13 @@
 import { systemWrite, type ApiCore } from '../api/core.js';
 import { jsonEqual } from '../api/object-json.js';
 import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import { completionIndexKey, parseIndexes } from './job-indexes.js';
 import {
   controllerOf,
   failAnnotation,
+  failIndexesAnnotation,
+  parseFailMode,
+  type FailMode,
   fnv32a,
   metadataOf,
   obj,
@@ -30,12 +34,22 @@ export class KubeletSimulation {
     this.firstSeen.delete(uid);
   }
 
-  /** The fail mode of a pod: its own annotation, else its ReplicaSet's, else its Deployment's. */
-  private failMode(pod: JsonObject): string | undefined {
+  /**
+   * The fail mode of a pod: its own annotation, else its ReplicaSet's, else its Deployment's
+   * (or Job's); none when that object's fail-indexes annotation leaves out the pod's index.
+   */
+  private failMode(pod: JsonObject): FailMode | undefined {
     let current: JsonObject | undefined = pod;
     for (let depth = 0; current && depth < 3; depth++) {
-      const mode = obj(metadataOf(current)['annotations'])[failAnnotation];
-      if (typeof mode === 'string' && mode !== '') return mode;
+      const annotations = obj(metadataOf(current)['annotations']);
+      const mode = parseFailMode(annotations[failAnnotation]);
+      if (mode !== undefined) {
+        const only = annotations[failIndexesAnnotation];
+        const index = obj(metadataOf(pod)['annotations'])[completionIndexKey];
+        if (typeof only === 'string' && !parseIndexes(only, Infinity).has(Number(index ?? -1)))
+          return undefined;
+        return mode;
+      }
       const uid = controllerOf(current);
       const owner = uid === undefined ? undefined : this.core.store.byUid(uid);
       current = owner ? this.core.store.get(owner.key, owner.namespace, owner.name) : undefined;
@@ -55,8 +69,9 @@ export class KubeletSimulation {
     const restartPolicy = obj(pod['spec'])['restartPolicy'];
     const runsToCompletion = restartPolicy === 'Never' || restartPolicy === 'OnFailure';
     const asked = this.failMode(pod);
+    const ends = asked?.mode === 'fail' || asked?.mode === 'disrupt';
     // "fail" ends a run-to-completion pod Failed; a restarting container crash-loops instead.
-    const mode = asked === 'fail' && !runsToCompletion ? 'crashloop' : asked;
+    const mode = ends && !runsToCompletion ? 'crashloop' : asked?.mode;
     const previous = obj(pod['status']);
     if (previous['phase'] === 'Succeeded' || previous['phase'] === 'Failed') return;
     const now = this.core.timestamp();
@@ -69,15 +84,16 @@ export class KubeletSimulation {
     const previousStatuses = Array.isArray(previous['containerStatuses'])
       ? previous['containerStatuses'].filter(isJsonObject)
       : [];
-    const waits = mode === undefined || (runsToCompletion && mode === 'fail');
+    const waits = mode === undefined || (runsToCompletion && ends);
     if (waits && waited < this.podReadyDelayMs) {
       this.requeue(key, this.podReadyDelayMs - waited);
       if (previous['phase'] === 'Pending' && previous['startTime'] !== undefined) return;
     }
     const started = !waits || waited >= this.podReadyDelayMs;
-    if (started && runsToCompletion && (mode === undefined || mode === 'fail')) {
+    if (started && runsToCompletion && (mode === undefined || ends)) {
       const copy = structuredClone(pod);
-      copy['status'] = terminatedStatus(containers, mode === 'fail', startTime, now, uid, name);
+      const ending = asked ?? { mode: 'succeed' as const, exitCode: 0 };
+      copy['status'] = terminatedStatus(containers, ending, startTime, now, uid, name);
       this.writeStatus(namespace, name, copy);
       return;
     }
@@ -163,25 +179,42 @@ function podIP(uid: string, name: string): string {
   return `10.244.${fnv32a(uid) % 250}.${(fnv32a(name) % 250) + 1}`;
 }
 
-/** The status of a pod whose containers ran to completion: Succeeded (exit 0) or Failed (exit 1). */
+/**
+ * The status of a pod whose containers ran to completion: Succeeded (all exit 0), or Failed with
+ * the first container's exit code (a disrupted pod also gets DisruptionTarget, as an eviction).
+ */
 function terminatedStatus(
   containers: JsonObject[],
-  failed: boolean,
+  ending: FailMode | { mode: 'succeed'; exitCode: number },
   startTime: JsonValue,
   now: string,
   uid: string,
   name: string,
 ): JsonObject {
-  const reason = failed ? 'Error' : 'Completed';
+  const failed = ending.mode !== 'succeed';
   const notReady = {
     status: 'False',
     reason: 'PodCompleted',
     lastProbeTime: null,
     lastTransitionTime: now,
   };
+  const disruption =
+    ending.mode === 'disrupt'
+      ? [
+          {
+            type: 'DisruptionTarget',
+            status: 'True',
+            reason: 'EvictionByEvictionAPI',
+            message: 'Eviction API: evicting',
+            lastProbeTime: null,
+            lastTransitionTime: now,
+          },
+        ]
+      : [];
   return {
     phase: failed ? 'Failed' : 'Succeeded',
     conditions: [
+      ...disruption,
       {
         type: 'Initialized',
         status: 'True',
@@ -196,17 +229,19 @@ function terminatedStatus(
     hostIP: '10.0.0.1',
     podIP: podIP(uid, name),
     startTime,
-    containerStatuses: containers.map((c) => ({
-      name: c['name'] ?? '',
-      image: c['image'] ?? '',
-      imageID: '',
-      ready: false,
-      started: false,
-      restartCount: 0,
-      state: {
-        terminated: { exitCode: failed ? 1 : 0, reason, startedAt: startTime, finishedAt: now },
-      },
-    })),
+    containerStatuses: containers.map((c, i) => {
+      const exitCode = i === 0 ? ending.exitCode : 0;
+      const reason = exitCode === 0 ? 'Completed' : 'Error';
+      return {
+        name: c['name'] ?? '',
+        image: c['image'] ?? '',
+        imageID: '',
+        ready: false,
+        started: false,
+        restartCount: 0,
+        state: { terminated: { exitCode, reason, startedAt: startTime, finishedAt: now } },
+      };
+    }),
     qosClass: 'BestEffort',
   };
 }

@@ -14,9 +14,35 @@ import { randomSuffix } from '../resources/names.js';
 /**
  * Annotation (on a Deployment, ReplicaSet, Job or Pod) that makes its pods fail: "unready" keeps
  * them Running but not Ready; "crashloop" shows CrashLoopBackOff; "fail" ends a Job's pod Failed
- * (exit code 1; a pod that restarts crash-loops). Removing it lets new pods succeed.
+ * (its first container exits 1, or N with "fail:N"); "disrupt" ends it Failed with exit code 137
+ * and a DisruptionTarget condition, as an eviction does (a pod that restarts crash-loops instead
+ * of either). Removing it lets new pods succeed.
  */
 export const failAnnotation = 'devcluster.olmq.io/fail';
+
+/**
+ * Annotation beside the fail annotation limiting it to the pods of some completion indexes of an
+ * Indexed Job, written as status.completedIndexes is ("1,3-4").
+ */
+export const failIndexesAnnotation = 'devcluster.olmq.io/fail-indexes';
+
+/** A parsed fail annotation. */
+export interface FailMode {
+  mode: 'unready' | 'crashloop' | 'fail' | 'disrupt';
+  /** The exit code of the first container of a pod that ends Failed. */
+  exitCode: number;
+}
+
+/** Parses the fail annotation's value; unknown values mean no failure. */
+export function parseFailMode(value: JsonValue | undefined): FailMode | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (value === 'unready' || value === 'crashloop') return { mode: value, exitCode: 1 };
+  if (value === 'disrupt') return { mode: value, exitCode: 137 };
+  const fail = /^fail(?::(\d{1,3}))?$/.exec(value);
+  if (fail === null) return undefined;
+  const code = Number(fail[1] ?? '1');
+  return code >= 1 && code <= 255 ? { mode: 'fail', exitCode: code } : undefined;
+}
 
 /** Label carrying the pod template hash on ReplicaSets and Pods. */
 export const podTemplateHashLabel = 'pod-template-hash';

@@ -1,6 +1,5 @@
 // kube-apiserver 1.30's defaulting of Deployments and Services (SetDefaults_Deployment,
-// SetDefaults_Service, and the service REST storage's IP family fields), applied on create and
-// on every update alike.
+// SetDefaults_Service), applied on create and on every update alike.
 import { isJsonObject, type JsonObject } from '../../shared/kube/json.js';
 import { defaultPodSpec, objectAt } from './pod-defaults.js';
 
@@ -53,34 +52,4 @@ export function defaultService(object: JsonObject): void {
   if (typeof type === 'string' && trafficPolicyTypes.has(type))
     spec['internalTrafficPolicy'] ??= 'Cluster';
   if (type === 'LoadBalancer') spec['allocateLoadBalancerNodePorts'] ??= true;
-}
-
-function familyOf(ip: string): string {
-  return ip.includes(':') ? 'IPv6' : 'IPv4';
-}
-
-/**
- * The service storage's IP family fields on a single-stack IPv4 cluster, after the cluster IP
- * is allocated (or kept): clusterIPs from clusterIP, ipFamilyPolicy SingleStack and the family
- * of the cluster IP; a headless Service without selector gets RequireDualStack (kube's default
- * for those, whatever the cluster). ExternalName Services get none.
- */
-export function initIPFamilyFields(spec: JsonObject): void {
-  if (spec['type'] === 'ExternalName') return;
-  const clusterIP = spec['clusterIP'];
-  const clusterIPs = spec['clusterIPs'];
-  if ((!Array.isArray(clusterIPs) || clusterIPs.length === 0) && typeof clusterIP === 'string')
-    spec['clusterIPs'] = [clusterIP];
-  const ips = Array.isArray(spec['clusterIPs']) ? spec['clusterIPs'] : [];
-  const families = spec['ipFamilies'];
-  const noFamilies = !Array.isArray(families) || families.length === 0;
-  if (ips[0] === 'None') {
-    const selector = spec['selector'];
-    const selectorless = !isJsonObject(selector) || Object.keys(selector).length === 0;
-    spec['ipFamilyPolicy'] ??= selectorless ? 'RequireDualStack' : 'SingleStack';
-    if (noFamilies) spec['ipFamilies'] = ['IPv4'];
-    return;
-  }
-  spec['ipFamilyPolicy'] ??= 'SingleStack';
-  if (noFamilies) spec['ipFamilies'] = [typeof ips[0] === 'string' ? familyOf(ips[0]) : 'IPv4'];
 }

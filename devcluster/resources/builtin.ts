@@ -15,6 +15,7 @@ import {
 } from './columns.js';
 import type { PrinterColumn, ResourceType } from './types.js';
 import { batchAndNetworkingSpecs } from './builtin-batch.js';
+import { clusterSpecs } from './builtin-cluster.js';
 
 export { formatAge } from './columns.js';
 
@@ -405,7 +406,7 @@ const builtinSpecs: BuiltinSpec[] = [
 
 /** The built-in resource types (fresh objects, safe to keep). */
 export function builtinResourceTypes(): ResourceType[] {
-  return [...builtinSpecs, ...batchAndNetworkingSpecs].map((spec) => {
+  return [...builtinSpecs, ...batchAndNetworkingSpecs, ...clusterSpecs].map((spec) => {
     const type: ResourceType = {
       group: spec.group,
       version: spec.version,

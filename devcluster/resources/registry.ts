@@ -58,6 +58,13 @@ export class ResourceRegistry {
     return undefined;
   }
 
+  /** Whether the resource stored under a storage key is cluster-scoped. */
+  clusterScoped(key: string): boolean {
+    for (const type of this.byGvr.values())
+      if (!type.namespaced && storageKey(type.group, type.resource) === key) return true;
+    return false;
+  }
+
   /** Every served type. */
   all(): ResourceType[] {
     return [...this.byGvr.values()];

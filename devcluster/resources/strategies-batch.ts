@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { StatusCause } from '../../shared/kube/status.js';
 import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
 import { defaultPodSpec, objectAt, required, validateContainers } from './pod-defaults.js';
+import { validateCronJobSchedule } from './cronjob-validation.js';
+import { validateJobModes } from './job-validation.js';
 import type { Strategy } from './types.js';
 
 /** Labels kube's job strategy puts on a Job's selector and pod template. */
@@ -22,7 +24,8 @@ function defaultJob(object: JsonObject): void {
     spec['parallelism'] = 1;
   }
   spec['parallelism'] ??= 1;
-  spec['backoffLimit'] ??= 6;
+  // A per-index limit makes the global one unlimited unless given (SetDefaults_Job).
+  spec['backoffLimit'] ??= spec['backoffLimitPerIndex'] === undefined ? 6 : 2147483647;
   spec['completionMode'] ??= 'NonIndexed';
   spec['suspend'] ??= false;
   spec['podReplacementPolicy'] ??=
@@ -77,6 +80,7 @@ function validateJob(object: JsonObject): StatusCause[] {
       });
     }
   }
+  causes.push(...validateJobModes(spec));
   return causes;
 }
 
@@ -133,6 +137,7 @@ export const batchStrategies: Record<string, Strategy> = {
       if (typeof spec['schedule'] !== 'string' || spec['schedule'] === '')
         causes.push(required('spec.schedule'));
       if (!isJsonObject(spec['jobTemplate'])) causes.push(required('spec.jobTemplate'));
+      causes.push(...validateCronJobSchedule(object));
       return causes;
     },
   },

@@ -3,14 +3,12 @@
 import type { StatusCause } from '../../shared/kube/status.js';
 import { isJsonObject, text, type JsonObject } from '../../shared/kube/json.js';
 import { defaultPodSpec, objectAt, required, validateContainers } from './pod-defaults.js';
-import {
-  defaultDeployment,
-  defaultService,
-  defaultTemplate,
-  initIPFamilyFields,
-} from './builtin-defaults.js';
+import { defaultDeployment, defaultService, defaultTemplate } from './builtin-defaults.js';
+import { prepareService } from './service-allocation.js';
+import { nodePortsOf } from './service-node-ports.js';
 import { batchStrategies } from './strategies-batch.js';
-import type { Strategy, StrategyContext } from './types.js';
+import { clusterStrategies } from './strategies-cluster.js';
+import type { IPFamily, Strategy, StrategyContext } from './types.js';
 
 export type { Strategy, StrategyContext } from './types.js';
 import {
@@ -19,13 +17,62 @@ import {
   SelectorError,
 } from '../../shared/kube/selectors.js';
 
-/** The server's strategy context: cluster IPs handed out in order from 10.96.0.11. */
-export function strategyContext(): StrategyContext {
-  let nextServiceIp = 10;
+/** What the strategy context reads from the server. */
+export interface StrategyContextSource {
+  /** The stored Services. */
+  services(): JsonObject[];
+  /** The families of the service CIDRs, primary first. */
+  serviceIPFamilies: readonly IPFamily[];
+}
+
+function serviceKey(service: JsonObject): string {
+  const m = isJsonObject(service['metadata']) ? service['metadata'] : {};
+  return `${text(m['namespace'] ?? '')}/${text(m['name'] ?? '')}`;
+}
+
+/**
+ * The server's strategy context: IPv4 cluster IPs from 10.96.0.11 and IPv6 ones from
+ * fd00:10:96::b on, each skipping IPs in use; node ports as the stored Services hold them.
+ */
+export function strategyContext(source: StrategyContextSource): StrategyContext {
+  const next: Record<IPFamily, number> = { IPv4: 10, IPv6: 10 };
+  const heldBy = (ip: string): string[] =>
+    source
+      .services()
+      .filter((s) => {
+        const ips = isJsonObject(s['spec']) ? s['spec']['clusterIPs'] : undefined;
+        return Array.isArray(ips) && ips.includes(ip);
+      })
+      .map(serviceKey);
+  const format = (family: IPFamily, n: number): string =>
+    family === 'IPv4'
+      ? `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`
+      : `fd00:10:96::${(n + 1).toString(16)}`;
   return {
-    allocateClusterIP: () => {
-      const n = nextServiceIp++;
-      return `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+    serviceIPFamilies: source.serviceIPFamilies,
+    clusterIPs: {
+      next(family) {
+        const held = new Set(
+          source
+            .services()
+            .flatMap((s) => (isJsonObject(s['spec']) ? s['spec']['clusterIPs'] : undefined) ?? [])
+            .map(String),
+        );
+        for (;;) {
+          const ip = format(family, next[family]++);
+          if (!held.has(ip)) return ip;
+        }
+      },
+      inUse: (ip, namespace, name) => heldBy(ip).some((k) => k !== `${namespace}/${name}`),
+    },
+    nodePortsInUse(namespace, name) {
+      const inUse = new Set<number>();
+      for (const service of source.services()) {
+        if (serviceKey(service) === `${namespace}/${name}`) continue;
+        if (isJsonObject(service['spec']))
+          for (const port of nodePortsOf(service['spec'])) inUse.add(port);
+      }
+      return inUse;
     },
   };
 }
@@ -77,6 +124,7 @@ function validateWorkload(object: JsonObject): StatusCause[] {
 
 const strategies: Record<string, Strategy> = {
   ...batchStrategies,
+  ...clusterStrategies,
   '/Namespace': {
     prepareCreate(object) {
       const spec = objectAt(object, 'spec');
@@ -98,22 +146,11 @@ const strategies: Record<string, Strategy> = {
   '/Service': {
     defaults: defaultService,
     prepareCreate(object, context) {
-      const spec = objectAt(object, 'spec');
-      if (spec['type'] !== 'ExternalName' && (spec['clusterIP'] ?? '') === '') {
-        spec['clusterIP'] = context.allocateClusterIP();
-        spec['clusterIPs'] = [spec['clusterIP']];
-      }
-      initIPFamilyFields(spec);
       object['status'] = { loadBalancer: {} };
+      return prepareService(object, undefined, context);
     },
-    prepareUpdate(object, old) {
-      const spec = objectAt(object, 'spec');
-      const oldSpec = isJsonObject(old['spec']) ? old['spec'] : {};
-      if ((spec['clusterIP'] ?? '') === '' && oldSpec['clusterIP'] !== undefined) {
-        spec['clusterIP'] = oldSpec['clusterIP'];
-        if (oldSpec['clusterIPs'] !== undefined) spec['clusterIPs'] = oldSpec['clusterIPs'];
-      }
-      initIPFamilyFields(spec);
+    prepareUpdate(object, old, context) {
+      return prepareService(object, old, context);
     },
   },
   '/ConfigMap': {

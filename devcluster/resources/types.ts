@@ -55,10 +55,25 @@ export interface ResourceType {
   deprecationWarning?: string;
 }
 
+/** A service IP family. */
+export type IPFamily = 'IPv4' | 'IPv6';
+
+/** Cluster IPs handed out per family, skipping those other Services hold. */
+export interface ClusterIPAllocator {
+  /** The next free IP of the family. */
+  next(family: IPFamily): string;
+  /** Whether another Service (not `namespace/name`) holds the IP. */
+  inUse(ip: string, namespace: string, name: string): boolean;
+}
+
 /** What strategies may need from the server. */
 export interface StrategyContext {
-  /** A free cluster IP for a new Service. */
-  allocateClusterIP(): string;
+  /** The families of the service CIDRs, primary first (IPv4 only unless configured). */
+  serviceIPFamilies: readonly IPFamily[];
+  /** Cluster IPs for Services. */
+  clusterIPs: ClusterIPAllocator;
+  /** The node ports held by every Service but `namespace/name`. */
+  nodePortsInUse(namespace: string, name: string): Set<number>;
 }
 
 /** Behaviour of one kind; each hook mutates the fresh object it is given. */
@@ -68,8 +83,13 @@ export interface Strategy {
    * resource, created or replaced (PUT, patch, apply), before prepareCreate/prepareUpdate.
    */
   defaults?(object: JsonObject): void;
-  prepareCreate?(object: JsonObject, context: StrategyContext): void;
-  /** Called for main-resource updates (not /status). */
-  prepareUpdate?(object: JsonObject, old: JsonObject): void;
+  /** Derives server-set fields; causes found while allocating them fail the create (422). */
+  prepareCreate?(object: JsonObject, context: StrategyContext): StatusCause[] | void;
+  /** Called for main-resource updates (not /status); causes fail the update (422). */
+  prepareUpdate?(
+    object: JsonObject,
+    old: JsonObject,
+    context: StrategyContext,
+  ): StatusCause[] | void;
   validate?(object: JsonObject): StatusCause[];
 }

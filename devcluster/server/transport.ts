@@ -48,6 +48,8 @@ export interface ApiResponse {
   readonly ended: boolean;
   /** Whether the client has gone (a reset HTTP/2 stream, a closed connection): nothing to write to. */
   readonly gone: boolean;
+  /** The status code sent, 0 before the head goes out. */
+  readonly statusCode: number;
   /** Sets a header every answer to this request carries, whatever its status. */
   setHeader(name: string, value: string | string[]): void;
   /** A header set with setHeader. */
@@ -100,6 +102,7 @@ export class Http2Exchange implements ApiRequest, ApiResponse {
   readonly method: string;
   readonly url: string;
   private preset: PresetHeaders | undefined;
+  statusCode = 0;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
@@ -161,6 +164,7 @@ export class Http2Exchange implements ApiRequest, ApiResponse {
   send(code: number, headers: ResponseHeaders, body: Buffer | string): void {
     const { stream } = this;
     if (stream.destroyed || stream.closed) return;
+    this.statusCode = code;
     // respond() ends the stream itself for HEAD, 204 and 304: no body follows then.
     stream.respond({ ...withPreset(this.preset, headers), ':status': code });
     if (stream.writableEnded) return;
@@ -173,6 +177,7 @@ export class Http2Exchange implements ApiRequest, ApiResponse {
   start(code: number, headers: ResponseHeaders): void {
     const { stream } = this;
     if (stream.destroyed || stream.closed) return;
+    this.statusCode = code;
     stream.respond({ ...withPreset(this.preset, headers), ':status': code });
   }
 
@@ -188,8 +193,10 @@ export class Http2Exchange implements ApiRequest, ApiResponse {
     const { stream } = this;
     if (stream.destroyed || stream.writableEnded) return;
     // An answer that never started (an error after a proxy failed to connect) still needs a head.
-    if (!stream.headersSent) stream.respond({ ':status': 200 }, { endStream: true });
-    else stream.end();
+    if (!stream.headersSent) {
+      this.statusCode = 200;
+      stream.respond({ ':status': 200 }, { endStream: true });
+    } else stream.end();
   }
 
   get writable(): Writable {
@@ -250,6 +257,10 @@ export class Http1Exchange implements ApiRequest, ApiResponse {
 
   get gone(): boolean {
     return this.res.destroyed;
+  }
+
+  get statusCode(): number {
+    return this.res.headersSent ? this.res.statusCode : 0;
   }
 
   setHeader(name: string, value: string | string[]): void {

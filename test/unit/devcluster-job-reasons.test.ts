@@ -7,6 +7,9 @@ void t.test('job controller - failure reasons are kube 1.30 job controller reaso
   t.same(jobFailureReasons, {
     backoffLimitExceeded: 'BackoffLimitExceeded',
     deadlineExceeded: 'DeadlineExceeded',
+    podFailurePolicy: 'PodFailurePolicy',
+    failedIndexes: 'FailedIndexes',
+    maxFailedIndexesExceeded: 'MaxFailedIndexesExceeded',
   });
   t.end();
 });

@@ -106,6 +106,26 @@ function resourceRequest(
   return handlers[verb](request);
 }
 
+/**
+ * One debug line per request once it is over, as kube-apiserver's HTTP log at -v=3: what a
+ * client asked, what it got and how long it took (watches log when they end).
+ */
+function logWhenDone(logger: FrontEndOptions['logger'], req: ApiRequest, res: ApiResponse): void {
+  const started = performance.now();
+  res.onClose(() =>
+    logger.debug(
+      {
+        verb: req.method,
+        uri: req.url,
+        code: res.statusCode,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        userAgent: req.headers['user-agent'],
+      },
+      'request',
+    ),
+  );
+}
+
 /** The API server's HTTP request listener. */
 export function createRequestListener(
   server: FrontEndOptions,
@@ -147,7 +167,9 @@ export function createRequestListener(
     await resourceRequest(server, req, res, path, query, outcome.user);
   }
 
+  const logRequests = server.logger.isLevelEnabled('debug');
   return (req, res) => {
+    if (logRequests) logWhenDone(server.logger, req, res);
     handle(req, res).catch((error: unknown) => {
       if (error instanceof ApiError) return sendError(res, error);
       server.logger.error({ err: error, path: req.url, method: req.method }, 'request failed');
