@@ -1,5 +1,6 @@
 // The simulated deployment controller: a ReplicaSet per pod template (old ones scaled to 0 at
-// once), and the Deployment's status and conditions from its ReplicaSets'.
+// once, none made while the Deployment is paused), and the Deployment's status and conditions
+// from its ReplicaSets'.
 import { systemWrite, type ApiCore } from '../api/core.js';
 import { jsonEqual } from '../api/object-json.js';
 import { text, type JsonObject } from '../../shared/kube/json.js';
@@ -14,11 +15,17 @@ import {
   recordEvent,
   tolerate,
 } from './workload-objects.js';
+import {
+  newReplicaSetAnnotations,
+  pruneHistory,
+  revisionAnnotation,
+  revisionOf,
+} from './deployment-revisions.js';
 
 /** Reconciles the Deployment `namespace/name`. */
 export function reconcileDeployment(core: ApiCore, key: string): void {
   const [namespace = '', name = ''] = key.split('/');
-  const deployment = core.store.get('deployments.apps', namespace, name);
+  let deployment = core.store.get('deployments.apps', namespace, name);
   if (!deployment || metadataOf(deployment)['deletionTimestamp'] !== undefined) return;
   const rsType = core.typeOf('apps', 'replicasets');
   const spec = obj(deployment['spec']);
@@ -31,10 +38,12 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
     .filter((rs) => controllerOf(rs) === uid);
   const newName = `${name}-${hash}`;
   let current = owned.find((rs) => metadataOf(rs)['name'] === newName);
-  const revisions = owned.map((rs) =>
-    Number(obj(metadataOf(rs)['annotations'])['deployment.kubernetes.io/revision'] ?? 0),
-  );
-  if (!current) {
+  const newRevision =
+    Math.max(0, ...owned.filter((rs) => rs !== current).map((rs) => revisionOf(rs))) + 1;
+  const annotations = newReplicaSetAnnotations(deployment, current, newRevision, desired);
+  const paused = spec['paused'] === true;
+  // A paused Deployment rolls out no new template (kube: sync without creating the new ReplicaSet).
+  if (!current && !paused) {
     const templateMeta = obj(template['metadata']);
     const labels = { ...obj(templateMeta['labels']), [podTemplateHashLabel]: hash };
     const selector = obj(spec['selector']);
@@ -45,11 +54,7 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
         name: newName,
         namespace,
         labels,
-        annotations: {
-          'deployment.kubernetes.io/desired-replicas': text(desired),
-          'deployment.kubernetes.io/max-replicas': text(desired + 1),
-          'deployment.kubernetes.io/revision': text(Math.max(0, ...revisions) + 1),
-        },
+        annotations,
         ownerReferences: [ownerRef(deployment, 'Deployment', 'apps/v1')],
       },
       spec: {
@@ -71,15 +76,43 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
         'ScalingReplicaSet',
         `Scaled up replica set ${newName} to ${desired}`,
       );
-  } else if (obj(current['spec'])['replicas'] !== desired) {
+  } else if (
+    current &&
+    (obj(current['spec'])['replicas'] !== desired ||
+      !jsonEqual(annotations, metadataOf(current)['annotations'] ?? {}))
+  ) {
     const copy = structuredClone(current);
     obj(copy['spec'])['replicas'] = desired;
+    metadataOf(copy)['annotations'] = annotations;
     tolerate(() =>
       core.update(rsType, namespace, newName, copy, systemWrite('deployment-controller')),
     );
+    current = core.store.get('replicasets.apps', namespace, newName);
+  }
+  const deploymentRevision = current ? text(revisionOf(current)) : undefined;
+  const ownAnnotations = obj(metadataOf(deployment)['annotations']);
+  if (
+    deploymentRevision !== undefined &&
+    ownAnnotations[revisionAnnotation] !== deploymentRevision
+  ) {
+    const copy = structuredClone(deployment);
+    metadataOf(copy)['annotations'] = {
+      ...ownAnnotations,
+      [revisionAnnotation]: deploymentRevision,
+    };
+    tolerate(() =>
+      core.update(
+        core.typeOf('apps', 'deployments'),
+        namespace,
+        name,
+        copy,
+        systemWrite('deployment-controller'),
+      ),
+    );
+    deployment = core.store.get('deployments.apps', namespace, name) ?? deployment;
   }
   // Old ReplicaSets are scaled down at once: the simulation rolls over instantly.
-  for (const rs of owned) {
+  for (const rs of current ? owned : []) {
     if (metadataOf(rs)['name'] === newName || obj(rs['spec'])['replicas'] === 0) continue;
     const copy = structuredClone(rs);
     obj(copy['spec'])['replicas'] = 0;
@@ -100,6 +133,7 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
       `Scaled down replica set ${text(metadataOf(rs)['name'])} to 0`,
     );
   }
+  pruneHistory(core, deployment, newName);
   const all = core.store
     .list('replicasets.apps', namespace)
     .filter((rs) => controllerOf(rs) === uid);
@@ -140,23 +174,32 @@ export function reconcileDeployment(core: ApiCore, key: string): void {
             now,
             previous,
           ),
-      complete
+      paused
         ? condition(
             'Progressing',
-            true,
-            'NewReplicaSetAvailable',
-            `ReplicaSet "${newName}" has successfully progressed.`,
+            'Unknown',
+            'DeploymentPaused',
+            'Deployment is paused',
             now,
             previous,
           )
-        : condition(
-            'Progressing',
-            true,
-            'ReplicaSetUpdated',
-            `ReplicaSet "${newName}" is progressing.`,
-            now,
-            previous,
-          ),
+        : complete
+          ? condition(
+              'Progressing',
+              true,
+              'NewReplicaSetAvailable',
+              `ReplicaSet "${newName}" has successfully progressed.`,
+              now,
+              previous,
+            )
+          : condition(
+              'Progressing',
+              true,
+              'ReplicaSetUpdated',
+              `ReplicaSet "${newName}" is progressing.`,
+              now,
+              previous,
+            ),
     ],
   };
   if (replicas - available > 0) status['unavailableReplicas'] = replicas - available;

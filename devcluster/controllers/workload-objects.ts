@@ -2,7 +2,13 @@
 // owner references, conditions, writes that tolerate races, and the events they record.
 import { systemWrite, type ApiCore } from '../api/core.js';
 import { ApiError } from '../api/errors.js';
-import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
+import {
+  canonicalJson,
+  isJsonObject,
+  text,
+  type JsonObject,
+  type JsonValue,
+} from '../../shared/kube/json.js';
 import { randomSuffix } from '../resources/names.js';
 
 /**
@@ -63,9 +69,24 @@ export function fnv32a(text: string): number {
 
 const safeAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
-/** The pod-template-hash of a template (fnv32a, encoded with kube's safe alphabet). */
+/** The value without null members: a typed Go object does not tell a null field from an absent one. */
+function withoutNulls(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isJsonObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, withoutNulls(v)]),
+  );
+}
+
+/**
+ * The pod-template-hash of a template (fnv32a, encoded with kube's safe alphabet). Like kube's
+ * hash of the typed template, it ignores member order and null members, so the template
+ * `kubectl rollout undo` writes back finds its old ReplicaSet again.
+ */
 export function podTemplateHash(template: JsonValue): string {
-  return text(fnv32a(JSON.stringify(template)))
+  return text(fnv32a(canonicalJson(withoutNulls(template))))
     .split('')
     .map((d) => safeAlphabet[Number(d)] ?? 'b')
     .join('');
@@ -122,7 +143,7 @@ export function tolerate(action: () => unknown): void {
 /** A Deployment condition, its times kept from `previous` while its status (and reason) hold. */
 export function condition(
   type: string,
-  status: boolean,
+  status: boolean | 'Unknown',
   reason: string,
   message: string,
   now: string,
@@ -130,7 +151,7 @@ export function condition(
 ): JsonObject {
   const list = Array.isArray(previous) ? previous.filter(isJsonObject) : [];
   const before = list.find((c) => c['type'] === type);
-  const value = status ? 'True' : 'False';
+  const value = status === 'Unknown' ? status : status ? 'True' : 'False';
   const same = before !== undefined && before['status'] === value && before['reason'] === reason;
   return {
     type,

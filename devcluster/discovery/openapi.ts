@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
 import { apiVersionOf, type ResourceRegistry } from '../resources/registry.js';
 import type { ResourceType } from '../resources/types.js';
+import { builtinKindSchema, referencedComponents } from './builtin-schemas.js';
 
 const objectMetaRef = '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
@@ -81,7 +82,10 @@ function resourceSchema(type: ResourceType): JsonObject {
   const base: JsonObject =
     type.schema !== undefined
       ? structuredClone(type.schema)
-      : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+      : (builtinKindSchema(schemaName(type)) ?? {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+        });
   const properties = isJsonObject(base['properties']) ? base['properties'] : {};
   base['properties'] = {
     ...properties,
@@ -227,6 +231,8 @@ export function openApiV3Document(
       };
     }
   }
+  const kindSchemas = Object.values(schemas).filter(isJsonObject);
+  Object.assign(schemas, referencedComponents(kindSchemas));
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: kubernetesVersion },
@@ -263,13 +269,14 @@ export function openApiV2Document(
   registry: ResourceRegistry,
   kubernetesVersion: string,
 ): JsonObject {
+  const schemas: Record<string, JsonObject> = {};
+  for (const type of registry.all()) schemas[schemaName(type)] = resourceSchema(type);
+  Object.assign(schemas, referencedComponents(Object.values(schemas), 'v2'));
   const definitions: JsonObject = {};
-  for (const type of registry.all()) {
-    const schema = JSON.parse(
-      JSON.stringify(resourceSchema(type)).replaceAll('#/components/schemas/', '#/definitions/'),
+  for (const [name, schema] of Object.entries(schemas))
+    definitions[name] = JSON.parse(
+      JSON.stringify(schema).replaceAll('#/components/schemas/', '#/definitions/'),
     ) as JsonObject;
-    definitions[schemaName(type)] = schema;
-  }
   definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta'] = objectMetaSchema;
   return {
     swagger: '2.0',

@@ -391,6 +391,17 @@ const builtinSpecs: BuiltinSpec[] = [
     verbs: ['create'],
     virtual: true,
   },
+  // `kubectl auth whoami` (GA in 1.28; kube 1.30 serves no v1beta1/v1alpha1 by default).
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    resource: 'selfsubjectreviews',
+    kind: 'SelfSubjectReview',
+    singular: 'selfsubjectreview',
+    namespaced: false,
+    verbs: ['create'],
+    virtual: true,
+  },
 ];
 
 /** The built-in resource types (fresh objects, safe to keep). */

@@ -231,6 +231,7 @@ const messages: Readonly<Record<string, MessageSpec>> = {
     2: m('spec', 'SelfSubjectRulesReviewSpec'),
   },
   SelfSubjectRulesReviewSpec: { 1: s('namespace') },
+  SelfSubjectReview: { 1: m('metadata', 'ObjectMeta') },
   TokenRequest: { 1: m('metadata', 'ObjectMeta'), 2: m('spec', 'TokenRequestSpec') },
   TokenRequestSpec: { 1: s('audiences', true), 4: i('expirationSeconds') },
   DeleteOptions: {

@@ -34,7 +34,7 @@ const served: Record<string, string[]> = {
   'apiextensions.k8s.io/v1': ['customresourcedefinitions'],
   'apiregistration.k8s.io/v1': ['apiservices'],
   'apps/v1': ['controllerrevisions', 'daemonsets', 'deployments', 'replicasets', 'statefulsets'],
-  'authentication.k8s.io/v1': ['tokenreviews'],
+  'authentication.k8s.io/v1': ['selfsubjectreviews', 'tokenreviews'],
   'authorization.k8s.io/v1': [
     'localsubjectaccessreviews',
     'selfsubjectaccessreviews',

@@ -1,5 +1,6 @@
 // The review kinds answered on create and never stored: SubjectAccessReview,
-// SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview and TokenReview.
+// SelfSubjectAccessReview, LocalSubjectAccessReview, SelfSubjectRulesReview, TokenReview and
+// SelfSubjectReview.
 import {
   authenticate,
   authorize,
@@ -12,6 +13,7 @@ import {
 } from '../../../auth/index.js';
 import { badRequest } from '../../../api/errors.js';
 import { apiVersionOf } from '../../../resources/registry.js';
+import { kubeTime } from '../../../../shared/kube/time.js';
 import { sendJson } from '../answers.js';
 import type { ResourceRequest } from '../types.js';
 import {
@@ -102,6 +104,17 @@ export function answerReview(
       };
       if (review.evaluationError !== undefined) status['evaluationError'] = review.evaluationError;
       result['status'] = status;
+      break;
+    }
+    case 'SelfSubjectReview': {
+      // The requester as authenticated (or impersonated), stamped now, as kube's REST does.
+      const userInfo: JsonObject = { username: requester.username };
+      if (requester.uid !== undefined) userInfo['uid'] = requester.uid;
+      userInfo['groups'] = requester.groups;
+      if (requester.extra !== undefined && Object.keys(requester.extra).length > 0)
+        userInfo['extra'] = requester.extra;
+      result['metadata'] = { creationTimestamp: kubeTime(new Date()) };
+      result['status'] = { userInfo };
       break;
     }
     case 'TokenReview': {
