@@ -119,19 +119,20 @@ function queryParameter(
 }
 
 /**
- * The patch types a PATCH operation accepts, as kube-apiserver lists them: custom resources
- * take no strategic merge patch (apiextensions' OpenAPI builder), built-in kinds do (the
- * endpoints installer). kubectl 1.29+ `apply` reads this list: a kind whose PATCH operation
- * lists strategic merge patch gets one, a kind unknown to kubectl's scheme otherwise gets a JSON
- * merge patch (kubectl/pkg/cmd/apply/patcher.go).
+ * The patch types a PATCH operation lists. kube-apiserver lists strategic merge patch for
+ * built-in kinds (not for custom resources), and kubectl 1.29+ `apply` then builds its patch
+ * from the kind's /openapi/v3 schema (kubectl/pkg/cmd/apply/patcher.go). The devcluster's
+ * built-in schemas are partial (builtin-schemas.ts), so a field missing from them would make
+ * kubectl warn "error calculating patch from openapi v3 spec" on every apply. Listing no
+ * strategic merge patch sends kubectl to its compiled-in types instead, which build the same
+ * strategic merge patch without a warning; the server still accepts one for built-in kinds.
  */
-function patchContentTypes(type: ResourceType): string[] {
-  const types = [
+function patchContentTypes(): string[] {
+  return [
     'application/apply-patch+yaml',
     'application/json-patch+json',
     'application/merge-patch+json',
   ];
-  return type.crdName === undefined ? [...types, 'application/strategic-merge-patch+json'] : types;
 }
 
 function operation(
@@ -177,7 +178,7 @@ function operation(
   if (action === 'patch') {
     op['requestBody'] = {
       content: Object.fromEntries(
-        patchContentTypes(type).map((ct) => [ct, { schema: { type: 'object' } }]),
+        patchContentTypes().map((ct) => [ct, { schema: { type: 'object' } }]),
       ),
       required: true,
     };
