@@ -2,17 +2,7 @@
 // runtime and priority classes, flow control and admission policies, with kube's printer columns.
 import type { JsonObject } from '../../shared/kube/json.js';
 import { humanDuration } from '../../shared/kube/time.js';
-import { ageColumn, count, field, num, str, type BuiltinSpec } from './columns.js';
-
-function conditionTrue(object: JsonObject, type: string): boolean {
-  const conditions = field(object, 'status', 'conditions');
-  return (
-    Array.isArray(conditions) &&
-    conditions.some(
-      (c) => str(c as JsonObject, 'type') === type && str(c as JsonObject, 'status') === 'True',
-    )
-  );
-}
+import { ageColumn, conditionTrue, count, field, num, str, type BuiltinSpec } from './columns.js';
 
 /** TARGETS of an HPA: each metric's current/target, as printHorizontalPodAutoscaler. */
 function hpaTargets(hpa: JsonObject): string {

@@ -3,6 +3,7 @@
 import type { JsonObject } from '../../shared/kube/json.js';
 import {
   ageColumn,
+  conditionTrue,
   containerField,
   field,
   formatAge,
@@ -13,22 +14,12 @@ import {
 } from './columns.js';
 import type { PrinterColumn } from './types.js';
 
-function hasCondition(object: JsonObject, type: string): boolean {
-  const conditions = field(object, 'status', 'conditions');
-  return (
-    Array.isArray(conditions) &&
-    conditions.some(
-      (c) => field(c as JsonObject, 'type') === type && field(c as JsonObject, 'status') === 'True',
-    )
-  );
-}
-
 /** The STATUS cell of a Job, as printJob derives it from the conditions. */
 export function jobStatusText(job: JsonObject): string {
-  if (hasCondition(job, 'Complete')) return 'Complete';
-  if (hasCondition(job, 'Failed')) return 'Failed';
-  if (hasCondition(job, 'Suspended')) return 'Suspended';
-  if (hasCondition(job, 'FailureTarget')) return 'FailureTarget';
+  if (conditionTrue(job, 'Complete')) return 'Complete';
+  if (conditionTrue(job, 'Failed')) return 'Failed';
+  if (conditionTrue(job, 'Suspended')) return 'Suspended';
+  if (conditionTrue(job, 'FailureTarget')) return 'FailureTarget';
   return 'Running';
 }
 

@@ -40,6 +40,17 @@ export function count(object: JsonObject, ...path: string[]): number {
   return 0;
 }
 
+/** Whether the object's status carries the condition `type` with status True. */
+export function conditionTrue(object: JsonObject, type: string): boolean {
+  const conditions = field(object, 'status', 'conditions');
+  return (
+    Array.isArray(conditions) &&
+    conditions.some(
+      (c) => str(c as JsonObject, 'type') === type && str(c as JsonObject, 'status') === 'True',
+    )
+  );
+}
+
 /** Table cell helper. */
 export function containerField(object: JsonObject, key: string, ...specPath: string[]): string {
   const containers = field(object, ...specPath, 'containers');

@@ -5,6 +5,7 @@ import { BatchV1Api, CoreV1Api, type V1Job, type V1Pod } from '@kubernetes/clien
 import t from 'tap';
 import { failAnnotation } from '../../devcluster/index.js';
 import { startCluster, type ClusterFixture } from '../harness/devcluster.js';
+import { jobFinished, jobPods, type JobScope } from '../harness/jobs.js';
 import { waitFor } from '../harness/wait.js';
 
 let fixture: ClusterFixture;
@@ -47,21 +48,10 @@ function job(
   };
 }
 
-async function podsOf(name: string): Promise<V1Pod[]> {
-  const list = await core.listNamespacedPod({
-    namespace,
-    labelSelector: `batch.kubernetes.io/job-name=${name}`,
-  });
-  return list.items;
-}
-
-async function finished(name: string, type: 'Complete' | 'Failed'): Promise<V1Job> {
-  return waitFor(`job ${name} ${type}`, async () => {
-    const read = await batch.readNamespacedJobStatus({ name, namespace });
-    const done = read.status?.conditions?.some((c) => c.type === type && c.status === 'True');
-    return done ? read : undefined;
-  });
-}
+const scope = (): JobScope => ({ batch, core, namespace });
+const podsOf = (name: string): Promise<V1Pod[]> => jobPods(scope(), name);
+const finished = (name: string, type: 'Complete' | 'Failed'): Promise<V1Job> =>
+  jobFinished(scope(), name, type);
 
 async function rejection(body: V1Job): Promise<string> {
   const error = await batch.createNamespacedJob({ namespace, body }).then(

@@ -10,6 +10,7 @@ import {
   startCluster,
   type ClusterFixture,
 } from '../harness/devcluster.js';
+import { jobFinished, jobPods, type JobScope } from '../harness/jobs.js';
 import { waitFor } from '../harness/wait.js';
 
 let fixture: ClusterFixture;
@@ -41,21 +42,10 @@ function job(name: string, spec: Partial<NonNullable<V1Job['spec']>> = {}, fail 
   };
 }
 
-async function podsOf(name: string): Promise<V1Pod[]> {
-  const list = await core.listNamespacedPod({
-    namespace,
-    labelSelector: `batch.kubernetes.io/job-name=${name}`,
-  });
-  return list.items;
-}
-
-async function finishedCondition(name: string, type: 'Complete' | 'Failed'): Promise<V1Job> {
-  return waitFor(`job ${name} ${type}`, async () => {
-    const read = await batch.readNamespacedJobStatus({ name, namespace });
-    const done = read.status?.conditions?.some((c) => c.type === type && c.status === 'True');
-    return done ? read : undefined;
-  });
-}
+const scope = (): JobScope => ({ batch, core, namespace });
+const podsOf = (name: string): Promise<V1Pod[]> => jobPods(scope(), name);
+const finishedCondition = (name: string, type: 'Complete' | 'Failed'): Promise<V1Job> =>
+  jobFinished(scope(), name, type);
 
 void t.test('jobs - create applies kube 1.30 defaults and the generated selector', async (t) => {
   const created = await batch.createNamespacedJob({ namespace, body: job('defaults') });
