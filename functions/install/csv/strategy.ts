@@ -75,9 +75,9 @@ export function intendedDeployments(
   const certified = certifiedDeployments(csv);
   const certificates = s.certificates.get(csv.metadata.name ?? '');
   return strategy.deployments.map((entry) => {
-    const uses = certified.get(entry.name);
     const cert = certificates?.get(entry.name);
-    if (uses === undefined || cert === undefined) return deploymentFor({ csv, entry, config });
+    if (!certified.has(entry.name) || cert === undefined)
+      return deploymentFor({ csv, entry, config });
     const spec = withCertificate(
       entry.spec,
       cert.caHash,

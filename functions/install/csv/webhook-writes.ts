@@ -1,6 +1,7 @@
 // The writes that serve a CSV's webhooks and owned APIServices (spec §3.2–3.4): the Service,
-// certificate Secret and its RBAC (with the auth delegation bindings) per backing deployment, the admission webhook
-// configurations, conversion settings of owned CRDs, and APIServices. Pure.
+// certificate Secret and its RBAC (with the auth delegation bindings) per backing deployment,
+// the admission webhook configurations, conversion settings of owned CRDs, and APIServices.
+// Pure.
 import type { OperatorGroup } from '../../../shared/api/index.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Served } from '../../../shared/kube/served.js';
@@ -44,6 +45,7 @@ export interface CertifiedInputs {
 // labels to the two bindings outside the CSV's reach of owner references.
 const managedLabels: Readonly<Record<string, string>> = { 'olm.managed': 'true' };
 const ownerLabelKeys = ['olm.owner', 'olm.owner.namespace', 'olm.owner.kind'] as const;
+const rbacApiVersion = 'rbac.authorization.k8s.io/v1';
 
 function ownerLabelsOf(csv: KubeObject, namespace: string): Record<string, string> {
   return {
@@ -126,7 +128,7 @@ function servingWrites(inputs: CertifiedInputs, owner: Record<string, string>): 
     existingOf(inputs, kind, ns, name);
   const labels = { ...managedLabels };
   const owned = { labels, ownerReferences: [ownerRef(csv)] };
-  for (const [deployment, uses] of certifiedDeployments(csv)) {
+  for (const [deployment, ports] of certifiedDeployments(csv)) {
     const cert = inputs.certificates.get(deployment);
     const spec: DeploymentSpecLike | undefined = inputs.deploymentSpecs.get(deployment);
     if (cert === undefined || spec === undefined) continue;
@@ -139,7 +141,7 @@ function servingWrites(inputs: CertifiedInputs, owner: Record<string, string>): 
           kind: 'Service',
           metadata: { name: service, namespace, ...owned },
           spec: {
-            ports: uses.ports.map((p) => ({ ...p, protocol: 'TCP' })),
+            ports: ports.map((p) => ({ ...p, protocol: 'TCP' })),
             selector: spec.selector?.matchLabels ?? {},
           },
         },
@@ -362,8 +364,6 @@ function apiServiceWrites(inputs: CertifiedInputs, labels: Record<string, string
   }
   return writes;
 }
-
-const rbacApiVersion = 'rbac.authorization.k8s.io/v1';
 
 /** Pure: the writes that serve a CSV's webhooks and owned APIServices. */
 export function certifiedWrites(inputs: CertifiedInputs): Write[] {

@@ -43,14 +43,6 @@ export interface ServingPort {
   targetPort: number | string;
 }
 
-/** What a deployment serves, and the ports of its Service. */
-export interface CertifiedUses {
-  webhook: boolean;
-  apiservice: boolean;
-  /** Upstream's getServicePorts: APIServices' then webhooks', equal ports once. */
-  ports: ServingPort[];
-}
-
 // A webhook's Service port: containerPort (default 443) in front, the webhook's targetPort
 // behind (upstream: containerPort when unset, its behaviour before targetPort existed).
 function webhookPort(w: WebhookDescription): ServingPort {
@@ -63,19 +55,21 @@ function apiServicePort(a: APIServiceDescription): ServingPort {
   return { name: String(port), port, targetPort: port };
 }
 
-/** Deployments that need a serving certificate, with what they serve. */
-export function certifiedDeployments(csv: Csv): Map<string, CertifiedUses> {
-  const out = new Map<string, CertifiedUses>();
-  const use = (deployment: string, port: ServingPort): CertifiedUses => {
-    const e = out.get(deployment) ?? { webhook: false, apiservice: false, ports: [] };
-    if (!e.ports.some((p) => p.port === port.port && p.targetPort === port.targetPort)) {
-      e.ports.push(port);
+/**
+ * Deployments that need a serving certificate, with the ports of their Service (upstream's
+ * getServicePorts: APIServices' then webhooks', equal ports once).
+ */
+export function certifiedDeployments(csv: Csv): Map<string, ServingPort[]> {
+  const out = new Map<string, ServingPort[]>();
+  const use = (deployment: string, port: ServingPort): void => {
+    const ports = out.get(deployment) ?? [];
+    if (!ports.some((p) => p.port === port.port && p.targetPort === port.targetPort)) {
+      ports.push(port);
     }
-    out.set(deployment, e);
-    return e;
+    out.set(deployment, ports);
   };
-  for (const a of ownedApiServicesOf(csv)) use(servedBy(a), apiServicePort(a)).apiservice = true;
-  for (const w of webhooksOf(csv)) use(servedBy(w), webhookPort(w)).webhook = true;
+  for (const a of ownedApiServicesOf(csv)) use(servedBy(a), apiServicePort(a));
+  for (const w of webhooksOf(csv)) use(servedBy(w), webhookPort(w));
   return out;
 }
 
@@ -121,7 +115,7 @@ function mountCertificate(
   pod: PodSpecLike,
   use: keyof typeof certificateMounts,
   secretName: string,
-) {
+): void {
   const m = certificateMounts[use];
   const volume: Named = {
     name: m.volume,
