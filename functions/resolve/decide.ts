@@ -15,6 +15,7 @@ import {
   visibleCatalogs,
   type InstalledCsvFacts,
   type Resolution,
+  type ResolvedBundle,
   type ResolverCatalog,
 } from '../../shared/resolver/index.js';
 import {
@@ -98,6 +99,16 @@ function outcomeOf(resolution: Resolution, subscription: string): SubscriptionOu
     reason: prevented ? 'ErrorPreventedResolution' : 'ConstraintsNotSatisfiable',
     message: problems.map((p) => p.message).join('; '),
   };
+}
+
+// Upstream's registry answers a bundle per channel, with that channel entry's replaces; a bundle
+// whose channel is unknown keeps the catalog's first answer (or its CSV's).
+function channelReplaces(b: ResolvedBundle, index: CatalogIndex | null): string | null {
+  const entry =
+    b.channel === null
+      ? undefined
+      : index?.getChannel(b.package, b.channel)?.entries.find((e) => e.name === b.name);
+  return entry === undefined ? (b.bundle?.replaces ?? null) : entry.replaces;
 }
 
 function sameRecord(a: ResolutionRecord | undefined, b: ResolutionRecord): boolean {
@@ -194,11 +205,13 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
     }
   }
   const digests = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.digest]));
+  const indexes = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.index]));
   const record = recordResolution(
     s.namespace,
     resolution,
     (c) => digests.get(`${c.namespace}/${c.name}`) ?? null,
     (b) => (b.bundle === null ? [] : allBundleProperties(b.bundle)),
+    (b) => channelReplaces(b, indexes.get(`${b.catalog.namespace}/${b.catalog.name}`) ?? null),
   );
   const changed = !sameRecord(s.previous, record);
   // Upstream records a Warning Event on the namespace when resolution fails; one per distinct

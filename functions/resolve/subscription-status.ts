@@ -1,5 +1,5 @@
 // The Subscription status fields the resolve function owns: catalogHealth, the
-// CatalogSourcesUnhealthy and ResolutionFailed conditions, and installedCSV/state once the CSV a
+// CatalogSourcesUnhealthy, ResolutionFailed and BundleUnpacking conditions, and installedCSV/state once the CSV a
 // Subscription progresses to exists (upstream: "AtLatestKnown"). The plan function owns the
 // InstallPlan fields (installPlanRef, installPlanGeneration, currentCSV, UpgradePending and the
 // InstallPlan* conditions); each writes only its own fields, so the two never undo each other.
@@ -106,6 +106,16 @@ function catalogCondition(
   };
 }
 
+// Upstream marks every Subscription of a namespace that resolved `BundleUnpacking=False` (bundle
+// contents come from the catalog index, so nothing is ever being unpacked), exactly so: no
+// reason, message or time. A failed resolution leaves the condition as it was.
+function notUnpacking(conditions: SubscriptionCondition[]): SubscriptionCondition[] {
+  const old = conditions.find((c) => c.type === Type.BundleUnpacking);
+  if (old !== undefined && JSON.stringify(old) === JSON.stringify(unpackingDone)) return conditions;
+  return [...conditions.filter((c) => c.type !== Type.BundleUnpacking), { ...unpackingDone }];
+}
+const unpackingDone: SubscriptionCondition = { type: Type.BundleUnpacking, status: 'False' };
+
 /**
  * The Subscription's status with the resolve function's fields brought up to date, or undefined
  * when nothing changes (no write).
@@ -138,6 +148,7 @@ export function resolvedSubscriptionStatus(
           now,
         )
       : withoutCondition(conditions, Type.ResolutionFailed);
+  if (outcome.kind === 'resolved') conditions = notUnpacking(conditions);
   const next: SubscriptionStatus = { ...status, catalogHealth: health, conditions };
   // The CSV the Subscription progresses to exists: it is installed (even before it succeeds).
   if (currentCsvExists && status.currentCSV !== undefined && status.currentCSV !== '') {

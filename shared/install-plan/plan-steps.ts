@@ -1,5 +1,5 @@
 // The steps of an InstallPlan, as upstream's catalog operator writes them: per bundle its CSV
-// (spec.replaces set from the resolution, properties annotation added) and its other objects
+// (in the plan's namespace, spec.replaces set from the resolution, properties annotation added) and its other objects
 // (a Secret becomes kind BundleSecret) and the RBAC of its permissions, plus a Subscription
 // step for a dependency no Subscription asks for; then ordered CSVs first, then CRDs, then the
 // rest (upstream's OrderSteps). Pure.
@@ -33,19 +33,25 @@ function nameOf(object: BundleObject): string {
   return typeof metadata?.name === 'string' ? metadata.name : '';
 }
 
-/** The CSV as installed: the resolution's replaces and the bundle's properties recorded on it. */
-function plannedCsv(planned: PlannedBundle): BundleObject {
+/**
+ * The CSV as installed, as upstream's NewStepResourceFromBundle makes it: in the plan's namespace
+ * (bundles often say `placeholder`), spec.replaces the installed CSV it upgrades or else the
+ * catalog's replaces edge for it, and the bundle's properties recorded on it.
+ */
+function plannedCsv(planned: PlannedBundle, namespace: string): BundleObject {
   const csv = planned.manifests.csv;
   if (csv === undefined)
     throw new BundleManifestError(planned.bundle.name, 'it has no ClusterServiceVersion');
   const metadata = (csv['metadata'] ?? {}) as Record<string, unknown>;
   const spec = { ...((csv['spec'] ?? {}) as Record<string, unknown>) };
-  if (planned.bundle.replaces === null) delete spec['replaces'];
-  else spec['replaces'] = planned.bundle.replaces;
+  const replaces = planned.bundle.replaces ?? planned.bundle.channelReplaces ?? null;
+  if (replaces === null) delete spec['replaces'];
+  else spec['replaces'] = replaces;
   return {
     ...csv,
     metadata: {
       ...metadata,
+      namespace,
       annotations: {
         ...((metadata['annotations'] ?? {}) as Record<string, string>),
         [codes.OlmAnnotation.Properties]: JSON.stringify({ properties: planned.bundle.properties }),
@@ -84,7 +90,7 @@ export function planSteps(namespace: string, bundles: readonly PlannedBundle[]):
   const rest: Step[] = [];
   for (const planned of bundles) {
     const b = planned.bundle;
-    const csv = plannedCsv(planned);
+    const csv = plannedCsv(planned, namespace);
     csvs.push(step(b, csv));
     for (const object of planned.manifests.others) {
       if (object['kind'] === 'CustomResourceDefinition') crds.push(step(b, object));

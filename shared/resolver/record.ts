@@ -22,7 +22,13 @@ export const RecordedBundleSchema = z.object({
   channel: z.string().nullable(),
   subscription: z.string().nullable(),
   action: z.enum(['install', 'upgrade', 'keep']),
+  /** The installed CSV this bundle upgrades, or null. */
   replaces: z.string().nullable(),
+  /**
+   * The replaces edge the bundle declares in its channel of the catalog, or null: what upstream
+   * writes into spec.replaces when the bundle upgrades nothing. Absent in records written before.
+   */
+  channelReplaces: z.string().nullable().optional(),
   /** Properties for the CSV's operatorframework.io/properties annotation. */
   properties: z.array(z.object({ type: z.string(), value: z.unknown() })),
   /** Names of other bundles of this resolution this one depends on. */
@@ -78,12 +84,16 @@ function dependenciesAmong(bundles: readonly ResolvedBundle[]): Map<string, stri
   return out;
 }
 
-/** The record of `resolution`; `digestOf` names the index each catalog was resolved from. */
+/**
+ * The record of `resolution`; `digestOf` names the index each catalog was resolved from,
+ * `channelReplacesOf` the replaces edge of a bundle's channel entry (default: the bundle's).
+ */
 export function recordResolution(
   namespace: string,
   resolution: Resolution,
   digestOf: (catalog: { name: string; namespace: string }) => string | null,
   propertiesOf: (bundle: ResolvedBundle) => RecordedBundle['properties'],
+  channelReplacesOf: (bundle: ResolvedBundle) => string | null = (b) => b.bundle?.replaces ?? null,
 ): ResolutionRecord {
   const requires = dependenciesAmong(resolution.bundles);
   return {
@@ -99,6 +109,7 @@ export function recordResolution(
       subscription: b.subscription,
       action: b.action,
       replaces: b.replaces,
+      channelReplaces: channelReplacesOf(b),
       properties: propertiesOf(b),
       requires: requires.get(b.name) ?? [],
     })),

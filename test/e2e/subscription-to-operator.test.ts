@@ -169,6 +169,11 @@ spec: {name: etcd, channel: singlenamespace-alpha, source: community, sourceName
     '1',
     'the operator Deployment is available',
   );
+  t.match(
+    await kubectl(['get', 'csv', 'etcdoperator.v0.9.4', '-n', 'team-a']),
+    /\netcdoperator\.v0\.9\.4\s.*\s0\.9\.4\s+etcdoperator\.v0\.9\.2\s+Succeeded/,
+    "REPLACES shows the channel's replaces edge on a fresh install, as upstream",
+  );
   t.equal(
     await kubectl([
       'get',

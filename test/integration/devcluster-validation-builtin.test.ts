@@ -583,12 +583,7 @@ void t.test(
       container['volumeMounts'] = [
         { name: 'cert', mountPath: certificateMounts.webhook.path, readOnly: true },
       ];
-    const spec = withCertificate(
-      bundle.spec,
-      { webhook: true, apiservice: false },
-      'hash',
-      'kubebuilder-service-cert',
-    );
+    const spec = withCertificate(bundle.spec, 'hash', 'kubebuilder-service-cert');
     const res = await post(deployments, { ...bundle, spec });
     t.equal(res.status, 201, res.body);
   },

@@ -173,10 +173,13 @@ t.test(
     t.equal(steps[0]?.resource.sourceNamespace, globalNamespace);
     t.equal(steps[0]?.status, 'Unknown');
     const csvManifest = JSON.parse(steps[0]?.resource.manifest ?? '{}') as {
-      metadata: { annotations: Record<string, string> };
+      metadata: { namespace?: string; annotations: Record<string, string> };
       spec: { replaces?: string };
     };
-    t.equal(csvManifest.spec.replaces, undefined, 'a fresh install replaces nothing');
+    // As upstream: the catalog's replaces edge even on a fresh install (kubectl's REPLACES
+    // column), and the CSV in the plan's namespace rather than the bundle's `placeholder`.
+    t.equal(csvManifest.spec.replaces, 'etcdoperator.v0.9.2', "the channel entry's replaces");
+    t.equal(csvManifest.metadata.namespace, 'team-a', 'the CSV step names the real namespace');
     t.match(
       csvManifest.metadata.annotations['operatorframework.io/properties'],
       /"olm\.package"/,
@@ -195,6 +198,11 @@ t.test(
     t.match(etcd.sub.status?.conditions, [
       { type: 'CatalogSourcesUnhealthy', status: 'False', reason: 'AllCatalogSourcesHealthy' },
     ]);
+    t.same(
+      etcd.sub.status?.conditions?.find((c) => c.type === 'BundleUnpacking'),
+      { type: 'BundleUnpacking', status: 'False' },
+      "upstream's BundleUnpacking=False on a resolved Subscription",
+    );
 
     const prometheus = await plannedSubscription(client, 'team-a', 'prometheus');
     t.not(prometheus.plan.metadata.name, etcd.plan.metadata.name, 'independent plans');
@@ -227,6 +235,12 @@ t.test(
     );
     t.equal(failed.status, 'True');
     t.equal(failed.reason, 'ConstraintsNotSatisfiable');
+    t.notOk(
+      (await getSub(client, 'team-a', 'no-such-operator'))?.status?.conditions?.some(
+        (c) => c.type === 'BundleUnpacking',
+      ),
+      'no BundleUnpacking on a Subscription that never resolved (as upstream)',
+    );
     t.match(failed.message, /no-such-operator/);
     const event = await waitFor('a ResolutionFailed Event on the namespace', async () => {
       const list = await client.list({ apiVersion: 'v1', kind: 'Event', namespace: 'team-a' });

@@ -319,3 +319,34 @@ void t.test('steps: dependencies without a subscription get one', (t) => {
   );
   t.end();
 });
+
+void t.test(
+  "plan steps - a fresh install's CSV keeps the catalog's replaces and is in the plan's namespace",
+  (t) => {
+    const placeholder = manifests('a.v1');
+    (placeholder.csv.metadata as Record<string, unknown>)['namespace'] = 'placeholder';
+    const fresh = bundle('a', { channelReplaces: 'a.v0' });
+    const [step] = planSteps('team-a', [{ bundle: fresh, manifests: placeholder }]);
+    const csv = JSON.parse(step?.resource.manifest ?? '{}') as {
+      metadata: { namespace?: string };
+      spec: { replaces?: string };
+    };
+    t.equal(csv.metadata.namespace, 'team-a', "not the bundle's placeholder namespace");
+    t.equal(csv.spec.replaces, 'a.v0', "the channel entry's replaces, as upstream");
+    const upgrade = bundle('a', { action: 'upgrade', replaces: 'a.v-1', channelReplaces: 'a.v0' });
+    const [upgradeStep] = planSteps('team-a', [{ bundle: upgrade, manifests: placeholder }]);
+    t.equal(
+      (JSON.parse(upgradeStep?.resource.manifest ?? '{}') as { spec: { replaces?: string } }).spec
+        .replaces,
+      'a.v-1',
+      'an upgrade names the CSV it replaces',
+    );
+    const head = bundle('a', { channelReplaces: null });
+    const [headStep] = planSteps('team-a', [{ bundle: head, manifests: placeholder }]);
+    t.notOk(
+      'replaces' in (JSON.parse(headStep?.resource.manifest ?? '{}') as { spec: object }).spec,
+      'a bundle that replaces nothing in its channel has no spec.replaces',
+    );
+    t.end();
+  },
+);

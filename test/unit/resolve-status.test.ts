@@ -1,5 +1,6 @@
 // The Subscription status the resolve function owns: catalog health, CatalogSourcesUnhealthy,
-// ResolutionFailed (set with the explanation, cleared on success), AtLatestKnown, no churn.
+// ResolutionFailed (set with the explanation, cleared on success), BundleUnpacking, AtLatestKnown,
+// no churn.
 import t from 'tap';
 import {
   resolvedSubscriptionStatus,
@@ -145,3 +146,40 @@ void t.test('the CSV a Subscription progresses to exists: AtLatestKnown', (t) =>
   });
   t.end();
 });
+
+void t.test(
+  "resolve status - a resolved Subscription carries upstream's bare BundleUnpacking=False",
+  (t) => {
+    const resolved = resolvedSubscriptionStatus(sub(), [healthy], { kind: 'resolved' }, false, now);
+    const unpacking = resolved?.conditions?.filter((c) => c.type === 'BundleUnpacking');
+    t.same(
+      unpacking,
+      [{ type: 'BundleUnpacking', status: 'False' }],
+      'no reason, message or time, as upstream sets it',
+    );
+    const failed = resolvedSubscriptionStatus(
+      sub(),
+      [healthy],
+      { kind: 'failed', reason: 'ConstraintsNotSatisfiable', message: 'no operators found' },
+      false,
+      now,
+    );
+    t.notOk(
+      failed?.conditions?.some((c) => c.type === 'BundleUnpacking'),
+      'not set by a failed resolution',
+    );
+    const failedLater = resolvedSubscriptionStatus(
+      sub(resolved),
+      [healthy],
+      { kind: 'failed', reason: 'ConstraintsNotSatisfiable', message: 'no operators found' },
+      false,
+      later,
+    );
+    t.match(
+      failedLater?.conditions?.filter((c) => c.type === 'BundleUnpacking'),
+      [{ type: 'BundleUnpacking', status: 'False' }],
+      'nor removed by one',
+    );
+    t.end();
+  },
+);

@@ -20,6 +20,10 @@ import { operatorGroupScope } from '../scope.js';
 import { crdNamesOf } from './requirements.js';
 import type { CsvNamespaceSnapshot } from './types.js';
 import {
+  authDelegatorBindingName,
+  authReaderBindingName,
+  authReaderNamespace,
+  certificateSecretName,
   certifiedDeployments,
   existingKey,
   ownedApiServicesOf,
@@ -52,21 +56,25 @@ async function loadCertified(
   for (const csv of relevant) {
     const perDeployment = new Map<string, ServingCertificate>();
     certificates.set(csv.metadata.name ?? '', perDeployment);
-    for (const [deployment, uses] of certifiedDeployments(csv)) {
+    for (const deployment of certifiedDeployments(csv).keys()) {
       const service = serviceNameOf(deployment);
-      const secretName = `${service}-cert`;
+      const secretName = certificateSecretName(service);
       const [secret] = await Promise.all([
         remember({ apiVersion: 'v1', kind: 'Secret', namespace, name: secretName }),
         remember({ apiVersion: 'v1', kind: 'Service', namespace, name: service }),
         remember({ apiVersion: rbac, kind: 'Role', namespace, name: secretName }),
         remember({ apiVersion: rbac, kind: 'RoleBinding', namespace, name: secretName }),
-        uses.apiservice
-          ? remember({
-              apiVersion: rbac,
-              kind: 'ClusterRoleBinding',
-              name: `${service}-system:auth-delegator`,
-            })
-          : Promise.resolve(undefined),
+        remember({
+          apiVersion: rbac,
+          kind: 'ClusterRoleBinding',
+          name: authDelegatorBindingName(service),
+        }),
+        remember({
+          apiVersion: rbac,
+          kind: 'RoleBinding',
+          namespace: authReaderNamespace,
+          name: authReaderBindingName(service),
+        }),
       ]);
       const hosts = serviceHosts(service, namespace);
       perDeployment.set(
@@ -158,6 +166,12 @@ export async function loadNamespace(
         },
         { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration' },
         { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService' },
+        // The auth-reader bindings of webhook and APIService deployments (upstream leaves them).
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          namespace: authReaderNamespace,
+        },
       ].map((kind) => client.list(kind, { labelSelector })),
     );
     clusterRbac = lists.flatMap((l) => l.items);

@@ -14,7 +14,13 @@ import type { Csv } from '../csv-status.js';
 import { refOf } from '../kube-writes.js';
 import { deploymentFor } from './deployments.js';
 import { certifiedWrites } from './webhook-writes.js';
-import { certifiedDeployments, existingKey, serviceNameOf, withCertificate } from './webhooks.js';
+import {
+  certificateSecretName,
+  certifiedDeployments,
+  existingKey,
+  serviceNameOf,
+  withCertificate,
+} from './webhooks.js';
 import type { CsvNamespaceSnapshot } from './types.js';
 
 /** The deployment install strategy, parsed. */
@@ -69,14 +75,13 @@ export function intendedDeployments(
   const certified = certifiedDeployments(csv);
   const certificates = s.certificates.get(csv.metadata.name ?? '');
   return strategy.deployments.map((entry) => {
-    const uses = certified.get(entry.name);
     const cert = certificates?.get(entry.name);
-    if (uses === undefined || cert === undefined) return deploymentFor({ csv, entry, config });
+    if (!certified.has(entry.name) || cert === undefined)
+      return deploymentFor({ csv, entry, config });
     const spec = withCertificate(
       entry.spec,
-      uses,
       cert.caHash,
-      `${serviceNameOf(entry.name)}-cert`,
+      certificateSecretName(serviceNameOf(entry.name)),
     );
     return deploymentFor({ csv, entry: { ...entry, spec }, config });
   });

@@ -19,7 +19,11 @@ export interface CsvNamespaceSnapshot {
   serviceAccounts: Served<ServiceAccount>[];
   deployments: Served<Deployment>[];
   subscriptions: Served<Subscription>[];
-  /** Cluster-scoped RBAC labelled as owned by a CSV of this namespace (for cleanup). */
+  /**
+   * Objects outside the namespace labelled as owned by a CSV of it, read while one is being
+   * deleted (for cleanup): cluster RBAC, webhook configurations, APIServices, kube-system
+   * auth-reader RoleBindings.
+   */
   clusterRbac: KubeObject[];
   /** Serving certificates per CSV name, per backing deployment (webhooks, APIServices). */
   certificates: ReadonlyMap<string, ReadonlyMap<string, ServingCertificate>>;

@@ -1,6 +1,7 @@
 // The writes that serve a CSV's webhooks and owned APIServices (spec §3.2–3.4): the Service,
-// certificate Secret and its RBAC per backing deployment, the admission webhook
-// configurations, conversion settings of owned CRDs, and APIServices. Pure.
+// certificate Secret and its RBAC (with the auth delegation bindings) per backing deployment,
+// the admission webhook configurations, conversion settings of owned CRDs, and APIServices.
+// Pure.
 import type { OperatorGroup } from '../../../shared/api/index.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Served } from '../../../shared/kube/served.js';
@@ -11,6 +12,10 @@ import { asCrd } from '../crds.js';
 import { canonicalJson, fnv64aHex } from '../hash.js';
 import { refOf } from '../kube-writes.js';
 import {
+  authDelegatorBindingName,
+  authReaderBindingName,
+  authReaderNamespace,
+  certificateSecretName,
   certifiedDeployments,
   existingKey,
   ownedApiServicesOf,
@@ -36,12 +41,18 @@ export interface CertifiedInputs {
   targets: readonly string[];
 }
 
+// Upstream labels what it makes for a serving deployment `olm.managed` only, and adds the owner
+// labels to the two bindings outside the CSV's reach of owner references.
+const managedLabels: Readonly<Record<string, string>> = { 'olm.managed': 'true' };
+const ownerLabelKeys = ['olm.owner', 'olm.owner.namespace', 'olm.owner.kind'] as const;
+const rbacApiVersion = 'rbac.authorization.k8s.io/v1';
+
 function ownerLabelsOf(csv: KubeObject, namespace: string): Record<string, string> {
   return {
     'olm.owner': csv.metadata.name ?? '',
     'olm.owner.namespace': namespace,
     'olm.owner.kind': 'ClusterServiceVersion',
-    'olm.managed': 'true',
+    ...managedLabels,
   };
 }
 
@@ -56,19 +67,23 @@ function ownerRef(csv: KubeObject): NonNullable<KubeObject['metadata']['ownerRef
   };
 }
 
-// Create, or update in place keeping the existing object's identity.
+// Create, or update in place keeping the existing object's identity (and the `keep` fields);
+// `drop` names labels to take off (ones an older olmq set where upstream sets none).
 function upsert(
   intended: KubeObject,
   existing: KubeObject | undefined,
   keep: string[] = [],
+  drop: readonly string[] = [],
 ): Write {
   if (existing === undefined) return { op: 'create', object: intended };
+  const labels = { ...existing.metadata.labels, ...intended.metadata.labels };
+  for (const key of drop) delete labels[key];
   const object: KubeObject = {
     ...existing,
     ...intended,
     metadata: {
       ...existing.metadata,
-      labels: { ...existing.metadata.labels, ...intended.metadata.labels },
+      labels,
       annotations: { ...existing.metadata.annotations, ...intended.metadata.annotations },
       ...(intended.metadata.ownerReferences === undefined
         ? {}
@@ -101,46 +116,63 @@ function caBundleOf(inputs: CertifiedInputs, deployment: string): string | undef
   return cert === undefined ? undefined : Buffer.from(cert.caPem, 'utf8').toString('base64');
 }
 
-// Per deployment serving a webhook or APIService: its Service, the certificate Secret and the
-// Role and RoleBinding that let its service account read it, and for APIServices the
-// auth-delegator ClusterRoleBinding.
-function servingWrites(inputs: CertifiedInputs, labels: Record<string, string>): Write[] {
+// Per deployment serving a webhook or APIService, as upstream's installCertRequirements: its
+// Service, the certificate Secret, the Role and RoleBinding that let its service account read
+// the Secret, the ClusterRoleBinding to system:auth-delegator and the kube-system RoleBinding to
+// extension-apiserver-authentication-reader (the SubjectAccessReviews and the client-CA
+// ConfigMap a delegating server reads).
+function servingWrites(inputs: CertifiedInputs, owner: Record<string, string>): Write[] {
   const { csv, namespace } = inputs;
   const writes: Write[] = [];
   const get = (kind: string, ns: string | undefined, name: string): KubeObject | undefined =>
     existingOf(inputs, kind, ns, name);
-  for (const [deployment, uses] of certifiedDeployments(csv)) {
+  const labels = { ...managedLabels };
+  const owned = { labels, ownerReferences: [ownerRef(csv)] };
+  for (const [deployment, ports] of certifiedDeployments(csv)) {
     const cert = inputs.certificates.get(deployment);
     const spec: DeploymentSpecLike | undefined = inputs.deploymentSpecs.get(deployment);
     if (cert === undefined || spec === undefined) continue;
     const service = serviceNameOf(deployment);
-    const secretName = `${service}-cert`;
-    const port = uses.port;
+    const secretName = certificateSecretName(service);
     writes.push(
       upsert(
         {
           apiVersion: 'v1',
           kind: 'Service',
-          metadata: { name: service, namespace, labels, ownerReferences: [ownerRef(csv)] },
+          metadata: { name: service, namespace, ...owned },
           spec: {
-            ports: [{ name: String(port), port, targetPort: port, protocol: 'TCP' }],
+            ports: ports.map((p) => ({ ...p, protocol: 'TCP' })),
             selector: spec.selector?.matchLabels ?? {},
           },
         },
         get('Service', namespace, service),
         ['spec.clusterIP', 'spec.clusterIPs'],
+        ownerLabelKeys,
       ),
     );
     const secret = certificateSecret(secretName, namespace, cert, labels);
     secret.metadata.ownerReferences = [ownerRef(csv)];
-    writes.push(upsert(secret, get('Secret', namespace, secretName)));
-    const account = spec.template?.spec?.serviceAccountName ?? 'default';
+    writes.push(upsert(secret, get('Secret', namespace, secretName), [], ownerLabelKeys));
+    const subjects = [
+      {
+        kind: 'ServiceAccount',
+        name: spec.template?.spec?.serviceAccountName ?? 'default',
+        namespace,
+      },
+    ];
+    const roleRef = (kind: string, name: string) => ({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind,
+      name,
+    });
+    const delegator = authDelegatorBindingName(service);
+    const reader = authReaderBindingName(service);
     writes.push(
       upsert(
         {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
+          apiVersion: rbacApiVersion,
           kind: 'Role',
-          metadata: { name: secretName, namespace, labels, ownerReferences: [ownerRef(csv)] },
+          metadata: { name: secretName, namespace, ...owned },
           rules: [
             {
               apiGroups: [''],
@@ -151,39 +183,44 @@ function servingWrites(inputs: CertifiedInputs, labels: Record<string, string>):
           ],
         },
         get('Role', namespace, secretName),
+        [],
+        ownerLabelKeys,
       ),
       upsert(
         {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
+          apiVersion: rbacApiVersion,
           kind: 'RoleBinding',
-          metadata: { name: secretName, namespace, labels, ownerReferences: [ownerRef(csv)] },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: secretName },
-          subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
+          metadata: { name: secretName, namespace, ...owned },
+          roleRef: roleRef('Role', secretName),
+          subjects,
         },
         get('RoleBinding', namespace, secretName),
         ['roleRef'],
+        ownerLabelKeys,
+      ),
+      upsert(
+        {
+          apiVersion: rbacApiVersion,
+          kind: 'ClusterRoleBinding',
+          metadata: { name: delegator, labels: owner },
+          roleRef: roleRef('ClusterRole', 'system:auth-delegator'),
+          subjects,
+        },
+        get('ClusterRoleBinding', undefined, delegator),
+        ['roleRef'],
+      ),
+      upsert(
+        {
+          apiVersion: rbacApiVersion,
+          kind: 'RoleBinding',
+          metadata: { name: reader, namespace: authReaderNamespace, labels: owner },
+          roleRef: roleRef('Role', 'extension-apiserver-authentication-reader'),
+          subjects,
+        },
+        get('RoleBinding', authReaderNamespace, reader),
+        ['roleRef'],
       ),
     );
-    if (uses.apiservice) {
-      const delegator = `${service}-system:auth-delegator`;
-      writes.push(
-        upsert(
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'ClusterRoleBinding',
-            metadata: { name: delegator, labels },
-            roleRef: {
-              apiGroup: 'rbac.authorization.k8s.io',
-              kind: 'ClusterRole',
-              name: 'system:auth-delegator',
-            },
-            subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
-          },
-          get('ClusterRoleBinding', undefined, delegator),
-          ['roleRef'],
-        ),
-      );
-    }
   }
   return writes;
 }

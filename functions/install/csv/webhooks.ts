@@ -1,6 +1,6 @@
 // Webhooks and owned APIServices of a CSV (spec §3.2–3.4) as the install reads them: the
-// descriptions, the deployments that serve them, the cert volume in those deployments' pods,
-// and whether the admission webhooks are installed. Pure.
+// descriptions, the deployments that serve them and their Service ports, the cert volumes in
+// those deployments' pods, and whether the admission webhooks are installed. Pure.
 import type {
   APIServiceDescription,
   WebhookDescription,
@@ -36,29 +36,40 @@ export const ownedApiServicesOf = (csv: Csv): APIServiceDescription[] =>
 export const servedBy = (d: { deploymentName?: string | undefined }): string =>
   d.deploymentName ?? '';
 
-/** Deployments that need a serving certificate, with what they serve. */
-export function certifiedDeployments(
-  csv: Csv,
-): Map<string, { webhook: boolean; apiservice: boolean; port: number }> {
-  const out = new Map<string, { webhook: boolean; apiservice: boolean; port: number }>();
-  for (const w of webhooksOf(csv)) {
-    const e = out.get(servedBy(w)) ?? {
-      webhook: false,
-      apiservice: false,
-      port: w.containerPort ?? 443,
-    };
-    e.webhook = true;
-    out.set(servedBy(w), e);
-  }
-  for (const a of ownedApiServicesOf(csv)) {
-    const e = out.get(servedBy(a)) ?? {
-      webhook: false,
-      apiservice: false,
-      port: a.containerPort ?? 443,
-    };
-    e.apiservice = true;
-    out.set(servedBy(a), e);
-  }
+/** A port of the Service in front of a deployment serving webhooks or APIServices. */
+export interface ServingPort {
+  name: string;
+  port: number;
+  targetPort: number | string;
+}
+
+// A webhook's Service port: containerPort (default 443) in front, the webhook's targetPort
+// behind (upstream: containerPort when unset, its behaviour before targetPort existed).
+function webhookPort(w: WebhookDescription): ServingPort {
+  const port = w.containerPort ?? 443;
+  return { name: String(port), port, targetPort: w.targetPort ?? port };
+}
+
+function apiServicePort(a: APIServiceDescription): ServingPort {
+  const port = a.containerPort !== undefined && a.containerPort > 0 ? a.containerPort : 443;
+  return { name: String(port), port, targetPort: port };
+}
+
+/**
+ * Deployments that need a serving certificate, with the ports of their Service (upstream's
+ * getServicePorts: APIServices' then webhooks', equal ports once).
+ */
+export function certifiedDeployments(csv: Csv): Map<string, ServingPort[]> {
+  const out = new Map<string, ServingPort[]>();
+  const use = (deployment: string, port: ServingPort): void => {
+    const ports = out.get(deployment) ?? [];
+    if (!ports.some((p) => p.port === port.port && p.targetPort === port.targetPort)) {
+      ports.push(port);
+    }
+    out.set(deployment, ports);
+  };
+  for (const a of ownedApiServicesOf(csv)) use(servedBy(a), apiServicePort(a));
+  for (const w of webhooksOf(csv)) use(servedBy(w), webhookPort(w));
   return out;
 }
 
@@ -66,6 +77,19 @@ export function certifiedDeployments(
 export function serviceNameOf(deployment: string): string {
   return `${deployment.replaceAll('.', '-')}-service`;
 }
+
+/** The Secret (and its Role and RoleBinding) holding a Service's serving certificate. */
+export const certificateSecretName = (service: string): string => `${service}-cert`;
+
+/** The ClusterRoleBinding of a Service's deployment to system:auth-delegator. */
+export const authDelegatorBindingName = (service: string): string =>
+  `${service}-system:auth-delegator`;
+
+/** Where the RoleBinding to extension-apiserver-authentication-reader lives (kube's Role). */
+export const authReaderNamespace = 'kube-system';
+
+/** The RoleBinding of a Service's deployment to extension-apiserver-authentication-reader. */
+export const authReaderBindingName = (service: string): string => `${service}-auth-reader`;
 
 /** A list entry Kubernetes keys by name (a volume, a volume mount). */
 interface Named {
@@ -84,10 +108,45 @@ export interface DeploymentSpecLike {
   [key: string]: unknown;
 }
 
-/** Adds the cert volumes, mounts and the olmcahash annotation to a deployment spec. */
+// Upstream's addCertVolumeAndVolumeMount: the volume replaces one of its name; in each
+// container, a mount of its name stays as it is, else a mount at its path is taken over (two
+// mounts at one path are invalid), else it is added.
+function mountCertificate(
+  pod: PodSpecLike,
+  use: keyof typeof certificateMounts,
+  secretName: string,
+): void {
+  const m = certificateMounts[use];
+  const volume: Named = {
+    name: m.volume,
+    secret: {
+      secretName,
+      items: [
+        { key: 'tls.crt', path: m.crt },
+        { key: 'tls.key', path: m.key },
+      ],
+    },
+  };
+  const volumes = pod.volumes ?? [];
+  const at = volumes.findIndex((v) => v.name === m.volume);
+  pod.volumes = at < 0 ? [...volumes, volume] : volumes.map((v, i) => (i === at ? volume : v));
+  const mount: Named = { name: m.volume, mountPath: m.path };
+  pod.containers = (pod.containers ?? []).map((c) => {
+    const mounts = c.volumeMounts ?? [];
+    const found = mounts.findIndex((v) => v.name === m.volume || v['mountPath'] === m.path);
+    if (found < 0) return { ...c, volumeMounts: [...mounts, mount] };
+    if (mounts[found]?.name === m.volume) return c;
+    return { ...c, volumeMounts: mounts.map((v, i) => (i === found ? mount : v)) };
+  });
+}
+
+/**
+ * The deployment spec with the serving certificate mounted for both uses (upstream mounts the
+ * APIService and the webhook paths whatever the deployment serves) and the olmcahash annotation
+ * that rolls the pods when the CA changes.
+ */
 export function withCertificate(
   spec: Record<string, unknown>,
-  uses: { webhook: boolean; apiservice: boolean },
   caHash: string,
   secretName: string,
 ): Record<string, unknown> {
@@ -99,32 +158,8 @@ export function withCertificate(
     annotations: { ...template.metadata?.annotations, olmcahash: caHash },
   };
   const pod = (template.spec ??= {});
-  for (const use of ['webhook', 'apiservice'] as const) {
-    if (!uses[use]) continue;
-    const m = certificateMounts[use];
-    pod.volumes = [
-      ...(pod.volumes ?? []).filter((v) => v.name !== m.volume),
-      {
-        name: m.volume,
-        secret: {
-          secretName,
-          items: [
-            { key: 'tls.crt', path: m.crt },
-            { key: 'tls.key', path: m.key },
-          ],
-        },
-      },
-    ];
-    // A bundle's own mount at the certificate path (kubebuilder scaffolds a "cert" volume at
-    // the webhook one) is replaced, as OLM does: two mounts at one path make an invalid pod.
-    pod.containers = (pod.containers ?? []).map((c) => ({
-      ...c,
-      volumeMounts: [
-        ...(c.volumeMounts ?? []).filter((v) => v.name !== m.volume && v.mountPath !== m.path),
-        { name: m.volume, mountPath: m.path },
-      ],
-    }));
-  }
+  mountCertificate(pod, 'apiservice', secretName);
+  mountCertificate(pod, 'webhook', secretName);
   return out;
 }
 
