@@ -48,6 +48,13 @@ function lines(path) {
   return existsSync(path) ? readFileSync(path, 'utf8').split('\n') : [];
 }
 
+/**
+ * client-go wraps a watch stream's transport ending in the same words as a decode error; those
+ * come from a controller closing its own connections as it stops, not from what the server sent.
+ */
+const transportEnd =
+  /client connection force closed|response body closed|unexpected EOF|context canceled|use of closed network connection/;
+
 /** client-go's own complaints: undecodable watch events and failed or ended reflectors. */
 function controllerLogProblems(runDir) {
   const patterns = {
@@ -57,13 +64,16 @@ function controllerLogProblems(runDir) {
   };
   const counts = { decodeErrors: 0, listFailures: 0, watchFailures: 0 };
   const examples = [];
-  for (const name of ['olm', 'catalog'])
-    for (const line of lines(join(runDir, 'logs', `${name}.err`)))
-      for (const [key, pattern] of Object.entries(patterns))
-        if (pattern.test(line)) {
-          counts[key] += 1;
-          if (examples.length < 5) examples.push(`${name}: ${line.slice(0, 300)}`);
-        }
+  for (const name of ['olm', 'catalog']) {
+    for (const line of lines(join(runDir, 'logs', `${name}.err`))) {
+      if (transportEnd.test(line)) continue;
+      for (const [key, pattern] of Object.entries(patterns)) {
+        if (!pattern.test(line)) continue;
+        counts[key] += 1;
+        if (examples.length < 5) examples.push(`${name}: ${line.slice(0, 300)}`);
+      }
+    }
+  }
   return { counts, examples };
 }
 
