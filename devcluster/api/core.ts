@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { stringItems, text, type JsonObject } from '../../shared/kube/json.js';
 import type { FieldSelector, LabelSelector } from '../../shared/kube/selectors.js';
 import { establishedStatus, initializeCrd, resourceTypesOfCrd } from '../resources/crds.js';
-import { apiVersionOf, type ResourceRegistry } from '../resources/registry.js';
+import type { ResourceRegistry } from '../resources/registry.js';
 import {
   defaultObject,
   strategyContext,
@@ -44,7 +44,7 @@ import {
 import { checkNamespaceOpen } from './namespace-lifecycle.js';
 import { clone, metadataOf, sameButBookkeeping } from './object-json.js';
 import { decodePatch, patchedObject, patchFailure } from './patching.js';
-import { present, ResourceStore } from './resource-store.js';
+import { present, ResourceStore, storedForm } from './resource-store.js';
 import { dropStatusOnCreate, keepStoredStatus, subresourceWrite } from './subresources.js';
 import type {
   Admission,
@@ -165,7 +165,7 @@ export class ApiCore {
       const rules = this.mergeRules.of(type);
       object = recordWrite(type, rules, undefined, object, options, '', this.timestamp());
     }
-    object['apiVersion'] = apiVersionOf(type.group, type.storageVersion);
+    object = storedForm(type, object);
     if (options.user !== undefined) this.admission?.(type, object, options.user);
     if (options.dryRun) return present(type, object);
     return this.stored(type, this.objects.put(type, object));
@@ -272,7 +272,7 @@ export class ApiCore {
     }
     // A write that changes nothing (ignoring managedFields timestamps) is a no-op, as in kube.
     if (sameButBookkeeping(object, presentedOld)) return presentedOld;
-    object['apiVersion'] = apiVersionOf(type.group, type.storageVersion);
+    object = storedForm(type, object);
     if (options.user !== undefined && subresource === '')
       this.admission?.(type, object, options.user);
     if (options.dryRun) return present(type, object);
@@ -343,11 +343,11 @@ export class ApiCore {
       const removed = this.objects.remove(type, ns, name) ?? existing;
       return { object: present(type, removed), deleted: true };
     }
-    const object = markedForDeletion(type, present(type, existing), options, () =>
+    const marked = markedForDeletion(type, present(type, existing), options, () =>
       this.timestamp(),
     );
-    if (object === undefined) return { object: present(type, existing), deleted: false };
-    object['apiVersion'] = apiVersionOf(type.group, type.storageVersion);
+    if (marked === undefined) return { object: present(type, existing), deleted: false };
+    const object = storedForm(type, marked);
     if (options.dryRun) return { object: present(type, object), deleted: false };
     if (readyToRemove(type, object)) {
       const removed = this.objects.remove(type, ns, name) ?? object;

@@ -52,13 +52,23 @@ const supportedFieldSelectors: Record<string, readonly string[]> = {
 
 /** Throws 400 when a field selector names a field the resource cannot be selected by. */
 export function checkFieldSelector(type: ResourceType, selector: FieldSelector): void {
-  const extra = supportedFieldSelectors[`${type.group}/${type.resource}`] ?? [];
+  const converted = type.conversion?.fieldLabels;
+  const extra = converted
+    ? Object.keys(converted)
+    : (supportedFieldSelectors[`${type.group}/${type.resource}`] ?? []);
   for (const requirement of selector) {
     if (requirement.field === 'metadata.name' || requirement.field === 'metadata.namespace')
       continue;
     if (extra.includes(requirement.field)) continue;
     throw badRequest(`field label not supported: ${requirement.field}`);
   }
+}
+
+/** A field selector of the type's version as the stored fields it reads (converted versions). */
+export function storedFieldSelector(type: ResourceType, selector: FieldSelector): FieldSelector {
+  const labels = type.conversion?.fieldLabels;
+  if (labels === undefined) return selector;
+  return selector.map((r) => ({ ...r, field: labels[r.field] ?? r.field }));
 }
 
 /** Whether an object matches label and field selectors. */
@@ -104,6 +114,7 @@ export function listObjects(
   options: ListOptions,
 ): ListResult {
   checkFieldSelector(type, options.fieldSelector);
+  const fieldSelector = storedFieldSelector(type, options.fieldSelector);
   let rv = storage.store.currentResourceVersion();
   let start = '';
   if (options.continueToken) {
@@ -125,7 +136,7 @@ export function listObjects(
     const metadata = object['metadata'] as JsonObject;
     const position = `${text(metadata['namespace'] ?? '')}/${text(metadata['name'])}`;
     if (start !== '' && position <= start) continue;
-    if (!matchesSelectors(object, options.labelSelector, options.fieldSelector)) continue;
+    if (!matchesSelectors(object, options.labelSelector, fieldSelector)) continue;
     if (options.limit !== undefined && options.limit > 0 && items.length >= options.limit) {
       if (continueToken === undefined) {
         const last = items[items.length - 1]?.['metadata'] as JsonObject;

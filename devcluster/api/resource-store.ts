@@ -2,14 +2,25 @@
 // one storage key; cluster-scoped objects are kept under namespace ""; objects are stored at the
 // storage version and presented at the version a request names (CRD conversion None).
 import type { JsonObject } from '../../shared/kube/json.js';
-import { apiVersionOf, storageKey } from '../resources/registry.js';
+import { apiVersionOf, typeStorageKey } from '../resources/registry.js';
 import type { ResourceType } from '../resources/types.js';
 import type { ObjectStore } from '../storage/store.js';
 
-/** An object as served at the type's version (CRD versions share storage; conversion None). */
+/**
+ * An object as served at the type's version: converted when the version has a conversion,
+ * otherwise only relabelled (CRD versions share storage; conversion None).
+ */
 export function present(type: ResourceType, object: JsonObject): JsonObject {
+  if (type.conversion) return type.conversion.fromStorage(object);
   const apiVersion = apiVersionOf(type.group, type.version);
   return object['apiVersion'] === apiVersion ? object : { ...object, apiVersion };
+}
+
+/** An object of the type's version in the form it is stored in. */
+export function storedForm(type: ResourceType, object: JsonObject): JsonObject {
+  if (type.conversion) return type.conversion.toStorage(object);
+  object['apiVersion'] = apiVersionOf(type.group, type.storageVersion);
+  return object;
 }
 
 /** Reads and writes of stored objects by type. */
@@ -18,7 +29,7 @@ export class ResourceStore {
 
   /** The storage key of a type's resource. */
   key(type: ResourceType): string {
-    return storageKey(type.group, type.resource);
+    return typeStorageKey(type);
   }
 
   /** The namespace an object of the type is stored under ("" when cluster-scoped). */

@@ -16,6 +16,7 @@ import {
 import type { PrinterColumn, ResourceType } from './types.js';
 import { batchAndNetworkingSpecs } from './builtin-batch.js';
 import { clusterSpecs } from './builtin-cluster.js';
+import { convertedSpecs } from './builtin-converted.js';
 
 export { formatAge } from './columns.js';
 
@@ -406,7 +407,8 @@ const builtinSpecs: BuiltinSpec[] = [
 
 /** The built-in resource types (fresh objects, safe to keep). */
 export function builtinResourceTypes(): ResourceType[] {
-  return [...builtinSpecs, ...batchAndNetworkingSpecs, ...clusterSpecs].map((spec) => {
+  const specs = [...builtinSpecs, ...batchAndNetworkingSpecs, ...clusterSpecs];
+  return [...specs, ...convertedSpecs(specs)].map((spec) => {
     const type: ResourceType = {
       group: spec.group,
       version: spec.version,
@@ -423,9 +425,10 @@ export function builtinResourceTypes(): ResourceType[] {
       hasGeneration: spec.generation ?? false,
       virtual: spec.virtual ?? false,
       columns: spec.columns ?? [ageColumn],
-      storageVersion: spec.version,
+      storageVersion: spec.conversion?.storage.version ?? spec.version,
     };
     if (spec.scale !== undefined) type.scale = spec.scale;
+    if (spec.conversion !== undefined) type.conversion = spec.conversion;
     return type;
   });
 }

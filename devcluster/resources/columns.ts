@@ -2,7 +2,7 @@
 // object, ages as kubectl prints them, and the Age column.
 import type { JsonObject } from '../../shared/kube/json.js';
 import { humanDuration } from '../../shared/kube/time.js';
-import type { PrinterColumn, ScaleMapping } from './types.js';
+import type { PrinterColumn, ScaleMapping, VersionConversion } from './types.js';
 
 /** Age as kubectl prints it (apimachinery's HumanDuration). */
 export function formatAge(timestamp: string | undefined, now: number): string {
@@ -93,4 +93,6 @@ export interface BuiltinSpec {
   generation?: boolean;
   virtual?: boolean;
   columns?: PrinterColumn[];
+  /** Served from another version's storage. */
+  conversion?: VersionConversion;
 }

@@ -7,6 +7,14 @@ export function storageKey(group: string, resource: string): string {
   return group === '' ? resource : `${resource}.${group}`;
 }
 
+/** The storage key of a served type (a converted version's is its storage's). */
+export function typeStorageKey(type: ResourceType): string {
+  const storage = type.conversion?.storage;
+  return storage
+    ? storageKey(storage.group, storage.resource)
+    : storageKey(type.group, type.resource);
+}
+
 /** apiVersion string of a group/version ("v1" for core). */
 export function apiVersionOf(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;

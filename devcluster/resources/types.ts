@@ -22,6 +22,21 @@ export interface PrinterColumn {
   cell?: (object: JsonObject, now: number) => string | number;
 }
 
+/**
+ * A version served from another version's storage (kube's conversion of built-in versions):
+ * objects are stored in the storage form and converted on every read, write and watch event.
+ */
+export interface VersionConversion {
+  /** The storage the objects live in: group, resource and version. */
+  storage: { group: string; resource: string; version: string };
+  /** The stored object as this version presents it. */
+  fromStorage: (stored: JsonObject) => JsonObject;
+  /** An object of this version in the storage form. */
+  toStorage: (object: JsonObject) => JsonObject;
+  /** Field selectors of this version, as the stored fields they read. */
+  fieldLabels?: Readonly<Record<string, string>>;
+}
+
 /** One served group/version/resource with everything discovery, OpenAPI and handlers need. */
 export interface ResourceType {
   group: string;
@@ -51,6 +66,8 @@ export interface ResourceType {
   crdName?: string;
   /** The version objects are stored at (CRDs; equals `version` for built-ins). */
   storageVersion: string;
+  /** Set when the version is served from another version's storage. */
+  conversion?: VersionConversion;
   /** A CRD version marked deprecated: the warning every request for it gets (HTTP 299). */
   deprecationWarning?: string;
 }

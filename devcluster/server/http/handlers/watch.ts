@@ -3,7 +3,8 @@
 // (PartialObjectMetadata) or of Table rows; bookmarks when allowed.
 import type { FieldSelector } from '../../../../shared/kube/selectors.js';
 import { text, type JsonObject } from '../../../../shared/kube/json.js';
-import { apiVersionOf, storageKey } from '../../../resources/registry.js';
+import { apiVersionOf, typeStorageKey } from '../../../resources/registry.js';
+import { storedFieldSelector } from '../../../api/listing.js';
 import type { WatchForm } from '../../../storage/types.js';
 import { partialObjectMetadata, toTable } from '../../table.js';
 import { batchedSink } from '../../watch-sink.js';
@@ -22,6 +23,9 @@ export function watch({ req, res, path, query, type, server }: ResourceRequest):
     path.name !== undefined
       ? [...fields, { field: 'metadata.name', operator: 'Equals', value: path.name }]
       : fields;
+  const storedFields = storedFieldSelector(type, namedFields);
+  // A version served from another's storage converts each event as it is written.
+  const converted = type.conversion?.fromStorage;
   const from = parseResourceVersion(query.get('resourceVersion'));
   const timeout = query.get('timeoutSeconds');
   const accept = req.headers['accept'];
@@ -34,15 +38,15 @@ export function watch({ req, res, path, query, type, server }: ResourceRequest):
   });
   const handle = hub.open(
     {
-      key: storageKey(type.group, type.resource),
+      key: typeStorageKey(type),
       apiVersion: apiVersionOf(type.group, type.version),
       kind: type.kind,
       namespace: type.namespaced ? path.namespace : undefined,
-      matches: (object) => core.matches(object, labels, namedFields),
+      matches: (object) => core.matches(object, labels, storedFields),
       ...(table
         ? {
             render: (object: JsonObject) =>
-              toTable(type, [object], {
+              toTable(type, [converted ? converted(object) : object], {
                 resourceVersion: text((object['metadata'] as JsonObject)['resourceVersion'] ?? ''),
                 includeObject,
                 now: Date.now(),
@@ -50,7 +54,9 @@ export function watch({ req, res, path, query, type, server }: ResourceRequest):
           }
         : metadataOnly
           ? { form: metadataForm }
-          : {}),
+          : converted
+            ? { render: converted }
+            : {}),
     },
     batchedSink(res),
     {
