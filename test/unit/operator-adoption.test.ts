@@ -170,3 +170,20 @@ t.test('operator adoption - a copied CSV is never a component', (t) => {
   t.same(got, { 'ClusterServiceVersion etcd.v1': { [label]: null } });
   t.end();
 });
+
+t.test(
+  'operator adoption - a generated dependency Subscription gets its own Operator label (#19 item 17)',
+  (t) => {
+    const generated = obj(
+      'Subscription',
+      'etcd-singlenamespace-alpha-community-olm',
+      { labels: { 'olm.managed': 'true' }, annotations: { 'olm.generated-by': 'install-x' } },
+      { spec: { name: 'etcd' }, status: {} },
+      'operators.coreos.com/v1alpha1',
+    );
+    t.same(patched(snapshot({ subscriptions: [generated] })), {
+      'Subscription etcd-singlenamespace-alpha-community-olm': { [label]: '' },
+    });
+    t.end();
+  },
+);
