@@ -5,12 +5,21 @@ import type { CreateFunction } from '../shared/runtime/function-module.js';
 import { catalogSourceKey } from './catalog/keys.js';
 import * as copyCsvKeys from './copy-csv/keys.js';
 import * as installKeys from './install/keys.js';
+import * as operatorKeys from './operator/keys.js';
 import { planKey } from './plan/keys.js';
 import * as rbacKeys from './rbac/keys.js';
 import { resolveKey } from './resolve/keys.js';
 
 /** The functions `olmq run` can host, one per OLM concern, in the order `olmq up` starts them. */
-export const functionNames = ['catalog', 'resolve', 'plan', 'install', 'rbac', 'copy-csv'] as const;
+export const functionNames = [
+  'catalog',
+  'resolve',
+  'plan',
+  'install',
+  'rbac',
+  'copy-csv',
+  'operator',
+] as const;
 
 /** One of functionNames. */
 export type FunctionName = (typeof functionNames)[number];
@@ -23,6 +32,7 @@ export const functionModules: Readonly<Record<FunctionName, () => Promise<Create
   install: () => import('./install/index.js').then((m) => m.createFunction),
   rbac: () => import('./rbac/index.js').then((m) => m.createFunction),
   'copy-csv': () => import('./copy-csv/index.js').then((m) => m.createFunction),
+  operator: () => import('./operator/index.js').then((m) => m.createFunction),
 };
 
 /**
@@ -50,4 +60,5 @@ export const functionQueues: Readonly<Record<FunctionName, readonly string[]>> =
   'copy-csv': [copyCsvKeys.namespaceKey, copyCsvKeys.sourceKey, copyCsvKeys.olmConfigKey].map(
     (k) => k.queue,
   ),
+  operator: [operatorKeys.adoptionKey, operatorKeys.operatorKey].map((k) => k.queue),
 };

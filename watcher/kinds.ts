@@ -99,10 +99,13 @@ export const mirroredKinds: readonly MirroredKind[] = [
   plain('operators.coreos.com/v1', 'OperatorGroup'),
   plain('operators.coreos.com/v1', 'OLMConfig'),
   plain('operators.coreos.com/v2', 'OperatorCondition'),
+  plain('operators.coreos.com/v1', 'Operator'),
   plain('apps/v1', 'Deployment', managed),
   // Registry pods of image-backed CatalogSources (serving and update pods both carry the label).
   plain('v1', 'Pod', 'olm.catalogSource'),
   plain('v1', 'ServiceAccount', managed),
+  // Components of an Operator (the operator function labels and lists them).
+  plain('v1', 'Service', managed),
   // All RBAC, not only OLM's: a grant made by an admin retries CSVs that failed Forbidden.
   plain('rbac.authorization.k8s.io/v1', 'Role'),
   plain('rbac.authorization.k8s.io/v1', 'RoleBinding'),

@@ -36,6 +36,13 @@ export {
 } from './operatorgroup.js';
 export { olmConfigSchema, OLM_CONFIG_NAME, type OlmConfig } from './olmconfig.js';
 export {
+  operatorSchema,
+  type Operator,
+  type OperatorStatus,
+  type RichReference,
+  type ComponentCondition,
+} from './operator.js';
+export {
   operatorConditionSchema,
   operatorConditionV1Schema,
   type OperatorCondition,

@@ -60,7 +60,7 @@ t.test('cli - an unknown command or function exits 2', async (t) => {
   t.equal(code, 2);
   t.match(
     stderr,
-    /unknown <function> "nope" \(one of: catalog, resolve, plan, install, rbac, copy-csv\)/,
+    /unknown <function> "nope" \(one of: catalog, resolve, plan, install, rbac, copy-csv, operator\)/,
   );
 });
 

@@ -503,6 +503,11 @@ t.test('deployables - the manifests apply to the devcluster', async (t) => {
       ['copy-csv', ['update', 'olmconfigs.operators.coreos.com', '--subresource=status'], 'yes'],
       ['copy-csv', ['delete', 'deployments.apps', '-A'], 'no'],
       ['copy-csv', ['get', 'secrets', '-A'], 'no'],
+      ['operator', ['create', 'operators.operators.coreos.com'], 'yes'],
+      ['operator', ['update', 'operators.operators.coreos.com', '--subresource=status'], 'yes'],
+      ['operator', ['patch', 'deployments.apps', '-n', 'ns1'], 'yes'],
+      ['operator', ['update', 'deployments.apps', '-n', 'ns1'], 'no'],
+      ['operator', ['get', 'secrets', '-A'], 'yes'],
       ['packageserver', ['create', 'subjectaccessreviews.authorization.k8s.io'], 'yes'],
       [
         'packageserver',

@@ -57,6 +57,7 @@ t.test(
       'installplans',
       'olmconfigs',
       'operatorconditions',
+      'operators',
       'operatorgroups',
       'subscriptions',
     ]) {
@@ -74,7 +75,7 @@ t.test(
       '-f',
       join(repoRoot, 'crds'),
     ]);
-    t.equal(waited.match(/condition met/g)?.length, 7);
+    t.equal(waited.match(/condition met/g)?.length, 8);
     t.match(
       await run(['apply', '-f', join(repoRoot, 'crds')]),
       /clusterserviceversions.operators.coreos.com unchanged/,

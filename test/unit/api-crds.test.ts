@@ -109,6 +109,14 @@ const expected: ExpectedCrd[] = [
     columns: [],
   },
   {
+    kind: 'Operator',
+    plural: 'operators',
+    singular: 'operator',
+    scope: 'Cluster',
+    versions: [{ name: 'v1', storage: true }],
+    columns: [],
+  },
+  {
     kind: 'OLMConfig',
     plural: 'olmconfigs',
     singular: 'olmconfig',

@@ -159,6 +159,43 @@ t.test(
   },
 );
 
+t.test(
+  'install plan - the CSV and a dependency Subscription are created labelled olm.managed',
+  async (t) => {
+    const plan = await etcdPlan();
+    const steps = plan.status?.plan ?? [];
+    const subscription = {
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'Subscription',
+      metadata: { name: 'etcd-alpha-community-olm', namespace: 'ns1' },
+      spec: { name: 'etcd', source: 'community', sourceNamespace: 'olm' },
+    };
+    steps.push({
+      resolving: 'etcdoperator.v0.9.4',
+      resource: {
+        group: 'operators.coreos.com',
+        version: 'v1alpha1',
+        kind: 'Subscription',
+        name: subscription.metadata.name,
+        manifest: JSON.stringify(subscription),
+        sourceName: 'community',
+        sourceNamespace: 'olm',
+      },
+      status: 'Unknown',
+    });
+    const created = (kind: string): KubeObject | undefined => {
+      for (const { write } of decidePlan(snapshot(plan)).writes.steps)
+        if (write.op === 'create' && write.object.kind === kind) return write.object;
+      return undefined;
+    };
+    t.same(created('ClusterServiceVersion')?.metadata.labels, { 'olm.managed': 'true' });
+    t.match(created('Subscription')?.metadata, {
+      labels: { 'olm.managed': 'true' },
+      annotations: { 'olm.generated-by': 'install-x' },
+    });
+  },
+);
+
 t.test('install plan - an existing CSV is Present and never overwritten', async (t) => {
   const plan = await etcdPlan();
   const csv: KubeObject = {

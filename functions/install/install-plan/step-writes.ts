@@ -105,19 +105,22 @@ const create = (p: PendingStep, status: Step['status'], scoped = p.scoped): Step
 
 // A CSV that exists is never overwritten. A new one is created with the cleanup finalizer the
 // CSV lifecycle would add as its first write: the same object, one pass through the mirror
-// sooner.
+// sooner. Labelled olm.managed as upstream's plan execution does (its copies inherit it).
 function csvStep(p: PendingStep): StepOutcome {
   if (p.existing !== undefined) return { status: 'Present' };
   const { metadata } = p.object;
+  metadata.labels = { ...metadata.labels, [codes.OlmLabel.Managed]: 'true' };
   const finalizers = metadata.finalizers ?? [];
   if (!finalizers.includes(codes.OlmFinalizer.CsvCleanup))
     metadata.finalizers = [...finalizers, codes.OlmFinalizer.CsvCleanup];
   return create(p, 'Created');
 }
 
-// A Subscription (for a dependency) is created once, recording the plan that made it.
+// A Subscription (for a dependency) is created once, recording the plan that made it, and
+// labelled olm.managed as upstream does.
 function subscriptionStep(p: PendingStep): StepOutcome {
   if (p.existing !== undefined) return { status: 'Present' };
+  p.object.metadata.labels = { ...p.object.metadata.labels, [codes.OlmLabel.Managed]: 'true' };
   p.object.metadata.annotations = {
     ...p.object.metadata.annotations,
     'olm.generated-by': p.plan,

@@ -6,6 +6,7 @@ import { clusterServiceVersionSchema } from '../clusterserviceversion.js';
 import { OLM_GROUP } from '../codes.js';
 import { installPlanSchema } from '../installplan.js';
 import { olmConfigSchema } from '../olmconfig.js';
+import { operatorSchema } from '../operator.js';
 import { operatorConditionSchema, operatorConditionV1Schema } from '../operatorcondition.js';
 import { operatorGroupSchema, operatorGroupV1alpha2Schema } from '../operatorgroup.js';
 import { subscriptionSchema } from '../subscription.js';
@@ -204,6 +205,13 @@ export const kindDefinitions: readonly KindDefinition[] = [
     singular: 'olmconfig',
     scope: 'Cluster',
     versions: [{ name: 'v1', storage: true, schema: olmConfigSchema }],
+  },
+  {
+    kind: 'Operator',
+    plural: 'operators',
+    singular: 'operator',
+    scope: 'Cluster',
+    versions: [{ name: 'v1', storage: true, schema: operatorSchema }],
   },
   {
     kind: 'OperatorCondition',

@@ -1,0 +1,188 @@
+// The Operator API on the devcluster, through every olmq function: a Subscription's package and
+// namespace become an Operator `<package>.<namespace>` listing its components with their
+// conditions; the components carry the label `operators.coreos.com/<package>.<namespace>`;
+// an Operator deleted while components remain comes back; one whose Subscription failed to
+// resolve still lists it.
+import t from 'tap';
+import type { Operator, RichReference } from '../../shared/api/index.js';
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import { kubectl, kubectlMissing } from '../harness/devcluster.js';
+import { namespaceWithOperatorGroup } from '../harness/install.js';
+import { pipelineFor } from '../harness/pipeline.js';
+import { waitFor } from '../harness/wait.js';
+
+const missing = kubectlMissing();
+if (missing !== undefined) throw new Error(missing);
+
+const operatorRef = (name: string) => ({
+  apiVersion: 'operators.coreos.com/v1',
+  kind: 'Operator',
+  name,
+});
+
+async function subscribe(client: KubeClient, namespace: string, pkg: string, channel?: string) {
+  await client.create({
+    apiVersion: 'operators.coreos.com/v1alpha1',
+    kind: 'Subscription',
+    metadata: { name: pkg, namespace },
+    spec: {
+      source: 'community',
+      sourceNamespace: 'olm',
+      name: pkg,
+      ...(channel === undefined ? {} : { channel }),
+    },
+  });
+}
+
+const refKey = (r: RichReference): string => `${r.kind} ${r.namespace ?? ''}/${r.name ?? ''}`;
+
+async function refs(client: KubeClient, name: string): Promise<RichReference[] | undefined> {
+  const op = await client.get<KubeObject & Operator>(operatorRef(name));
+  return op?.status?.components?.refs;
+}
+
+t.test(
+  'operator api - an installed operator lists its components, labelled, with their conditions',
+  async (t) => {
+    const { client, fixture } = await pipelineFor(t);
+    await namespaceWithOperatorGroup(client, 'team-a');
+    await subscribe(client, 'team-a', 'etcd', 'singlenamespace-alpha');
+    const label = 'operators.coreos.com/etcd.team-a';
+    const wanted = [
+      'ClusterServiceVersion team-a/etcdoperator.v0.9.4',
+      'CustomResourceDefinition /etcdclusters.etcd.database.coreos.com',
+      'Deployment team-a/etcd-operator',
+      'OperatorCondition team-a/etcdoperator.v0.9.4',
+      'ServiceAccount team-a/etcd-operator',
+      'Subscription team-a/etcd',
+    ];
+    const found = await waitFor(
+      'Operator etcd.team-a to list the CSV Succeeded and its components',
+      async () => {
+        const r = await refs(client, 'etcd.team-a');
+        const keys = new Set((r ?? []).map(refKey));
+        const csv = r?.find((x) => x.kind === 'ClusterServiceVersion');
+        return wanted.every((w) => keys.has(w)) &&
+          csv?.conditions?.[0]?.type === 'Succeeded' &&
+          r?.some((x) => x.kind === 'Role') &&
+          r.some((x) => x.kind === 'RoleBinding') &&
+          r.some((x) => x.kind === 'InstallPlan')
+          ? r
+          : undefined;
+      },
+      60_000,
+    );
+    const op = await client.get<KubeObject & Operator>(operatorRef('etcd.team-a'));
+    t.same(op?.status?.components?.labelSelector, {
+      matchExpressions: [{ key: label, operator: 'Exists' }],
+    });
+    const csv = found.find((x) => x.kind === 'ClusterServiceVersion');
+    t.match(csv, {
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      conditions: [{ type: 'Succeeded', status: 'True', reason: 'InstallSucceeded' }],
+    });
+    t.match(found.find((x) => x.kind === 'Deployment')?.conditions, [{ type: 'Available' }]);
+    t.equal(
+      found.find((x) => x.kind === 'OperatorCondition')?.apiVersion,
+      'operators.coreos.com/v2',
+    );
+    const kinds = found.map((x) => x.kind);
+    t.same(kinds, [...kinds].sort(), 'refs in kind order');
+    // The label is on the objects themselves.
+    for (const [apiVersion, kind, namespace, name] of [
+      ['operators.coreos.com/v1alpha1', 'Subscription', 'team-a', 'etcd'],
+      ['operators.coreos.com/v1alpha1', 'ClusterServiceVersion', 'team-a', 'etcdoperator.v0.9.4'],
+      ['apps/v1', 'Deployment', 'team-a', 'etcd-operator'],
+      ['v1', 'ServiceAccount', 'team-a', 'etcd-operator'],
+      [
+        'apiextensions.k8s.io/v1',
+        'CustomResourceDefinition',
+        undefined,
+        'etcdbackups.etcd.database.coreos.com',
+      ],
+    ] as const) {
+      const o = await client.get({ apiVersion, kind, namespace, name });
+      t.equal(o?.metadata.labels?.[label], '', `${kind} ${name} labelled`);
+    }
+    const csvObject = await client.get({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'ClusterServiceVersion',
+      namespace: 'team-a',
+      name: 'etcdoperator.v0.9.4',
+    });
+    t.equal(csvObject?.metadata.labels?.['olm.managed'], 'true', 'the CSV is olm.managed');
+    // kubectl lists it.
+    const listed = await kubectl(fixture, ['get', 'operators', '-o', 'name']);
+    t.match(listed.stdout, /operator\.operators\.coreos\.com\/etcd\.team-a/);
+
+    // Uninstalled (Subscription and CSV deleted), the CRDs remain its components; deleted, the
+    // Operator comes back because they do.
+    await kubectl(fixture, ['delete', 'subscription', 'etcd', '-n', 'team-a']);
+    await kubectl(fixture, ['delete', 'csv', 'etcdoperator.v0.9.4', '-n', 'team-a']);
+    await waitFor(
+      'the Operator to drop the uninstalled components',
+      async () => {
+        const r = await refs(client, 'etcd.team-a');
+        return (
+          r !== undefined &&
+          !r.some((x) => x.kind === 'Subscription' || x.kind === 'ClusterServiceVersion') &&
+          r.some((x) => x.kind === 'CustomResourceDefinition')
+        );
+      },
+      30_000,
+    );
+    const before = await client.get(operatorRef('etcd.team-a'));
+    await client.delete(operatorRef('etcd.team-a'));
+    await waitFor(
+      'the Operator to be recreated while its CRDs remain',
+      async () => {
+        const again = await client.get<KubeObject & Operator>(operatorRef('etcd.team-a'));
+        return (
+          again !== undefined &&
+          again.metadata.uid !== before?.metadata.uid &&
+          (again.status?.components?.refs ?? []).some((x) => x.kind === 'CustomResourceDefinition')
+        );
+      },
+      30_000,
+    );
+  },
+);
+
+t.test(
+  'operator api - a Subscription that fails to resolve is still its Operator component',
+  async (t) => {
+    const { client } = await pipelineFor(t);
+    await namespaceWithOperatorGroup(client, 'team-c');
+    await subscribe(client, 'team-c', 'no-such-package');
+    const r = await waitFor(
+      'Operator no-such-package.team-c to list the failed Subscription',
+      async () => {
+        const found = await refs(client, 'no-such-package.team-c');
+        const sub = found?.find((x) => x.kind === 'Subscription');
+        return sub?.conditions?.some((c) => c.type === 'ResolutionFailed') === true
+          ? found
+          : undefined;
+      },
+      30_000,
+    );
+    t.same(
+      r.map(refKey),
+      ['Subscription team-c/no-such-package'],
+      'the Subscription is its only component',
+    );
+    await client.delete({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'Subscription',
+      namespace: 'team-c',
+      name: 'no-such-package',
+    });
+    await waitFor(
+      'the Operator to list no component once the Subscription is gone',
+      async () => {
+        const op = await client.get<KubeObject & Operator>(operatorRef('no-such-package.team-c'));
+        return op !== undefined && op.status?.components?.refs === undefined;
+      },
+      30_000,
+    );
+  },
+);
