@@ -30,7 +30,17 @@ import {
   serviceNameOf,
 } from './webhooks.js';
 
-const certifiedPhases = new Set(['InstallReady', 'Installing', 'Succeeded', 'Failed']);
+// New and Pending CSVs too: a pass chains None → Pending → InstallReady and writes the strategy
+// at once, so the first Deployment must already carry its certificate volumes (one rollout, as
+// upstream).
+const certifiedPhases = new Set([
+  '',
+  'Pending',
+  'InstallReady',
+  'Installing',
+  'Succeeded',
+  'Failed',
+]);
 
 /** Certificates and existing objects for CSVs with webhooks or owned APIServices. */
 async function loadCertified(
