@@ -17,6 +17,7 @@ import type { Crd } from '../crds.js';
 import type { Csv } from '../csv-status.js';
 import { operatorConditionApiVersion } from '../operator-conditions/index.js';
 import { operatorGroupScope } from '../scope.js';
+import { loadRequirements } from './load-requirements.js';
 import { crdNamesOf } from './requirements.js';
 import type { CsvNamespaceSnapshot } from './types.js';
 import {
@@ -201,8 +202,10 @@ export async function loadNamespace(
     now(),
     c.certificateLifetimeMs,
   );
+  const requirements = await loadRequirements(client, namespace, csvs.items);
   return {
     namespace,
+    ...(requirements === undefined ? {} : { requirements }),
     operatorConditions: new Map(
       operatorConditions.items.map((oc) => [oc.metadata.name ?? '', oc] as const),
     ),
