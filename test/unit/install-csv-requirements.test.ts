@@ -76,51 +76,46 @@ const snapshot = (
   rbac: RbacView,
   extra: Partial<RequirementsContext> = {},
   accounts = [sa('op', [{ kind: 'ClusterServiceVersion', uid: 'csv-uid' }])],
-): RequirementsSnapshot =>
-  ({
-    namespace: 'ns1',
-    crds: new Map(),
-    serviceAccounts: accounts,
-    requirements: { serverVersion: 'v1.30.6', nativeApis: new Map(), rbac, ...extra },
-  }) as unknown as RequirementsSnapshot;
+): RequirementsSnapshot => ({
+  namespace: 'ns1',
+  crds: new Map(),
+  serviceAccounts: accounts,
+  requirements: { serverVersion: 'v1.30.6', nativeApis: new Map(), rbac, ...extra },
+});
 
-t.test(
-  'requirements - a ServiceAccount lists one PolicyRule dependent per rule, no uuid',
-  async (t) => {
-    const { rows, met } = requirementStatus(csvOf(), strategy, snapshot(granted));
-    t.ok(met);
-    t.same(rows, [
-      {
-        group: '',
-        version: 'v1',
-        kind: 'ServiceAccount',
-        name: 'op',
-        status: 'Present',
-        message: '',
-        dependents: [
-          {
-            group: rbacGroup,
-            version: 'v1',
-            kind: 'PolicyRule',
-            status: 'Satisfied',
-            message:
-              'namespaced rule:{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]}',
-          },
-          {
-            group: rbacGroup,
-            version: 'v1',
-            kind: 'PolicyRule',
-            status: 'Satisfied',
-            message:
-              'cluster rule:{"verbs":["create","get"],"apiGroups":[""],"resources":["namespaces"]}',
-          },
-        ],
-      },
-    ]);
-  },
-);
+t.test('requirements - a ServiceAccount lists one PolicyRule dependent per rule, no uuid', (t) => {
+  const { rows, met } = requirementStatus(csvOf(), strategy, snapshot(granted));
+  t.ok(met);
+  t.same(rows, [
+    {
+      group: '',
+      version: 'v1',
+      kind: 'ServiceAccount',
+      name: 'op',
+      status: 'Present',
+      message: '',
+      dependents: [
+        {
+          group: rbacGroup,
+          version: 'v1',
+          kind: 'PolicyRule',
+          status: 'Satisfied',
+          message: 'namespaced rule:{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]}',
+        },
+        {
+          group: rbacGroup,
+          version: 'v1',
+          kind: 'PolicyRule',
+          status: 'Satisfied',
+          message:
+            'cluster rule:{"verbs":["create","get"],"apiGroups":[""],"resources":["namespaces"]}',
+        },
+      ],
+    },
+  ]);
+});
 
-t.test('requirements - rules the existing RBAC does not grant are NotSatisfied', async (t) => {
+t.test('requirements - rules the existing RBAC does not grant are NotSatisfied', (t) => {
   const { rows, met } = requirementStatus(csvOf(), strategy, snapshot(none));
   t.notOk(met);
   t.match(rows[0], {
@@ -139,7 +134,7 @@ t.test('requirements - rules the existing RBAC does not grant are NotSatisfied',
   t.notOk(ruleSatisfied(onlyNamespaced, sa1, '', clusterRule), 'not cluster-wide');
 });
 
-t.test('requirements - rule matching: wildcards, resource names, non-resource URLs', async (t) => {
+t.test('requirements - rule matching: wildcards, resource names, non-resource URLs', (t) => {
   const sa1 = { namespace: 'ns1', name: 'op' };
   const view = (rules: unknown[]) =>
     ({
@@ -181,7 +176,7 @@ t.test('requirements - rule matching: wildcards, resource names, non-resource UR
   );
 });
 
-t.test('requirements - a ServiceAccount owned by another CSV is not satisfied', async (t) => {
+t.test('requirements - a ServiceAccount owned by another CSV is not satisfied', (t) => {
   const { rows, met } = requirementStatus(
     csvOf(),
     strategy,
@@ -202,7 +197,7 @@ t.test('requirements - a ServiceAccount owned by another CSV is not satisfied', 
   t.same(missing.rows[0]?.status, 'NotPresent');
 });
 
-t.test('requirements - minKubeVersion against the server version, first', async (t) => {
+t.test('requirements - minKubeVersion against the server version, first', (t) => {
   const csv = csvOf({ minKubeVersion: '1.23.0' });
   const { rows } = requirementStatus(csv, strategy, snapshot(granted));
   t.same(rows[0], {
@@ -227,7 +222,7 @@ t.test('requirements - minKubeVersion against the server version, first', async 
   t.notOk(unmet.met);
 });
 
-t.test('requirements - CRDs sorted by name, then native APIs', async (t) => {
+t.test('requirements - CRDs sorted by name, then native APIs', (t) => {
   const csv = csvOf({
     customresourcedefinitions: {
       owned: [{ name: 'b.x.io', version: 'v1', kind: 'B' }],

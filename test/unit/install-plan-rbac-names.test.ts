@@ -35,7 +35,7 @@ const csv = (name: string) => ({
 const names = (objects: ReturnType<typeof rbacForCsv>) =>
   Object.fromEntries(objects.map((o) => [o.kind, o.metadata.name ?? '']));
 
-t.test('rbac names - hash primitives', async (t) => {
+t.test('rbac names - hash primitives', (t) => {
   t.equal(fnv32a(''), 0x811c9dc5);
   t.equal(fnv32a('a'), 0xe40c292c);
   t.equal(safeEncodeString('0123456789'), '456789bcdf', "kube's alphabet, byte by byte");
@@ -45,7 +45,7 @@ t.test('rbac names - hash primitives', async (t) => {
   t.match(long, /^x+-[4-9bcdf]+$/);
 });
 
-t.test('rbac names - Role and RoleBinding alike, ClusterRole and binding alike', async (t) => {
+t.test('rbac names - Role and RoleBinding alike, ClusterRole and binding alike', (t) => {
   const n = names(rbacForCsv(csv('etcdoperator.v0.9.4'), 'team-a'));
   t.match(n['Role'], /^etcdoperator\.v0\.9\.4-etcd-operator-[4-9bcdf]{1,10}$/);
   t.equal(n['RoleBinding'], n['Role']);
@@ -65,7 +65,7 @@ t.test('rbac names - Role and RoleBinding alike, ClusterRole and binding alike',
   });
 });
 
-t.test('rbac names - long names keep within 63 characters', async (t) => {
+t.test('rbac names - long names keep within 63 characters', (t) => {
   const n = names(rbacForCsv(csv('node-maintenance-operator.v0.21.0-with-a-long-suffix'), 'ns'));
   for (const name of Object.values(n)) t.ok(name.length <= 63, name);
 });
