@@ -113,6 +113,7 @@ t.test('requirements - a ServiceAccount lists one PolicyRule dependent per rule,
       ],
     },
   ]);
+  t.end();
 });
 
 t.test('requirements - rules the existing RBAC does not grant are NotSatisfied', (t) => {
@@ -132,6 +133,7 @@ t.test('requirements - rules the existing RBAC does not grant are NotSatisfied',
   const sa1 = { namespace: 'ns1', name: 'op' };
   t.ok(ruleSatisfied(onlyNamespaced, sa1, 'ns1', clusterRule), 'in the namespace');
   t.notOk(ruleSatisfied(onlyNamespaced, sa1, '', clusterRule), 'not cluster-wide');
+  t.end();
 });
 
 t.test('requirements - rule matching: wildcards, resource names, non-resource URLs', (t) => {
@@ -174,6 +176,7 @@ t.test('requirements - rule matching: wildcards, resource names, non-resource UR
     '{"verbs":["get"],"resources":["pods"]}',
     "Go's field order, empty lists left out",
   );
+  t.end();
 });
 
 t.test('requirements - a ServiceAccount owned by another CSV is not satisfied', (t) => {
@@ -195,6 +198,7 @@ t.test('requirements - a ServiceAccount owned by another CSV is not satisfied', 
   ]);
   const missing = requirementStatus(csvOf(), strategy, snapshot(granted, {}, []));
   t.same(missing.rows[0]?.status, 'NotPresent');
+  t.end();
 });
 
 t.test('requirements - minKubeVersion against the server version, first', (t) => {
@@ -220,6 +224,7 @@ t.test('requirements - minKubeVersion against the server version, first', (t) =>
   t.equal(minKubeVersionRow(csvOf(), 'v1.30.6'), undefined, 'no row without minKubeVersion');
   const unmet = requirementStatus(csvOf({ minKubeVersion: '2.0.0' }), strategy, snapshot(granted));
   t.notOk(unmet.met);
+  t.end();
 });
 
 t.test('requirements - CRDs sorted by name, then native APIs', (t) => {
@@ -248,4 +253,5 @@ t.test('requirements - CRDs sorted by name, then native APIs', (t) => {
       'ServiceAccount/op/Present/',
     ],
   );
+  t.end();
 });

@@ -43,6 +43,7 @@ t.test('rbac names - hash primitives', (t) => {
   const long = generatedRbacName('x'.repeat(80), 1);
   t.ok(long.length <= 63, 'within 63 characters');
   t.match(long, /^x+-[4-9bcdf]+$/);
+  t.end();
 });
 
 t.test('rbac names - Role and RoleBinding alike, ClusterRole and binding alike', (t) => {
@@ -63,9 +64,11 @@ t.test('rbac names - Role and RoleBinding alike, ClusterRole and binding alike',
     'olm.owner.kind': 'ClusterServiceVersion',
     'olm.permissions.hash': /^[0-9A-Za-z]+$/,
   });
+  t.end();
 });
 
 t.test('rbac names - long names keep within 63 characters', (t) => {
   const n = names(rbacForCsv(csv('node-maintenance-operator.v0.21.0-with-a-long-suffix'), 'ns'));
   for (const name of Object.values(n)) t.ok(name.length <= 63, name);
+  t.end();
 });
