@@ -1,20 +1,17 @@
 // The RBAC upstream's catalog operator plans for a CSV's install strategy: a ServiceAccount per
 // named account (not `default`), a Role + RoleBinding per permissions entry and a ClusterRole +
-// ClusterRoleBinding per clusterPermissions entry, named `<csv>-<sa>-<hash>` / `<csv>-<hash>`
-// (at most 63 characters) and labelled with the CSV's owner labels and olm.permissions.hash.
+// ClusterRoleBinding per clusterPermissions entry, each binding named as its role:
+// `<csv>-<sa>-<hash>` over the CSV's name and the entry, `<csv>-<hash>` over the CSV's name, its
+// namespace and the entry (so the same operator installed in two namespaces gets two
+// ClusterRoles), at most 63 characters (kube/names.ts generatedRbacName); labelled with the
+// CSV's owner labels and olm.permissions.hash (the content hash).
 import type { StrategyDeploymentPermissions } from '../api/clusterserviceversion.js';
 import type { KubeObject } from '../kube/client.js';
-import { sha224Base62 } from '../kube/names.js';
+import { generatedRbacName, sha224Base62 } from '../kube/names.js';
 
 /** Upstream's olm.permissions.hash: base62 of sha224 over the JSON of what it hashes. */
 export function permissionsHash(value: unknown): string {
   return sha224Base62(JSON.stringify(value));
-}
-
-// A name of at most 63 characters ending in the hash (upstream's generateName for RBAC).
-function hashedName(base: string, hash: string): string {
-  const room = 63 - hash.length - 1;
-  return `${base.slice(0, room)}-${hash}`;
 }
 
 /** A CSV as a bundle ships it: JSON not validated yet. */
@@ -66,7 +63,7 @@ export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
   for (const p of permissions) {
     account(p.serviceAccountName);
     const roleHash = permissionsHash(p.rules);
-    const roleName = hashedName(`${csvName}-${p.serviceAccountName}`, roleHash);
+    const roleName = generatedRbacName(`${csvName}-${p.serviceAccountName}`, [csvName, p]);
     objects.push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'Role',
@@ -84,7 +81,7 @@ export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'RoleBinding',
       metadata: {
-        name: hashedName(`${csvName}-${p.serviceAccountName}`, bindingHash),
+        name: roleName,
         namespace,
         labels: { ...ownerLabels, 'olm.permissions.hash': bindingHash },
       },
@@ -95,7 +92,7 @@ export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
   for (const p of clusterPermissions) {
     account(p.serviceAccountName);
     const roleHash = permissionsHash(p.rules);
-    const roleName = hashedName(csvName, roleHash);
+    const roleName = generatedRbacName(csvName, [csvName, namespace, p]);
     objects.push({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
@@ -109,7 +106,7 @@ export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
       metadata: {
-        name: hashedName(csvName, bindingHash),
+        name: roleName,
         labels: { ...ownerLabels, 'olm.permissions.hash': bindingHash },
       },
       roleRef,

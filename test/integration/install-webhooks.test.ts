@@ -297,3 +297,41 @@ t.test(
     );
   },
 );
+
+t.test(
+  'install - a webhook operator rolls its Deployment once: the first write carries the certificates',
+  async (t) => {
+    const { client } = await installFunctionFor(t);
+    await installWebhookOperator(
+      client,
+      'hooks',
+      await smallBundle('node-maintenance-operator', csvName),
+    );
+    const d = await client.get({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      namespace: 'hooks',
+      name: deploymentName,
+    });
+    t.equal(d?.metadata.generation, 1, 'the Deployment was written once');
+    const csv = await client.get({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'ClusterServiceVersion',
+      namespace: 'hooks',
+      name: csvName,
+    });
+    const path = (
+      (csv?.['status'] as { conditions: { phase: string; reason: string }[] }).conditions ?? []
+    ).map((c) => `${c.phase}/${c.reason}`);
+    t.notOk(path.includes('InstallReady/InstallWaiting'), `no second rollout: ${path.join(' → ')}`);
+    t.same(
+      path.filter((p) => p !== 'Installing/InstallWaiting').slice(-3),
+      [
+        'InstallReady/AllRequirementsMet',
+        'Installing/InstallSucceeded',
+        'Succeeded/InstallSucceeded',
+      ],
+      "upstream's phase path",
+    );
+  },
+);

@@ -24,7 +24,7 @@ export function certificatesDue(c: CsvWithStrategy, message: string): CsvWrites 
 
 /** The move `t` when the CSV's requirements are no longer met. */
 export function requirementsLost(c: CsvWithStrategy, t: Transition): CsvWrites | undefined {
-  const { met } = requirementStatus(c.csv, c.strategy, c.s.crds, c.s.serviceAccounts);
+  const { met } = requirementStatus(c.csv, c.strategy, c.s);
   return met ? undefined : move(c, t);
 }
 

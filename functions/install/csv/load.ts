@@ -17,6 +17,7 @@ import type { Crd } from '../crds.js';
 import type { Csv } from '../csv-status.js';
 import { operatorConditionApiVersion } from '../operator-conditions/index.js';
 import { operatorGroupScope } from '../scope.js';
+import { loadRequirements } from './load-requirements.js';
 import { crdNamesOf } from './requirements.js';
 import type { CsvNamespaceSnapshot } from './types.js';
 import {
@@ -30,7 +31,17 @@ import {
   serviceNameOf,
 } from './webhooks.js';
 
-const certifiedPhases = new Set(['InstallReady', 'Installing', 'Succeeded', 'Failed']);
+// New and Pending CSVs too: a pass chains None → Pending → InstallReady and writes the strategy
+// at once, so the first Deployment must already carry its certificate volumes (one rollout, as
+// upstream).
+const certifiedPhases = new Set([
+  '',
+  'Pending',
+  'InstallReady',
+  'Installing',
+  'Succeeded',
+  'Failed',
+]);
 
 /** Certificates and existing objects for CSVs with webhooks or owned APIServices. */
 async function loadCertified(
@@ -191,8 +202,10 @@ export async function loadNamespace(
     now(),
     c.certificateLifetimeMs,
   );
+  const requirements = await loadRequirements(client, namespace, csvs.items);
   return {
     namespace,
+    ...(requirements === undefined ? {} : { requirements }),
     operatorConditions: new Map(
       operatorConditions.items.map((oc) => [oc.metadata.name ?? '', oc] as const),
     ),

@@ -74,7 +74,7 @@ const pending: PhaseStep = (c) => {
   }
   if ('invalid' in c.strategy) return invalidStrategy(c, c.strategy.invalid);
   const v: CsvWithStrategy = { ...c, strategy: c.strategy };
-  const { rows, met } = requirementStatus(c.csv, v.strategy, c.s.crds, c.s.serviceAccounts);
+  const { rows, met } = requirementStatus(c.csv, v.strategy, c.s);
   if (!met) {
     const moved = move(c, {
       phase: 'Pending',

@@ -7,6 +7,7 @@ import type { Served } from '../../../shared/kube/served.js';
 import type { ServingCertificate } from '../certificates.js';
 import type { Crd } from '../crds.js';
 import type { Csv, CsvStatus } from '../csv-status.js';
+import type { RbacView } from './rule-check.js';
 
 /** Everything in one namespace the CSV decisions read. */
 export interface CsvNamespaceSnapshot {
@@ -35,6 +36,18 @@ export interface CsvNamespaceSnapshot {
   scope?: { serviceAccount: string };
   /** The namespace's OperatorConditions by name (the generator and the upgrade gate). */
   operatorConditions?: ReadonlyMap<string, Served<OperatorCondition>>;
+  /** What the full requirement checks read, while a CSV of the namespace is new or Pending. */
+  requirements?: RequirementsContext;
+}
+
+/** The cluster facts behind minKubeVersion, nativeAPIs and PolicyRule requirements. */
+export interface RequirementsContext {
+  /** The API server's gitVersion (GET /version); undefined when it could not be read. */
+  serverVersion: string | undefined;
+  /** Whether each native API a CSV names is served, by nativeApiKey(). */
+  nativeApis: ReadonlyMap<string, boolean>;
+  /** The namespace's Roles and RoleBindings and the cluster's ClusterRoles and bindings. */
+  rbac: RbacView;
 }
 
 /** What happens to one CSV in this pass. */
