@@ -7,12 +7,15 @@ import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
   ResolutionProblemCode,
+  copiedCsvFacts,
   installedCsvFacts,
   isCopiedCsv,
   operatorGroupFacts,
   resolveNamespace,
   subscriptionFacts,
   visibleCatalogs,
+  withoutProvidedElsewhere,
+  type CopiedCsvFacts,
   type InstalledCsvFacts,
   type Resolution,
   type ResolvedBundle,
@@ -129,9 +132,13 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
   }
   const csvNames = new Set(s.csvs.map((c) => c.metadata.name));
   const installed: InstalledCsvFacts[] = [];
+  const copies: CopiedCsvFacts[] = [];
   const unreadable: string[] = [];
   for (const csv of s.csvs) {
-    if (isCopiedCsv(csv)) continue;
+    if (isCopiedCsv(csv)) {
+      copies.push(copiedCsvFacts(csv));
+      continue;
+    }
     try {
       installed.push(installedCsvFacts(csv));
     } catch (error) {
@@ -156,13 +163,17 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
       ? { ...facts, installedCSV: current }
       : facts;
   });
-  const resolution = resolveNamespace({
-    namespace: s.namespace,
-    subscriptions,
-    installed,
-    operatorGroups: groups,
-    catalogs: visible,
-  });
+  const resolution = withoutProvidedElsewhere(
+    resolveNamespace({
+      namespace: s.namespace,
+      subscriptions,
+      installed,
+      operatorGroups: groups,
+      catalogs: visible,
+    }),
+    s.namespace,
+    copies,
+  );
   const visibleKeys = new Set(visible.map((c) => `${c.namespace}/${c.name}`));
   const healthOf: VisibleCatalog[] = s.catalogs
     .filter((c) => visibleKeys.has(`${c.namespace}/${c.name}`))
