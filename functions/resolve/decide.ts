@@ -27,6 +27,7 @@ import {
   type ResolutionRecord,
 } from '../../shared/resolver/record.js';
 import type { Decision } from '../../shared/runtime/function-host.js';
+import { deprecationNotices } from './deprecations.js';
 import {
   resolvedSubscriptionStatus,
   type SubscriptionOutcome,
@@ -184,6 +185,7 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
       resourceVersion: c.resourceVersion,
       healthy: c.healthy && c.index !== null,
     }));
+  const indexes = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.index]));
   const writes: Write[] = [];
   for (const sub of s.subscriptions) {
     let outcome = outcomeOf(resolution, sub.metadata.name ?? '');
@@ -195,12 +197,14 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
       };
     }
     const current = sub.status?.currentCSV;
+    const index = indexes.get(`${sub.spec.sourceNamespace}/${sub.spec.source}`) ?? null;
     const status = resolvedSubscriptionStatus(
       sub,
       healthOf,
       outcome,
       current !== undefined && csvNames.has(current),
       s.now,
+      (installed) => deprecationNotices(sub, installed, index),
     );
     if (status !== undefined) {
       writes.push({
@@ -216,7 +220,6 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
     }
   }
   const digests = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.digest]));
-  const indexes = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.index]));
   const record = recordResolution(
     s.namespace,
     resolution,

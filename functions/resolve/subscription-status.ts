@@ -1,5 +1,5 @@
 // The Subscription status fields the resolve function owns: catalogHealth, the
-// CatalogSourcesUnhealthy, ResolutionFailed and BundleUnpacking conditions, and installedCSV/state once the CSV a
+// CatalogSourcesUnhealthy, ResolutionFailed, BundleUnpacking and deprecation conditions, and installedCSV/state once the CSV a
 // Subscription progresses to exists (upstream: "AtLatestKnown"). The plan function owns the
 // InstallPlan fields (installPlanRef, installPlanGeneration, currentCSV, UpgradePending and the
 // InstallPlan* conditions); each writes only its own fields, so the two never undo each other.
@@ -11,6 +11,7 @@ import type {
 } from '../../shared/api/index.js';
 import { codes } from '../../shared/api/index.js';
 import { withCondition, withoutCondition } from '../../shared/api/conditions.js';
+import { withDeprecations, type DeprecationNotices } from './deprecations.js';
 
 const { SubscriptionConditionType: Type, SubscriptionConditionReason: Reason } = codes;
 
@@ -165,6 +166,9 @@ export function resolvedSubscriptionStatus(
   outcome: SubscriptionOutcome,
   currentCsvExists: boolean,
   now: string,
+  /** The catalog's deprecation notices for an installed CSV (see deprecations.ts). */
+  noticesFor: (installedCSV: string | undefined) => DeprecationNotices | undefined = () =>
+    undefined,
 ): SubscriptionStatus | undefined {
   const status: SubscriptionStatus = sub.status ?? { lastUpdated: now };
   const previousHealth = status.catalogHealth ?? [];
@@ -185,6 +189,7 @@ export function resolvedSubscriptionStatus(
     next.installedCSV = status.currentCSV;
     next.state = codes.SubscriptionState.AtLatestKnown;
   }
+  next.conditions = withDeprecations(conditions, noticesFor(next.installedCSV), now);
   const same =
     JSON.stringify({ ...next, lastUpdated: undefined }) ===
     JSON.stringify({ ...status, lastUpdated: undefined });

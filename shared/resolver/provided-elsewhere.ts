@@ -16,7 +16,10 @@ export interface CopiedCsvFacts {
   readonly copiedFrom: string;
 }
 
-function servedBy(b: ResolvedBundle, copies: readonly CopiedCsvFacts[]): CopiedCsvFacts | undefined {
+function servedBy(
+  b: ResolvedBundle,
+  copies: readonly CopiedCsvFacts[],
+): CopiedCsvFacts | undefined {
   return copies.find((c) => c.name === b.name || (c.package !== null && c.package === b.package));
 }
 

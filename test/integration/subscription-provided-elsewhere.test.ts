@@ -55,7 +55,8 @@ t.test(
     );
     await waitFor(
       'the copied CSV in team-x',
-      async () => (await getCsv(client, 'team-x', 'node-maintenance-operator.v0.21.0')) !== undefined,
+      async () =>
+        (await getCsv(client, 'team-x', 'node-maintenance-operator.v0.21.0')) !== undefined,
       30_000,
     );
 
@@ -64,9 +65,9 @@ t.test(
     const failed = await waitFor(
       'ResolutionFailed on the Subscription served from elsewhere',
       async () =>
-        (await subscription(client, 'team-x', 'node-maintenance-operator'))?.status?.conditions?.find(
-          (c) => c.type === 'ResolutionFailed',
-        ),
+        (
+          await subscription(client, 'team-x', 'node-maintenance-operator')
+        )?.status?.conditions?.find((c) => c.type === 'ResolutionFailed'),
       30_000,
     );
     t.equal(failed.status, 'True');

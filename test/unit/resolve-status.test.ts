@@ -243,11 +243,14 @@ void t.test(
       false,
       now,
     );
-    t.match(status?.conditions?.find((c) => c.type === 'CatalogSourcesUnhealthy'), {
-      status: 'True',
-      reason: 'UnhealthyCatalogSourceFound',
-      message: 'catalogsource ns/local unhealthy',
-    });
+    t.match(
+      status?.conditions?.find((c) => c.type === 'CatalogSourcesUnhealthy'),
+      {
+        status: 'True',
+        reason: 'UnhealthyCatalogSourceFound',
+        message: 'catalogsource ns/local unhealthy',
+      },
+    );
     t.same(
       status?.catalogHealth?.map((h) => [h.catalogSourceRef.name, h.healthy]),
       [
@@ -263,10 +266,13 @@ void t.test(
       false,
       later,
     );
-    t.match(recovered?.conditions?.find((c) => c.type === 'CatalogSourcesUnhealthy'), {
-      status: 'False',
-      message: 'all available catalogsources are healthy',
-    });
+    t.match(
+      recovered?.conditions?.find((c) => c.type === 'CatalogSourcesUnhealthy'),
+      {
+        status: 'False',
+        message: 'all available catalogsources are healthy',
+      },
+    );
     t.end();
   },
 );

@@ -17,7 +17,10 @@ const bundle = (pkg: string, properties: object[] = []) => [
     package: pkg,
     name: `${pkg}.v1`,
     image: `example.com/${pkg}:v1`,
-    properties: [{ type: 'olm.package', value: { packageName: pkg, version: '1.0.0' } }, ...properties],
+    properties: [
+      { type: 'olm.package', value: { packageName: pkg, version: '1.0.0' } },
+      ...properties,
+    ],
   },
 ];
 const index = buildCatalogFromTexts({
