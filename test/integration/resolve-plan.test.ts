@@ -11,6 +11,8 @@ import { loadCatalogDirectory } from '../../shared/catalog/index.js';
 import {
   openCatalogStore,
   putCatalogIndexRecord,
+  resolutionRecords,
+  resolutionRef,
   storeCatalog,
 } from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
@@ -314,3 +316,44 @@ t.test('startingCSV and an upgrade along the replaces chain', async (t) => {
   t.equal(upgrade.sub?.status?.currentCSV, 'etcdoperator.v0.9.4');
   t.equal(upgrade.sub?.status?.state, 'UpgradePending');
 });
+
+t.test(
+  'plan - regression: CSVs appearing while their plan executes never get a second (stray) plan',
+  async (t) => {
+    const { client, backbone } = await startRig(t);
+    await namespaceWithGroup(client, 'team-d');
+    await client.create(
+      subscription('team-d', 'node-healthcheck-operator', { channel: 'candidate' }),
+    );
+    const first = await plannedSubscription(client, 'team-d', 'node-healthcheck-operator');
+    const names = [...first.plan.spec.clusterServiceVersionNames].sort();
+    t.equal(names.length, 2, 'the operator and the dependency providing its required API');
+    // The install function's part, half done: the dependency's CSV appears, the plan runs on.
+    const step = first.plan.status?.plan?.find(
+      (s) => s.resource.kind === 'ClusterServiceVersion' && s.resource.name !== names[0],
+    );
+    const csv = JSON.parse(step?.resource.manifest ?? '{}') as KubeObject;
+    await client.create({ ...csv, metadata: { ...csv.metadata, namespace: 'team-d' } });
+    // Resolution now finds the dependency installed and plans the rest: a smaller group, another name.
+    await waitFor('the resolution to no longer install the dependency', async () => {
+      const record = await resolutionRecords.read(backbone, resolutionRef('c1', 'team-d'));
+      const rest = record?.bundles.filter((b) => b.action !== 'keep').map((b) => b.name);
+      return rest?.length === 1 && rest[0] !== csv.metadata.name;
+    });
+    // Another Subscription makes the plan function decide the namespace again (and visibly).
+    await client.create(subscription('team-d', 'etcd', { channel: 'singlenamespace-alpha' }));
+    await plannedSubscription(client, 'team-d', 'etcd');
+    const plans = await client.list({
+      apiVersion: v1alpha1,
+      kind: 'InstallPlan',
+      namespace: 'team-d',
+    });
+    t.same(
+      (plans.items as unknown as InstallPlan[])
+        .map((p) => p.spec.clusterServiceVersionNames)
+        .sort(),
+      [['etcdoperator.v0.9.4'], first.plan.spec.clusterServiceVersionNames].sort(),
+      "the executing plan and etcd's, no plan for the rest of the first",
+    );
+  },
+);
