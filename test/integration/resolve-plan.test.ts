@@ -357,3 +357,50 @@ t.test(
     );
   },
 );
+
+t.test(
+  'resolve status - an unhealthy catalog of the namespace makes CatalogSourcesUnhealthy True, with every visible catalog listed',
+  async (t) => {
+    const { client, backbone } = await startRig(t);
+    await namespaceWithGroup(client, 'team-e');
+    await client.create({
+      apiVersion: v1alpha1,
+      kind: 'CatalogSource',
+      metadata: { name: 'broken', namespace: 'team-e' },
+      spec: { sourceType: 'grpc', address: 'localhost:1' },
+    });
+    await putCatalogIndexRecord(backbone, 'c1', {
+      namespace: 'team-e',
+      name: 'broken',
+      digest: null,
+      priority: 0,
+      displayName: '',
+      publisher: '',
+      sourceType: 'grpc',
+      healthy: false,
+      updatedAt: new Date().toISOString(),
+      packages: 0,
+      bundles: 0,
+    });
+    // The Subscription's own catalog (olm/community) is healthy.
+    await client.create(subscription('team-e', 'etcd', { channel: 'singlenamespace-alpha' }));
+    const sub = await waitFor('catalog health for both catalogs', async () => {
+      const s = await getSub(client, 'team-e', 'etcd');
+      return s?.status?.catalogHealth?.length === 2 ? s : undefined;
+    });
+    t.same(
+      sub.status?.catalogHealth
+        ?.map((h) => `${h.catalogSourceRef.namespace}/${h.catalogSourceRef.name}=${h.healthy}`)
+        .sort(),
+      ['olm/community=true', 'team-e/broken=false'],
+    );
+    t.match(
+      sub.status?.conditions?.find((c) => c.type === 'CatalogSourcesUnhealthy'),
+      {
+        status: 'True',
+        reason: 'UnhealthyCatalogSourceFound',
+        message: 'catalogsource team-e/broken unhealthy',
+      },
+    );
+  },
+);
