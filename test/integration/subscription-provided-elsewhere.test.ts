@@ -1,7 +1,7 @@
 // #19 item 14: a Subscription to a package that an AllNamespaces operator installed in another
 // namespace already serves is never left silent. It fails resolution with the reason (the CSV
 // name is taken by the copy, the APIs are owned elsewhere), while an unrelated Subscription of
-// the same namespace installs.
+// the same namespace installs (beside a third that nothing can satisfy, as in the report).
 import t from 'tap';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { kubectlMissing } from '../harness/devcluster.js';
@@ -62,6 +62,9 @@ t.test(
 
     await subscribe(client, 'team-x', 'node-maintenance-operator', 'stable');
     await subscribe(client, 'team-x', 'etcd', 'clusterwide-alpha');
+    // And, as in the report, one that cannot be satisfied at all: this bundle requires
+    // an API (PoisonPillRemediation) no catalog provides.
+    await subscribe(client, 'team-x', 'node-healthcheck-operator', 'alpha');
     const failed = await waitFor(
       'ResolutionFailed on the Subscription served from elsewhere',
       async () =>
@@ -81,6 +84,14 @@ t.test(
       async () => (await subscription(client, 'team-x', 'etcd'))?.status?.state === 'AtLatestKnown',
       60_000,
     );
+    const unsatisfiable = await waitFor(
+      'ResolutionFailed on the Subscription nothing can satisfy',
+      async () =>
+        (
+          await subscription(client, 'team-x', 'node-healthcheck-operator')
+        )?.status?.conditions?.find((c) => c.type === 'ResolutionFailed'),
+    );
+    t.match(unsatisfiable.message, /^constraints not satisfiable: .*PoisonPillRemediation/);
     const refused = await subscription(client, 'team-x', 'node-maintenance-operator');
     t.equal(refused?.status?.installPlanRef, undefined, 'no InstallPlan for it');
     t.notOk(
