@@ -404,3 +404,29 @@ t.test(
     );
   },
 );
+
+t.test(
+  'resolve - a copied CSV appearing after the Subscription re-resolves it: ResolutionFailed names the operator serving the namespace',
+  async (t) => {
+    const { client } = await startRig(t);
+    await namespaceWithGroup(client, 'team-f');
+    await client.create(subscription('team-f', 'etcd', { channel: 'singlenamespace-alpha' }));
+    const planned = await plannedSubscription(client, 'team-f', 'etcd');
+    // Before this plan runs, the same operator installed for all namespaces elsewhere is copied in.
+    const csv = JSON.parse(planned.plan.status?.plan?.[0]?.resource.manifest ?? '{}') as KubeObject;
+    await client.create({
+      ...csv,
+      metadata: {
+        ...csv.metadata,
+        namespace: 'team-f',
+        labels: { ...csv.metadata.labels, 'olm.copiedFrom': 'operators' },
+      },
+    });
+    const failed = await waitFor('ResolutionFailed on etcd', async () =>
+      (await getSub(client, 'team-f', 'etcd'))?.status?.conditions?.find(
+        (c) => c.type === 'ResolutionFailed',
+      ),
+    );
+    t.match(failed.message, /installed in namespace operators already serves namespace team-f/);
+  },
+);
