@@ -176,6 +176,20 @@ function linkedStatus(
   return { ...status, conditions };
 }
 
+// An approved plan still executing that installs every CSV of `group` not yet present. While a
+// plan runs, its CSVs appear one by one and each re-resolves the namespace: the rest of that plan
+// forms a new group (another name), which must not get a second plan for what is on its way.
+function coveringPlan(s: PlanSnapshot, group: PlanGroup): InstallPlan | undefined {
+  const missing = group.bundles.filter((b) => !s.csvs.has(b.name)).map((b) => b.name);
+  const done: readonly string[] = [codes.InstallPlanPhase.Complete, codes.InstallPlanPhase.Failed];
+  return s.installPlans.find(
+    (ip) =>
+      ip.spec.approved &&
+      !done.includes(ip.status?.phase ?? '') &&
+      missing.every((name) => ip.spec.clusterServiceVersionNames.includes(name)),
+  );
+}
+
 function generationOf(ip: InstallPlan): number {
   return ip.spec.generation ?? 0;
 }
@@ -199,6 +213,13 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
     );
     const manual = subs.some((sub) => sub.spec.installPlanApproval === codes.Approval.Manual);
     const existing = plans.get(group.name);
+    const inFlight = existing === undefined ? coveringPlan(s, group) : undefined;
+    if (inFlight !== undefined) {
+      for (const b of group.bundles) {
+        if (b.subscription !== null) targets.set(b.subscription, { plan: inFlight, csv: b.name });
+      }
+      continue;
+    }
     if (existing === undefined) {
       generation += 1;
       writes.push({

@@ -11,7 +11,7 @@ import {
   resolutionRef,
 } from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { listMirrored, mirroredKeys } from '../../shared/bus/mirror-read.js';
+import { mirroredKeys } from '../../shared/bus/mirror-read.js';
 import { mirrorKindFilter } from '../../shared/bus/subjects.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
@@ -103,11 +103,11 @@ export const createFunction: CreateFunction = async (context) => {
         client
           .list({ apiVersion, kind: 'InstallPlan', namespace })
           .then((l) => l.items as unknown as InstallPlan[]),
-        listMirrored<ClusterServiceVersion>(backbone, {
-          cluster: work.cluster,
-          kind: 'ClusterServiceVersion',
-          namespace,
-        }),
+        // Fresh from the API, as the plans are: a plan read Complete has its CSVs in this list,
+        // where the mirror may still lag and make them look missing (a second plan for them).
+        client
+          .list({ apiVersion, kind: 'ClusterServiceVersion', namespace })
+          .then((l) => l.items as unknown as ClusterServiceVersion[]),
       ]);
       const planned = new Set(
         installPlans.filter((ip) => ip.status?.plan !== undefined).map((ip) => ip.metadata.name),

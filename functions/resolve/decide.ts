@@ -7,12 +7,15 @@ import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
   ResolutionProblemCode,
+  copiedCsvFacts,
   installedCsvFacts,
   isCopiedCsv,
   operatorGroupFacts,
   resolveNamespace,
   subscriptionFacts,
   visibleCatalogs,
+  withoutProvidedElsewhere,
+  type CopiedCsvFacts,
   type InstalledCsvFacts,
   type Resolution,
   type ResolvedBundle,
@@ -24,6 +27,7 @@ import {
   type ResolutionRecord,
 } from '../../shared/resolver/record.js';
 import type { Decision } from '../../shared/runtime/function-host.js';
+import { deprecationNotices } from './deprecations.js';
 import {
   resolvedSubscriptionStatus,
   type SubscriptionOutcome,
@@ -129,9 +133,13 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
   }
   const csvNames = new Set(s.csvs.map((c) => c.metadata.name));
   const installed: InstalledCsvFacts[] = [];
+  const copies: CopiedCsvFacts[] = [];
   const unreadable: string[] = [];
   for (const csv of s.csvs) {
-    if (isCopiedCsv(csv)) continue;
+    if (isCopiedCsv(csv)) {
+      copies.push(copiedCsvFacts(csv));
+      continue;
+    }
     try {
       installed.push(installedCsvFacts(csv));
     } catch (error) {
@@ -156,13 +164,17 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
       ? { ...facts, installedCSV: current }
       : facts;
   });
-  const resolution = resolveNamespace({
-    namespace: s.namespace,
-    subscriptions,
-    installed,
-    operatorGroups: groups,
-    catalogs: visible,
-  });
+  const resolution = withoutProvidedElsewhere(
+    resolveNamespace({
+      namespace: s.namespace,
+      subscriptions,
+      installed,
+      operatorGroups: groups,
+      catalogs: visible,
+    }),
+    s.namespace,
+    copies,
+  );
   const visibleKeys = new Set(visible.map((c) => `${c.namespace}/${c.name}`));
   const healthOf: VisibleCatalog[] = s.catalogs
     .filter((c) => visibleKeys.has(`${c.namespace}/${c.name}`))
@@ -173,6 +185,7 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
       resourceVersion: c.resourceVersion,
       healthy: c.healthy && c.index !== null,
     }));
+  const indexes = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.index]));
   const writes: Write[] = [];
   for (const sub of s.subscriptions) {
     let outcome = outcomeOf(resolution, sub.metadata.name ?? '');
@@ -184,12 +197,14 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
       };
     }
     const current = sub.status?.currentCSV;
+    const index = indexes.get(`${sub.spec.sourceNamespace}/${sub.spec.source}`) ?? null;
     const status = resolvedSubscriptionStatus(
       sub,
       healthOf,
       outcome,
       current !== undefined && csvNames.has(current),
       s.now,
+      (installed) => deprecationNotices(sub, installed, index),
     );
     if (status !== undefined) {
       writes.push({
@@ -205,7 +220,6 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
     }
   }
   const digests = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.digest]));
-  const indexes = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.index]));
   const record = recordResolution(
     s.namespace,
     resolution,

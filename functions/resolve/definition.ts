@@ -77,13 +77,22 @@ export const createFunction: CreateFunction = async (context) => {
       },
       {
         kind: 'ClusterServiceVersion',
-        // Resolution reads what a CSV is (metadata, spec), never how far its install got.
+        // Resolution reads what a CSV is (metadata, spec), never how far its install got. A
+        // copy matters only where a Subscription could ask for the operator it stands for
+        // (provided-elsewhere): copies reach every namespace, most of which have none.
         parts: ['metadata', 'spec'],
-        workKeys: (c) =>
-          (c.object as ClusterServiceVersion | undefined)?.metadata.labels?.['olm.copiedFrom'] !==
-          undefined
-            ? []
-            : [namespaceItem(c.ref.namespace)],
+        workKeys: async (c) =>
+          (c.object as ClusterServiceVersion | undefined)?.metadata.labels?.['olm.copiedFrom'] ===
+            undefined ||
+          (
+            await listMirrored(backbone, {
+              cluster: c.ref.cluster,
+              kind: 'Subscription',
+              namespace: c.ref.namespace,
+            })
+          ).length > 0
+            ? [namespaceItem(c.ref.namespace)]
+            : [],
       },
       { kind: 'OperatorGroup', workKeys: (c) => [namespaceItem(c.ref.namespace)] },
       { kind: 'CatalogSource', workKeys: catalogKeys },

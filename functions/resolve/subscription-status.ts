@@ -1,5 +1,5 @@
 // The Subscription status fields the resolve function owns: catalogHealth, the
-// CatalogSourcesUnhealthy, ResolutionFailed and BundleUnpacking conditions, and installedCSV/state once the CSV a
+// CatalogSourcesUnhealthy, ResolutionFailed, BundleUnpacking and deprecation conditions, and installedCSV/state once the CSV a
 // Subscription progresses to exists (upstream: "AtLatestKnown"). The plan function owns the
 // InstallPlan fields (installPlanRef, installPlanGeneration, currentCSV, UpgradePending and the
 // InstallPlan* conditions); each writes only its own fields, so the two never undo each other.
@@ -11,6 +11,7 @@ import type {
 } from '../../shared/api/index.js';
 import { codes } from '../../shared/api/index.js';
 import { withCondition, withoutCondition } from '../../shared/api/conditions.js';
+import { withDeprecations, type DeprecationNotices } from './deprecations.js';
 
 const { SubscriptionConditionType: Type, SubscriptionConditionReason: Reason } = codes;
 
@@ -83,6 +84,17 @@ function catalogCondition(
       message: `targeted catalogsource ${ref} ${own === undefined ? 'missing' : 'unhealthy'}`,
     };
   }
+  // As upstream, any unhealthy catalog the namespace can see makes the condition True: resolution
+  // reads them all. Upstream leaves the message as it was; olmq names the unhealthy catalogs.
+  const unhealthy = catalogs.filter((c) => !c.healthy).map((c) => `${c.namespace}/${c.name}`);
+  if (unhealthy.length > 0) {
+    return {
+      type: Type.CatalogSourcesUnhealthy,
+      status: 'True',
+      reason: Reason.UnhealthyCatalogSourceFound,
+      message: `catalogsource ${unhealthy.join(', ')} unhealthy`,
+    };
+  }
   const key = (name: string | undefined, ns: string | undefined): string => `${ns}/${name}`;
   const before = new Set(
     previous.map((h) => key(h.catalogSourceRef.name, h.catalogSourceRef.namespace)),
@@ -116,6 +128,34 @@ function notUnpacking(conditions: SubscriptionCondition[]): SubscriptionConditio
 }
 const unpackingDone: SubscriptionCondition = { type: Type.BundleUnpacking, status: 'False' };
 
+// Upstream sets ResolutionFailed with no lastTransitionTime, and an unsatisfiable resolution's
+// message starts `constraints not satisfiable: `; olmq's explanation follows that prefix.
+function withResolutionFailed(
+  conditions: readonly SubscriptionCondition[],
+  outcome: Extract<SubscriptionOutcome, { kind: 'failed' }>,
+): SubscriptionCondition[] {
+  const message =
+    outcome.reason === Reason.ConstraintsNotSatisfiable
+      ? `${unsatisfiablePrefix}${outcome.message}`
+      : outcome.message;
+  const condition: SubscriptionCondition = {
+    type: Type.ResolutionFailed,
+    status: 'True',
+    reason: outcome.reason,
+    message,
+  };
+  const old = conditions.find((c) => c.type === Type.ResolutionFailed);
+  const same =
+    old !== undefined &&
+    old.status === condition.status &&
+    old.reason === condition.reason &&
+    old.message === condition.message &&
+    old.lastTransitionTime === undefined;
+  if (same) return [...conditions];
+  return [...conditions.filter((c) => c.type !== Type.ResolutionFailed), condition];
+}
+const unsatisfiablePrefix = 'constraints not satisfiable: ';
+
 /**
  * The Subscription's status with the resolve function's fields brought up to date, or undefined
  * when nothing changes (no write).
@@ -126,6 +166,9 @@ export function resolvedSubscriptionStatus(
   outcome: SubscriptionOutcome,
   currentCsvExists: boolean,
   now: string,
+  /** The catalog's deprecation notices for an installed CSV (see deprecations.ts). */
+  noticesFor: (installedCSV: string | undefined) => DeprecationNotices | undefined = () =>
+    undefined,
 ): SubscriptionStatus | undefined {
   const status: SubscriptionStatus = sub.status ?? { lastUpdated: now };
   const previousHealth = status.catalogHealth ?? [];
@@ -137,16 +180,7 @@ export function resolvedSubscriptionStatus(
   );
   conditions =
     outcome.kind === 'failed'
-      ? withCondition(
-          conditions,
-          {
-            type: Type.ResolutionFailed,
-            status: 'True',
-            reason: outcome.reason,
-            message: outcome.message,
-          },
-          now,
-        )
+      ? withResolutionFailed(conditions, outcome)
       : withoutCondition(conditions, Type.ResolutionFailed);
   if (outcome.kind === 'resolved') conditions = notUnpacking(conditions);
   const next: SubscriptionStatus = { ...status, catalogHealth: health, conditions };
@@ -155,6 +189,7 @@ export function resolvedSubscriptionStatus(
     next.installedCSV = status.currentCSV;
     next.state = codes.SubscriptionState.AtLatestKnown;
   }
+  next.conditions = withDeprecations(conditions, noticesFor(next.installedCSV), now);
   const same =
     JSON.stringify({ ...next, lastUpdated: undefined }) ===
     JSON.stringify({ ...status, lastUpdated: undefined });

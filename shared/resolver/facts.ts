@@ -10,6 +10,7 @@ import type {
   ResolverCatalog,
   SubscriptionFacts,
 } from './model.js';
+import type { CopiedCsvFacts } from './provided-elsewhere.js';
 
 /** A properties annotation that is not the JSON OLM writes. */
 export class PropertiesAnnotationError extends Error {
@@ -70,6 +71,27 @@ export function isCopiedCsv(csv: ClusterServiceVersion): boolean {
     csv.metadata.labels?.[codes.OlmLabel.CopiedFrom] !== undefined ||
     csv.status?.reason === codes.CsvReason.Copied
   );
+}
+
+/** A copied CSV's facts: its name, package (when its properties say) and where it comes from. */
+export function copiedCsvFacts(csv: ClusterServiceVersion): CopiedCsvFacts {
+  const name = csv.metadata.name ?? '';
+  let pkg: string | null = null;
+  const text = csv.metadata.annotations?.[codes.OlmAnnotation.Properties];
+  try {
+    const property = (text === undefined ? [] : parsePropertiesAnnotation(name, text)).find(
+      (p) => p.type === 'olm.package',
+    );
+    const value = property?.value as { packageName?: unknown } | undefined;
+    if (typeof value?.packageName === 'string') pkg = value.packageName;
+  } catch {
+    // An unreadable annotation on a copy: matched by name only.
+  }
+  return {
+    name,
+    package: pkg,
+    copiedFrom: csv.metadata.labels?.[codes.OlmLabel.CopiedFrom] ?? '',
+  };
 }
 
 /** An installed CSV's resolution facts; throws PropertiesAnnotationError for an unreadable annotation. */

@@ -2,6 +2,7 @@
 // its catalogs (see resolve.ts for the algorithm), and the builders of its input facts.
 export { resolveNamespace } from './resolve.js';
 export { channelChain } from './channel-chain.js';
+export { withoutProvidedElsewhere, type CopiedCsvFacts } from './provided-elsewhere.js';
 export { ResolutionProblemCode } from './model.js';
 export type {
   ApiFact,
@@ -24,6 +25,7 @@ export {
   operatorGroupFacts,
   visibleCatalogs,
   isCopiedCsv,
+  copiedCsvFacts,
   parsePropertiesAnnotation,
   PropertiesAnnotationError,
 } from './facts.js';

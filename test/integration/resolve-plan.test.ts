@@ -11,6 +11,8 @@ import { loadCatalogDirectory } from '../../shared/catalog/index.js';
 import {
   openCatalogStore,
   putCatalogIndexRecord,
+  resolutionRecords,
+  resolutionRef,
   storeCatalog,
 } from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
@@ -314,3 +316,117 @@ t.test('startingCSV and an upgrade along the replaces chain', async (t) => {
   t.equal(upgrade.sub?.status?.currentCSV, 'etcdoperator.v0.9.4');
   t.equal(upgrade.sub?.status?.state, 'UpgradePending');
 });
+
+t.test(
+  'plan - regression: CSVs appearing while their plan executes never get a second (stray) plan',
+  async (t) => {
+    const { client, backbone } = await startRig(t);
+    await namespaceWithGroup(client, 'team-d');
+    await client.create(
+      subscription('team-d', 'node-healthcheck-operator', { channel: 'candidate' }),
+    );
+    const first = await plannedSubscription(client, 'team-d', 'node-healthcheck-operator');
+    const names = [...first.plan.spec.clusterServiceVersionNames].sort();
+    t.equal(names.length, 2, 'the operator and the dependency providing its required API');
+    // The install function's part, half done: the dependency's CSV appears, the plan runs on.
+    const step = first.plan.status?.plan?.find(
+      (s) => s.resource.kind === 'ClusterServiceVersion' && s.resource.name !== names[0],
+    );
+    const csv = JSON.parse(step?.resource.manifest ?? '{}') as KubeObject;
+    await client.create({ ...csv, metadata: { ...csv.metadata, namespace: 'team-d' } });
+    // Resolution now finds the dependency installed and plans the rest: a smaller group, another name.
+    await waitFor('the resolution to no longer install the dependency', async () => {
+      const record = await resolutionRecords.read(backbone, resolutionRef('c1', 'team-d'));
+      const rest = record?.bundles.filter((b) => b.action !== 'keep').map((b) => b.name);
+      return rest?.length === 1 && rest[0] !== csv.metadata.name;
+    });
+    // Another Subscription makes the plan function decide the namespace again (and visibly).
+    await client.create(subscription('team-d', 'etcd', { channel: 'singlenamespace-alpha' }));
+    await plannedSubscription(client, 'team-d', 'etcd');
+    const plans = await client.list({
+      apiVersion: v1alpha1,
+      kind: 'InstallPlan',
+      namespace: 'team-d',
+    });
+    t.same(
+      (plans.items as unknown as InstallPlan[])
+        .map((p) => p.spec.clusterServiceVersionNames)
+        .sort(),
+      [['etcdoperator.v0.9.4'], first.plan.spec.clusterServiceVersionNames].sort(),
+      "the executing plan and etcd's, no plan for the rest of the first",
+    );
+  },
+);
+
+t.test(
+  'resolve status - an unhealthy catalog of the namespace makes CatalogSourcesUnhealthy True, with every visible catalog listed',
+  async (t) => {
+    const { client, backbone } = await startRig(t);
+    await namespaceWithGroup(client, 'team-e');
+    await client.create({
+      apiVersion: v1alpha1,
+      kind: 'CatalogSource',
+      metadata: { name: 'broken', namespace: 'team-e' },
+      spec: { sourceType: 'grpc', address: 'localhost:1' },
+    });
+    await putCatalogIndexRecord(backbone, 'c1', {
+      namespace: 'team-e',
+      name: 'broken',
+      digest: null,
+      priority: 0,
+      displayName: '',
+      publisher: '',
+      sourceType: 'grpc',
+      healthy: false,
+      updatedAt: new Date().toISOString(),
+      packages: 0,
+      bundles: 0,
+    });
+    // The Subscription's own catalog (olm/community) is healthy.
+    await client.create(subscription('team-e', 'etcd', { channel: 'singlenamespace-alpha' }));
+    const sub = await waitFor('catalog health for both catalogs', async () => {
+      const s = await getSub(client, 'team-e', 'etcd');
+      return s?.status?.catalogHealth?.length === 2 ? s : undefined;
+    });
+    t.same(
+      sub.status?.catalogHealth
+        ?.map((h) => `${h.catalogSourceRef.namespace}/${h.catalogSourceRef.name}=${h.healthy}`)
+        .sort(),
+      ['olm/community=true', 'team-e/broken=false'],
+    );
+    t.match(
+      sub.status?.conditions?.find((c) => c.type === 'CatalogSourcesUnhealthy'),
+      {
+        status: 'True',
+        reason: 'UnhealthyCatalogSourceFound',
+        message: 'catalogsource team-e/broken unhealthy',
+      },
+    );
+  },
+);
+
+t.test(
+  'resolve - a copied CSV appearing after the Subscription re-resolves it: ResolutionFailed names the operator serving the namespace',
+  async (t) => {
+    const { client } = await startRig(t);
+    await namespaceWithGroup(client, 'team-f');
+    await client.create(subscription('team-f', 'etcd', { channel: 'singlenamespace-alpha' }));
+    const planned = await plannedSubscription(client, 'team-f', 'etcd');
+    // Before this plan runs, the same operator installed for all namespaces elsewhere is copied in.
+    const csv = JSON.parse(planned.plan.status?.plan?.[0]?.resource.manifest ?? '{}') as KubeObject;
+    await client.create({
+      ...csv,
+      metadata: {
+        ...csv.metadata,
+        namespace: 'team-f',
+        labels: { ...csv.metadata.labels, 'olm.copiedFrom': 'operators' },
+      },
+    });
+    const failed = await waitFor('ResolutionFailed on etcd', async () =>
+      (await getSub(client, 'team-f', 'etcd'))?.status?.conditions?.find(
+        (c) => c.type === 'ResolutionFailed',
+      ),
+    );
+    t.match(failed.message, /installed in namespace operators already serves namespace team-f/);
+  },
+);

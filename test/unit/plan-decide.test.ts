@@ -350,3 +350,64 @@ void t.test(
     t.end();
   },
 );
+
+void t.test(
+  'plan - regression: no second plan for the CSVs an executing plan is still creating',
+  (t) => {
+    // Plan for a.v1 + b.v1 (b requires a) is executing; a.v1 exists already, so the namespace
+    // re-resolved to "keep a.v1, install b.v1": a group of its own, under another name.
+    const a = bundle('a');
+    const b = bundle('b', { requires: ['a.v1'] });
+    const [whole] = planGroups('ns', [a, b]);
+    const executing = plan(whole?.name ?? '', 1, {
+      spec: {
+        clusterServiceVersionNames: ['a.v1', 'b.v1'],
+        approval: 'Automatic',
+        approved: true,
+        generation: 1,
+      },
+      status: { phase: 'Installing', catalogSources: ['community'], plan: [] },
+    });
+    const followed = { lastUpdated: now, installPlanRef: { name: whole?.name ?? '' } };
+    const record = {
+      namespace: 'ns',
+      status: 'resolved' as const,
+      bundles: [{ ...a, action: 'keep' as const }, b],
+      problems: [],
+    };
+    const [rest] = planGroups('ns', record.bundles);
+    t.not(rest?.name, whole?.name, 'the rest of the plan is a group with another name');
+    const d = decidePlan(
+      snapshot({
+        record,
+        subscriptions: [sub('a', { status: followed }), sub('b', { status: followed })],
+        installPlans: [executing],
+        csvs: new Set(['a.v1']),
+        manifests: new Map([['b.v1', manifests('b.v1')]]),
+      }),
+    );
+    t.same(
+      d.writes.filter((w) => w.op === 'create'),
+      [],
+      'no InstallPlan created',
+    );
+    t.notOk(d.again, 'nothing to come back for');
+    const complete = decidePlan(
+      snapshot({
+        record,
+        subscriptions: [sub('a', { status: followed }), sub('b', { status: followed })],
+        installPlans: [
+          { ...executing, status: { phase: 'Complete', catalogSources: ['community'], plan: [] } },
+        ],
+        csvs: new Set(['a.v1']),
+        manifests: new Map([['b.v1', manifests('b.v1')]]),
+      }),
+    );
+    t.equal(
+      complete.writes.filter((w) => w.op === 'create').length,
+      1,
+      'a CSV missing after its plan completed (deleted since) is planned again',
+    );
+    t.end();
+  },
+);

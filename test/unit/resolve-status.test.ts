@@ -110,8 +110,7 @@ void t.test('ResolutionFailed is set with the explanation and cleared on success
       type: 'ResolutionFailed',
       status: 'True',
       reason: 'ConstraintsNotSatisfiable',
-      message: 'no operators found in package etcd',
-      lastTransitionTime: now,
+      message: 'constraints not satisfiable: no operators found in package etcd',
     },
   ]);
   const cleared = resolvedSubscriptionStatus(
@@ -179,6 +178,100 @@ void t.test(
       failedLater?.conditions?.filter((c) => c.type === 'BundleUnpacking'),
       [{ type: 'BundleUnpacking', status: 'False' }],
       'nor removed by one',
+    );
+    t.end();
+  },
+);
+
+void t.test(
+  "resolve status - ResolutionFailed as upstream writes it: no lastTransitionTime, the 'constraints not satisfiable: ' prefix",
+  (t) => {
+    const failed = resolvedSubscriptionStatus(
+      sub(),
+      [healthy],
+      { kind: 'failed', reason: 'ConstraintsNotSatisfiable', message: 'no operators found' },
+      false,
+      now,
+    );
+    const condition = failed?.conditions?.find((c) => c.type === 'ResolutionFailed');
+    t.same(condition, {
+      type: 'ResolutionFailed',
+      status: 'True',
+      reason: 'ConstraintsNotSatisfiable',
+      message: 'constraints not satisfiable: no operators found',
+    });
+    t.equal(
+      resolvedSubscriptionStatus(
+        sub(failed),
+        [healthy],
+        { kind: 'failed', reason: 'ConstraintsNotSatisfiable', message: 'no operators found' },
+        false,
+        later,
+      ),
+      undefined,
+      'the same failure writes nothing',
+    );
+    const prevented = resolvedSubscriptionStatus(
+      sub(),
+      [healthy],
+      { kind: 'failed', reason: 'ErrorPreventedResolution', message: 'catalog unreadable' },
+      false,
+      now,
+    );
+    t.same(
+      prevented?.conditions?.find((c) => c.type === 'ResolutionFailed'),
+      {
+        type: 'ResolutionFailed',
+        status: 'True',
+        reason: 'ErrorPreventedResolution',
+        message: 'catalog unreadable',
+      },
+      'an error that prevented resolution keeps its own message, as upstream',
+    );
+    t.end();
+  },
+);
+
+void t.test(
+  'resolve status - CatalogSourcesUnhealthy is True when any visible catalog is unhealthy, not only the targeted one',
+  (t) => {
+    const local: VisibleCatalog = { ...healthy, name: 'local', namespace: 'ns', uid: 'u2' };
+    const status = resolvedSubscriptionStatus(
+      sub(),
+      [healthy, { ...local, healthy: false }],
+      { kind: 'resolved' },
+      false,
+      now,
+    );
+    t.match(
+      status?.conditions?.find((c) => c.type === 'CatalogSourcesUnhealthy'),
+      {
+        status: 'True',
+        reason: 'UnhealthyCatalogSourceFound',
+        message: 'catalogsource ns/local unhealthy',
+      },
+    );
+    t.same(
+      status?.catalogHealth?.map((h) => [h.catalogSourceRef.name, h.healthy]),
+      [
+        ['community', true],
+        ['local', false],
+      ],
+      'catalogHealth lists every visible catalog',
+    );
+    const recovered = resolvedSubscriptionStatus(
+      sub(status),
+      [healthy, local],
+      { kind: 'resolved' },
+      false,
+      later,
+    );
+    t.match(
+      recovered?.conditions?.find((c) => c.type === 'CatalogSourcesUnhealthy'),
+      {
+        status: 'False',
+        message: 'all available catalogsources are healthy',
+      },
     );
     t.end();
   },
