@@ -8,6 +8,7 @@ import { upgradeBlocked } from '../operator-conditions/index.js';
 import { deploymentNameProblem, webhookProblem } from './checks.js';
 import { certificatesDue, installCheck, requirementsLost } from './install-check.js';
 import { certificatesOf, move, stay, type CsvInPhase, type CsvWithStrategy } from './move.js';
+import { conversionWebhookProblem, crdOwnerConflict, crdOwnerConflictMessage } from './ownership.js';
 import { requirementStatus } from './requirements.js';
 import { installWrites } from './strategy.js';
 import type { CsvWrites } from './types.js';
@@ -87,6 +88,9 @@ const pending: PhaseStep = (c) => {
   if (webhook !== undefined) {
     return move(c, { phase: 'Failed', reason: 'InvalidWebhookDescription', message: webhook });
   }
+  if (crdOwnerConflict(c.csv, c.s.csvs)) {
+    return move(c, { phase: 'Failed', reason: 'OwnerConflict', message: crdOwnerConflictMessage });
+  }
   if (replacedInTheWay(c)) return stay(c); // the replaced CSV must step aside first
   const moved = move(c, {
     phase: 'InstallReady',
@@ -100,7 +104,7 @@ const pending: PhaseStep = (c) => {
 const installReady: PhaseStep = (c) => {
   if ('invalid' in c.strategy) return invalidStrategy(c, c.strategy.invalid);
   const v: CsvWithStrategy = { ...c, strategy: c.strategy };
-  const mismatch = deploymentNameProblem(c.csv, v.strategy);
+  const mismatch = deploymentNameProblem(c.csv, v.strategy) ?? conversionWebhookProblem(c.csv);
   if (mismatch !== undefined) {
     return move(c, {
       phase: 'Failed',
@@ -169,8 +173,14 @@ const failed: PhaseStep = (c) => {
   }
   if ('invalid' in c.strategy) return stay(c);
   const v: CsvWithStrategy = { ...c, strategy: c.strategy };
-  if (webhookProblem(c.csv) !== undefined || deploymentNameProblem(c.csv, v.strategy) !== undefined)
+  if (
+    webhookProblem(c.csv) !== undefined ||
+    deploymentNameProblem(c.csv, v.strategy) !== undefined ||
+    conversionWebhookProblem(c.csv) !== undefined
+  )
     return stay(c);
+  // Upstream reinstalls and fails again, round and round; olmq waits for the other owner to go.
+  if (c.reason === 'OwnerConflict' && crdOwnerConflict(c.csv, c.s.csvs)) return stay(c);
   return (
     requirementsLost(v, {
       phase: 'Pending',
