@@ -1,6 +1,7 @@
 // Who may own what (upstream's olm operator, v0.26.0): a CSV owning a CRD another CSV of the
-// namespace owns fails with OwnerConflict until that CSV goes; conversion webhooks are written
-// into their CRDs only for AllNamespaces-only CSVs, and taken out again when the CSV goes.
+// namespace owns, or an APIService it may not adopt, fails with OwnerConflict; an owned
+// APIService must be Available before the CSV Succeeds; conversion webhooks are written into
+// their CRDs only for AllNamespaces-only CSVs, and taken out again when the CSV goes.
 import t from 'tap';
 import type { KubeClient } from '../../shared/kube/client.js';
 import {
@@ -139,7 +140,11 @@ t.test(
       { type: 'MultiNamespace', supported: false },
       { type: 'AllNamespaces', supported: true },
     ];
-    await createInstallPlan(client, { name: 'install-conv', namespace: 'conv2', bundles: [bundle] });
+    await createInstallPlan(client, {
+      name: 'install-conv',
+      namespace: 'conv2',
+      bundles: [bundle],
+    });
     const failed = await waitForCsvPhase(client, 'conv2', nmo, 'Failed', undefined, 30_000);
     t.match(failed['status'], {
       reason: 'InstallComponentFailed',
@@ -149,6 +154,98 @@ t.test(
     t.notOk(
       ((await conversionOf(client)) as { strategy?: string } | undefined)?.strategy === 'Webhook',
       'the CRD does not convert through the webhook',
+    );
+  },
+);
+
+const apiName = 'v1alpha1.widgets.example.com';
+const apiRef = { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', name: apiName };
+
+/** etcd v0.9.4 owning an aggregated API served by its deployment. */
+async function withApiService(): Promise<TestBundle> {
+  const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');
+  (bundle.csv['spec'] as Record<string, unknown>)['apiservicedefinitions'] = {
+    owned: [
+      {
+        name: 'widgets',
+        group: 'widgets.example.com',
+        version: 'v1alpha1',
+        kind: 'Widget',
+        displayName: 'Widget',
+        deploymentName: 'etcd-operator',
+        containerPort: 5443,
+      },
+    ],
+  };
+  return bundle;
+}
+
+t.test(
+  'install ownership - an existing APIService the CSV may not adopt fails it with OwnerConflict',
+  async (t) => {
+    const { client } = await installFunctionFor(t);
+    await client.create({
+      ...apiRef,
+      metadata: { name: apiName },
+      spec: {
+        group: 'widgets.example.com',
+        version: 'v1alpha1',
+        groupPriorityMinimum: 100,
+        versionPriority: 10,
+        service: { name: 'someone-else', namespace: 'default', port: 443 },
+      },
+    });
+    await namespaceWithOperatorGroup(client, 'apis');
+    await createInstallPlan(client, {
+      name: 'install-api',
+      namespace: 'apis',
+      bundles: [await withApiService()],
+    });
+    const failed = await waitForCsvPhase(client, 'apis', 'etcdoperator.v0.9.4', 'Failed');
+    t.match(failed['status'], { reason: 'OwnerConflict', message: 'unable to adopt APIService' });
+    t.match(
+      (await client.get(apiRef))?.['spec'],
+      { service: { name: 'someone-else', namespace: 'default' } },
+      'the APIService is left as it was',
+    );
+  },
+);
+
+t.test(
+  'install ownership - a CSV waits in Installing while its APIService is not Available',
+  async (t) => {
+    const { client } = await installFunctionFor(t);
+    await namespaceWithOperatorGroup(client, 'apis2');
+    await createInstallPlan(client, {
+      name: 'install-api',
+      namespace: 'apis2',
+      bundles: [await withApiService()],
+    });
+    await waitFor('the APIService to be written', () => client.get(apiRef), 30_000);
+    const waiting = await waitFor(
+      'the CSV to wait for its APIService',
+      async () => {
+        const csv = await getCsv(client, 'apis2', 'etcdoperator.v0.9.4');
+        const deployment = await client.get({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          namespace: 'apis2',
+          name: 'etcd-operator',
+        });
+        const ready = (deployment?.['status'] as { readyReplicas?: number } | undefined)
+          ?.readyReplicas;
+        return csv?.status?.message === 'apiServices not installed' && ready === 1
+          ? csv
+          : undefined;
+      },
+      30_000,
+    );
+    t.match(waiting.status, { phase: 'Installing', reason: 'InstallWaiting' });
+    t.notOk(
+      (await getCsv(client, 'apis2', 'etcdoperator.v0.9.4'))?.status?.conditions?.some(
+        (c) => c.phase === 'Succeeded',
+      ),
+      'never Succeeded',
     );
   },
 );
