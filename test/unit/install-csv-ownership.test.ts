@@ -89,7 +89,10 @@ t.test(
   'csv ownership - a CRD owned by another CSV of the namespace fails Pending with OwnerConflict',
   async (t) => {
     const installed = await etcdCsv('etcd-old', { phase: 'Succeeded', reason: 'InstallSucceeded' });
-    const pending = await etcdCsv('etcd-other', { phase: 'Pending', reason: 'RequirementsUnknown' });
+    const pending = await etcdCsv('etcd-other', {
+      phase: 'Pending',
+      reason: 'RequirementsUnknown',
+    });
     t.ok(crdOwnerConflict(pending, [installed, pending]));
     const d = decideCsv(pending, snapshot([installed, pending]));
     t.match(d.status, {
@@ -205,7 +208,9 @@ t.test(
     ]);
     const crdWrite = d.writes[0];
     t.same(
-      crdWrite?.op === 'update' ? (crdWrite.object['spec'] as { conversion: unknown }).conversion : 0,
+      crdWrite?.op === 'update'
+        ? (crdWrite.object['spec'] as { conversion: unknown }).conversion
+        : 0,
       { strategy: 'None' },
       'the webhook settings go',
     );
