@@ -32,6 +32,7 @@ import {
 } from './webhooks.js';
 
 const certifiedPhases = new Set(['InstallReady', 'Installing', 'Succeeded', 'Failed']);
+const beforeInstall = new Set(['', 'None', 'Pending']);
 
 /** Certificates and existing objects for CSVs with webhooks or owned APIServices. */
 async function loadCertified(
@@ -61,7 +62,11 @@ async function loadCertified(
   });
   await Promise.all(
     csvs
-      .filter((c) => !certifiedPhases.has(c.status?.phase ?? ''))
+      .filter(
+        (c) =>
+          beforeInstall.has(c.status?.phase ?? '') &&
+          c.metadata.labels?.['olm.copiedFrom'] === undefined,
+      )
       .flatMap((c) => ownedApiServicesOf(c).map((d) => remember(apiServiceRef(d)))),
   );
   if (relevant.length === 0) return { certificates, existing, webhookConfigurations: [] };
