@@ -9,6 +9,7 @@ import { canonicalJson } from '../../shared/kube/json.js';
 import {
   catalogSourceLabel,
   catalogSourceUpdateLabel,
+  podDead,
   podFailed,
   podImageId,
   podMatches,
@@ -75,11 +76,17 @@ export function planRegistry(
     { name: account.metadata.name ?? source.name, imagePullSecrets: pullSecrets },
     observed.restrictedByDefault,
   );
-  const current = observed.pods.filter((p) => podMatches(p, desiredPod, image));
-  // Only a missing or outdated pod is replaced: a lost status write never recreates a good pod.
+  // A dead pod (evicted, say) never serves again: it goes and counts for nothing, so a new one
+  // replaces it (upstream v0.26.0 keeps it and the catalog stays unreachable).
+  const live = observed.pods.filter((p) => !podDead(p));
+  for (const pod of observed.pods)
+    if (podDead(pod) && !isDeleting(pod)) writes.push(deletePod(pod));
+  const current = live.filter((p) => podMatches(p, desiredPod, image));
+  // Only a missing, dead or outdated pod is replaced: a lost status write never recreates a
+  // good pod.
   const podCreated = current.length === 0;
   if (podCreated) {
-    for (const pod of observed.pods) writes.push(deletePod(pod));
+    for (const pod of live) writes.push(deletePod(pod));
     writes.push({ op: 'create', object: desiredPod });
   }
 
@@ -107,8 +114,7 @@ export function planRegistry(
         for (const update of observed.updatePods) {
           const updateId = podImageId(update);
           const changed =
-            updateId !== '' &&
-            observed.pods.some((p) => podImageId(p) !== '' && podImageId(p) !== updateId);
+            updateId !== '' && live.some((p) => podImageId(p) !== '' && podImageId(p) !== updateId);
           if (changed) {
             // Promote: the Service now selects the update pod; the old serving pods go.
             writes.push({
@@ -121,7 +127,7 @@ export function planRegistry(
                 },
               },
             });
-            for (const pod of observed.pods) writes.push(deletePod(pod));
+            for (const pod of live) writes.push(deletePod(pod));
             break;
           }
           writes.push(deletePod(update)); // same image: no update

@@ -245,7 +245,7 @@ export function registryUpdatePod(pod: KubeObject, sourceName: string): KubeObje
 
 interface PodStatus {
   phase?: string;
-  conditions?: { type?: string; status?: string }[];
+  conditions?: { type?: string; status?: string; reason?: string }[];
   containerStatuses?: { imageID?: string }[];
 }
 
@@ -260,6 +260,24 @@ export function podReady(pod: KubeObject): boolean {
 export function podFailed(pod: KubeObject): boolean {
   const phase = statusOf(pod).phase;
   return phase === 'Failed' || phase === 'Unknown';
+}
+
+/**
+ * Whether a registry pod will never serve again: Failed (evicted, say) or Unknown, or being
+ * deleted by the taint manager (upstream v0.28's isPodDead). A serving pod restarts its
+ * containers, so a Failed one stays Failed.
+ */
+export function podDead(pod: KubeObject): boolean {
+  if (podFailed(pod)) return true;
+  return (
+    pod.metadata['deletionTimestamp'] !== undefined &&
+    (statusOf(pod).conditions ?? []).some(
+      (c) =>
+        c.type === 'DisruptionTarget' &&
+        c.reason === 'DeletionByTaintManager' &&
+        c.status === 'True',
+    )
+  );
 }
 
 /** The image ID the pod's registry container runs, or '' while unknown. */

@@ -1,14 +1,15 @@
 // Upstream OLM's CSV and InstallPlan metrics (spec §12), kept from the CSVs this function sees.
+// Upstream's names and labels are kept with an added `cluster` label, as on every olmq metric.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Csv } from './csv-status.js';
 
 /** The install function's metrics. */
 export interface InstallMetrics {
-  csvCount: Gauge;
-  csvSucceeded: Gauge<'name' | 'namespace' | 'version'>;
-  csvAbnormal: Gauge<'name' | 'namespace' | 'phase' | 'reason' | 'version'>;
-  csvUpgradeCount: Counter;
-  installPlanWarnings: Counter;
+  csvCount: Gauge<'cluster'>;
+  csvSucceeded: Gauge<'cluster' | 'name' | 'namespace' | 'version'>;
+  csvAbnormal: Gauge<'cluster' | 'name' | 'namespace' | 'phase' | 'reason' | 'version'>;
+  csvUpgradeCount: Counter<'cluster'>;
+  installPlanWarnings: Counter<'cluster'>;
   /** Records the CSVs of one namespace as they are now (stale series dropped). */
   observeNamespace(cluster: string, namespace: string, csvs: readonly Csv[]): void;
 }
@@ -24,24 +25,29 @@ export function createInstallMetrics(registry: Registry): InstallMetrics {
   const csvSucceeded = new Gauge({
     name: 'csv_succeeded',
     help: 'Successful CSV install',
-    labelNames: ['name', 'namespace', 'version'] as const,
+    labelNames: ['cluster', 'name', 'namespace', 'version'] as const,
     registers: [registry],
   });
   const csvAbnormal = new Gauge({
     name: 'csv_abnormal',
     help: 'CSV is not installed',
-    labelNames: ['name', 'namespace', 'phase', 'reason', 'version'] as const,
+    labelNames: ['cluster', 'name', 'namespace', 'phase', 'reason', 'version'] as const,
     registers: [registry],
   });
-  const counts = new Map<string, Series[]>();
+  // Keyed by cluster, then namespace.
+  const counts = new Map<string, Map<string, Series[]>>();
   const csvCount = new Gauge({
     name: 'csv_count',
     help: 'Number of CSVs successfully registered',
+    labelNames: ['cluster'] as const,
     registers: [registry],
     collect() {
-      let total = 0;
-      for (const series of counts.values()) total += series.length;
-      this.set(total);
+      this.reset();
+      for (const [cluster, namespaces] of counts) {
+        let total = 0;
+        for (const series of namespaces.values()) total += series.length;
+        this.set({ cluster }, total);
+      }
     },
   });
   return {
@@ -51,20 +57,21 @@ export function createInstallMetrics(registry: Registry): InstallMetrics {
     csvUpgradeCount: new Counter({
       name: 'csv_upgrade_count',
       help: 'Monotonic count of CSV upgrades',
+      labelNames: ['cluster'] as const,
       registers: [registry],
     }),
     installPlanWarnings: new Counter({
       name: 'installplan_warnings_total',
       help: 'monotonic count of resources that generated warnings when applied as part of an InstallPlan',
+      labelNames: ['cluster'] as const,
       registers: [registry],
     }),
     observeNamespace(cluster, namespace, csvs) {
-      const key = `${cluster}/${namespace}`;
-      for (const old of counts.get(key) ?? []) {
-        csvSucceeded.remove({ name: old.name, namespace, version: old.version });
-        if (old.abnormal !== undefined) {
-          csvAbnormal.remove({ name: old.name, namespace, version: old.version, ...old.abnormal });
-        }
+      const namespaces = counts.get(cluster) ?? new Map<string, Series[]>();
+      for (const old of namespaces.get(namespace) ?? []) {
+        const labels = { cluster, name: old.name, namespace, version: old.version };
+        csvSucceeded.remove(labels);
+        if (old.abnormal !== undefined) csvAbnormal.remove({ ...labels, ...old.abnormal });
       }
       const now: Series[] = [];
       for (const csv of csvs) {
@@ -74,16 +81,18 @@ export function createInstallMetrics(registry: Registry): InstallMetrics {
         const phase = csv.status?.phase ?? '';
         const reason = csv.status?.reason ?? '';
         const succeeded = phase === 'Succeeded';
-        csvSucceeded.set({ name, namespace, version }, succeeded ? 1 : 0);
+        csvSucceeded.set({ cluster, name, namespace, version }, succeeded ? 1 : 0);
         const series: Series = { name, version };
         if (!succeeded) {
           series.abnormal = { phase, reason };
-          csvAbnormal.set({ name, namespace, version, phase, reason }, 1);
+          csvAbnormal.set({ cluster, name, namespace, version, phase, reason }, 1);
         }
         now.push(series);
       }
-      if (now.length === 0) counts.delete(key);
-      else counts.set(key, now);
+      if (now.length === 0) namespaces.delete(namespace);
+      else namespaces.set(namespace, now);
+      if (namespaces.size === 0) counts.delete(cluster);
+      else counts.set(cluster, namespaces);
     },
   };
 }

@@ -28,14 +28,15 @@ t.test(
       csv('a', 'Succeeded', 'InstallSucceeded'),
       csv('b', 'Failed', 'ComponentUnhealthy'),
     ]);
-    t.same(await values(registry, 'csv_count'), [{ labels: {}, value: 2 }]);
+    t.same(await values(registry, 'csv_count'), [{ labels: { cluster: 'c1' }, value: 2 }]);
     t.same(await values(registry, 'csv_succeeded'), [
-      { labels: { name: 'a', namespace: 'ns1', version: '1.0.0' }, value: 1 },
-      { labels: { name: 'b', namespace: 'ns1', version: '1.0.0' }, value: 0 },
+      { labels: { cluster: 'c1', name: 'a', namespace: 'ns1', version: '1.0.0' }, value: 1 },
+      { labels: { cluster: 'c1', name: 'b', namespace: 'ns1', version: '1.0.0' }, value: 0 },
     ]);
     t.same(await values(registry, 'csv_abnormal'), [
       {
         labels: {
+          cluster: 'c1',
           name: 'b',
           namespace: 'ns1',
           version: '1.0.0',
@@ -51,9 +52,30 @@ t.test(
       [],
       'the Failed series is dropped once the CSV recovers',
     );
-    t.same(await values(registry, 'csv_count'), [{ labels: {}, value: 1 }]);
-    metrics.csvUpgradeCount.inc();
-    t.same(await values(registry, 'csv_upgrade_count'), [{ labels: {}, value: 1 }]);
-    t.same(await values(registry, 'installplan_warnings_total'), [{ labels: {}, value: 0 }]);
+    t.same(await values(registry, 'csv_count'), [{ labels: { cluster: 'c1' }, value: 1 }]);
+    metrics.csvUpgradeCount.inc({ cluster: 'c1' });
+    t.same(await values(registry, 'csv_upgrade_count'), [{ labels: { cluster: 'c1' }, value: 1 }]);
+    metrics.installPlanWarnings.inc({ cluster: 'c1' });
+    t.same(await values(registry, 'installplan_warnings_total'), [
+      { labels: { cluster: 'c1' }, value: 1 },
+    ]);
   },
 );
+
+t.test('install metrics - two clusters with the same namespace keep separate series', async (t) => {
+  const registry = new Registry();
+  const metrics = createInstallMetrics(registry);
+  metrics.observeNamespace('c1', 'ns1', [csv('a', 'Succeeded', 'InstallSucceeded')]);
+  metrics.observeNamespace('c2', 'ns1', [csv('a', 'Failed', 'ComponentUnhealthy')]);
+  t.same(await values(registry, 'csv_count'), [
+    { labels: { cluster: 'c1' }, value: 1 },
+    { labels: { cluster: 'c2' }, value: 1 },
+  ]);
+  t.same(await values(registry, 'csv_succeeded'), [
+    { labels: { cluster: 'c1', name: 'a', namespace: 'ns1', version: '1.0.0' }, value: 1 },
+    { labels: { cluster: 'c2', name: 'a', namespace: 'ns1', version: '1.0.0' }, value: 0 },
+  ]);
+  metrics.observeNamespace('c2', 'ns1', []);
+  t.same(await values(registry, 'csv_count'), [{ labels: { cluster: 'c1' }, value: 1 }]);
+  t.same(await values(registry, 'csv_abnormal'), []);
+});

@@ -85,7 +85,7 @@ export async function applyNamespace(
     }
     if (status !== undefined && status !== w.csv.status) {
       await updateStatusOrStale(client, { ...w.csv, status }, 'CSV');
-      if (w.upgrade === true) c.metrics?.csvUpgradeCount.inc();
+      if (w.upgrade === true) c.metrics?.csvUpgradeCount.inc({ cluster: c.cluster });
       if (w.onFailure !== undefined) {
         const from = w.chained ?? w.csv;
         const event = csvPhaseEvent(w.csv, from.status, status, now());

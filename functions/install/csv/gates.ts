@@ -6,6 +6,7 @@ import type { Write } from '../../../shared/kube/executor.js';
 import { refOf } from '../kube-writes.js';
 import { installModeProblem } from './checks.js';
 import { move, stay, type CsvInPass } from './move.js';
+import { conversionCrdsToReset } from './ownership.js';
 import type { CsvNamespaceSnapshot, CsvWrites } from './types.js';
 
 /** Finalizer that lets OLM remove what a CSV installed outside its namespace. */
@@ -23,7 +24,8 @@ const hasFinalizer = (c: CsvInPass): boolean =>
   (c.csv.metadata.finalizers ?? []).includes(csvCleanupFinalizer);
 
 // Deletion: remove what lives outside the namespace (namespaced objects follow their owner
-// reference), then let the CSV go. CRDs and CRs are never touched.
+// reference), then let the CSV go. CRDs and CRs stay; only the conversion webhooks of a CSV
+// nothing replaces are taken out of their CRDs (strategy None), as upstream.
 const deleted: Gate = (c) => {
   const { csv } = c;
   if (csv.metadata.deletionTimestamp === undefined) return undefined;
@@ -34,6 +36,14 @@ const deleted: Gate = (c) => {
       o.metadata.labels['olm.owner.kind'] === 'ClusterServiceVersion',
   );
   const writes: Write[] = owned.map((o) => ({ op: 'delete', ref: refOf(o) }));
+  for (const name of conversionCrdsToReset(csv, c.s.csvs)) {
+    const crd = c.s.crds.get(name);
+    if (crd === undefined || crd.spec.conversion?.strategy === 'None') continue;
+    writes.push({
+      op: 'update',
+      object: { ...crd, spec: { ...crd.spec, conversion: { strategy: 'None' } } },
+    });
+  }
   writes.push({
     op: 'update',
     object: {

@@ -3,6 +3,7 @@
 // install check) with the move each outcome leads to. Each check is a move, or undefined to
 // let the next one decide. Pure.
 import type { CsvPhase, CsvReason } from '../../../shared/api/codes.js';
+import { apiServicesAvailable } from './apiservices.js';
 import { rotationDue } from '../certificates.js';
 import type { Transition } from '../csv-status.js';
 import { deploymentHealth, type DeploymentHealth } from './deployments.js';
@@ -28,14 +29,27 @@ export function requirementsLost(c: CsvWithStrategy, t: Transition): CsvWrites |
   return met ? undefined : move(c, t);
 }
 
-// The first thing keeping the install from healthy: a strategy deployment (missing, drifted,
-// not ready), else an admission webhook without its configuration.
-function healthProblem(c: CsvWithStrategy): DeploymentHealth | undefined {
+/** A health problem; `bare` messages are upstream's own, not an install error's ("installing: …"). */
+type HealthProblem = DeploymentHealth & { bare?: true };
+
+// The first thing keeping the install from healthy: a strategy deployment to reinstall
+// (missing, drifted) or past its progress deadline — a reinstall writes the APIServices too —,
+// else an owned APIService missing or not Available (upstream checks them before the strategy),
+// else a deployment not ready, else an admission webhook without its configuration.
+function healthProblem(c: CsvWithStrategy): HealthProblem | undefined {
+  let deploymentProblem: DeploymentHealth | undefined;
   for (const d of intendedDeployments(c.csv, c.strategy, c.s)) {
     const existing = c.s.deployments.find((x) => x.metadata.name === d.metadata.name);
-    const health = deploymentHealth(d, existing);
-    if (health !== undefined) return health;
+    deploymentProblem = deploymentHealth(d, existing);
+    if (deploymentProblem !== undefined) break;
   }
+  const first =
+    deploymentProblem?.reinstall === true ||
+    deploymentProblem?.message.includes('exceeded its progress deadline') === true;
+  if (!first && !apiServicesAvailable(c)) {
+    return { reinstall: false, message: 'apiServices not installed', bare: true };
+  }
+  if (deploymentProblem !== undefined) return deploymentProblem;
   const configurations = c.s.webhookConfigurations.filter(
     (w) => w.metadata.labels?.['olm.owner'] === c.name,
   );
@@ -62,7 +76,7 @@ export function installCheck(
       message: 'install strategy completed with no errors',
     });
   }
-  const message = `installing: ${problem.message}`;
+  const message = problem.bare === true ? problem.message : `installing: ${problem.message}`;
   if (problem.reinstall)
     return move(c, { phase: 'InstallReady', reason: unhealthy.reason, message });
   if (c.phase === 'Installing') {

@@ -14,6 +14,7 @@ import {
   type ServingCertificate,
 } from '../certificates.js';
 import type { Crd } from '../crds.js';
+import { apiServiceName } from './apiservices.js';
 import type { Csv } from '../csv-status.js';
 import { operatorConditionApiVersion } from '../operator-conditions/index.js';
 import { operatorGroupScope } from '../scope.js';
@@ -42,6 +43,7 @@ const certifiedPhases = new Set([
   'Succeeded',
   'Failed',
 ]);
+const beforeInstall = new Set(['', 'None', 'Pending']);
 
 /** Certificates and existing objects for CSVs with webhooks or owned APIServices. */
 async function loadCertified(
@@ -56,13 +58,29 @@ async function loadCertified(
   const relevant = csvs.filter(
     (c) => certifiedDeployments(c).size > 0 && certifiedPhases.has(c.status?.phase ?? ''),
   );
-  if (relevant.length === 0) return { certificates, existing, webhookConfigurations: [] };
   const remember = async (ref: ObjectRef): Promise<KubeObject | undefined> => {
     const object = await client.get(ref);
     if (object !== undefined)
       existing.set(existingKey(ref.kind, ref.namespace, ref.name ?? ''), object);
     return object;
   };
+  // The owned APIServices of a CSV before its install (None and Pending are decided in one
+  // pass), for the adoption check.
+  const apiServiceRef = (d: { version?: string; group?: string }): ObjectRef => ({
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    name: apiServiceName(d),
+  });
+  await Promise.all(
+    csvs
+      .filter(
+        (c) =>
+          beforeInstall.has(c.status?.phase ?? '') &&
+          c.metadata.labels?.['olm.copiedFrom'] === undefined,
+      )
+      .flatMap((c) => ownedApiServicesOf(c).map((d) => remember(apiServiceRef(d)))),
+  );
+  if (relevant.length === 0) return { certificates, existing, webhookConfigurations: [] };
   const rbac = 'rbac.authorization.k8s.io/v1';
   for (const csv of relevant) {
     const perDeployment = new Map<string, ServingCertificate>();
@@ -94,13 +112,7 @@ async function loadCertified(
           (await issueServingCertificate(hosts, at, lifetimeMs)),
       );
     }
-    for (const api of ownedApiServicesOf(csv)) {
-      await remember({
-        apiVersion: 'apiregistration.k8s.io/v1',
-        kind: 'APIService',
-        name: `${api.version}.${api.group}`,
-      });
-    }
+    for (const api of ownedApiServicesOf(csv)) await remember(apiServiceRef(api));
   }
   const labelSelector = `olm.owner.namespace=${namespace},olm.owner.kind=ClusterServiceVersion`;
   const lists = await Promise.all(

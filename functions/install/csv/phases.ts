@@ -8,6 +8,16 @@ import { upgradeBlocked } from '../operator-conditions/index.js';
 import { deploymentNameProblem, webhookProblem } from './checks.js';
 import { certificatesDue, installCheck, requirementsLost } from './install-check.js';
 import { certificatesOf, move, stay, type CsvInPhase, type CsvWithStrategy } from './move.js';
+import {
+  apiServiceOwnerConflict,
+  apiServiceOwnerConflictMessage,
+  apiServiceResourceProblem,
+} from './apiservices.js';
+import {
+  conversionWebhookProblem,
+  crdOwnerConflict,
+  crdOwnerConflictMessage,
+} from './ownership.js';
 import { requirementStatus } from './requirements.js';
 import { installWrites } from './strategy.js';
 import type { CsvWrites } from './types.js';
@@ -87,6 +97,16 @@ const pending: PhaseStep = (c) => {
   if (webhook !== undefined) {
     return move(c, { phase: 'Failed', reason: 'InvalidWebhookDescription', message: webhook });
   }
+  if (crdOwnerConflict(c.csv, c.s.csvs)) {
+    return move(c, { phase: 'Failed', reason: 'OwnerConflict', message: crdOwnerConflictMessage });
+  }
+  if (apiServiceOwnerConflict(c)) {
+    return move(c, {
+      phase: 'Failed',
+      reason: 'OwnerConflict',
+      message: apiServiceOwnerConflictMessage,
+    });
+  }
   if (replacedInTheWay(c)) return stay(c); // the replaced CSV must step aside first
   const moved = move(c, {
     phase: 'InstallReady',
@@ -100,7 +120,7 @@ const pending: PhaseStep = (c) => {
 const installReady: PhaseStep = (c) => {
   if ('invalid' in c.strategy) return invalidStrategy(c, c.strategy.invalid);
   const v: CsvWithStrategy = { ...c, strategy: c.strategy };
-  const mismatch = deploymentNameProblem(c.csv, v.strategy);
+  const mismatch = deploymentNameProblem(c.csv, v.strategy) ?? conversionWebhookProblem(c.csv);
   if (mismatch !== undefined) {
     return move(c, {
       phase: 'Failed',
@@ -146,6 +166,14 @@ const succeeded: PhaseStep = (c) => {
   }
   if ('invalid' in c.strategy) return stay(c);
   const v: CsvWithStrategy = { ...c, strategy: c.strategy };
+  const resources = apiServiceResourceProblem(c);
+  if (resources !== undefined) {
+    return move(c, {
+      phase: 'Failed',
+      reason: 'APIServiceResourceIssue',
+      message: resources.message,
+    });
+  }
   return (
     certificatesDue(v, 'CSV owns resources that require a cert refresh') ??
     requirementsLost(v, {
@@ -169,14 +197,32 @@ const failed: PhaseStep = (c) => {
   }
   if ('invalid' in c.strategy) return stay(c);
   const v: CsvWithStrategy = { ...c, strategy: c.strategy };
-  if (webhookProblem(c.csv) !== undefined || deploymentNameProblem(c.csv, v.strategy) !== undefined)
+  if (
+    webhookProblem(c.csv) !== undefined ||
+    deploymentNameProblem(c.csv, v.strategy) !== undefined ||
+    conversionWebhookProblem(c.csv) !== undefined
+  )
     return stay(c);
+  // Upstream reinstalls and fails again, round and round; olmq waits for the other owner to go.
+  if (c.reason === 'OwnerConflict' && crdOwnerConflict(c.csv, c.s.csvs)) return stay(c);
+  const lost = requirementsLost(v, {
+    phase: 'Pending',
+    reason: 'RequirementsNotMet',
+    message: 'requirements not met',
+  });
+  if (lost !== undefined) return lost;
+  // Missing APIService objects are reinstalled; an APIService it cannot adopt keeps it Failed.
+  const resources = apiServiceResourceProblem(c);
+  if (resources !== undefined) {
+    return resources.actionable
+      ? move(c, {
+          phase: 'Pending',
+          reason: 'APIServiceResourcesNeedReinstall',
+          message: resources.message,
+        })
+      : stay(c);
+  }
   return (
-    requirementsLost(v, {
-      phase: 'Pending',
-      reason: 'RequirementsNotMet',
-      message: 'requirements not met',
-    }) ??
     certificatesDue(v, 'owned APIServices need cert refresh') ??
     installCheck(v, { phase: 'Pending', reason: 'NeedsReinstall' })
   );

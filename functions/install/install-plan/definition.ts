@@ -17,7 +17,7 @@ type PlanWork = WorkContext<NamespacedName>;
 /** The InstallPlan definition; each reconcile uses the host's client and clock. */
 export function installPlanFunction(options: {
   scoped: ScopedClients;
-  warnings?: Counter;
+  warnings?: Counter<'cluster'>;
 }): FunctionDefinition<NamespacedName, PlanSnapshot, PlanWrites> {
   return {
     key: installPlanKey,
@@ -37,7 +37,7 @@ export function installPlanFunction(options: {
         scoped: options.scoped,
         now: work.now,
         log: work.log,
-        countWarnings: () => options.warnings?.inc(),
+        countWarnings: () => options.warnings?.inc({ cluster: work.cluster }),
       });
     },
   };
