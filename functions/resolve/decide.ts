@@ -4,6 +4,7 @@
 import type { ClusterServiceVersion, OperatorGroup, Subscription } from '../../shared/api/index.js';
 import { allBundleProperties, type CatalogIndex } from '../../shared/catalog/index.js';
 import type { KubeObject } from '../../shared/kube/client.js';
+import { coreEvent } from '../../shared/kube/events.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
   ResolutionProblemCode,
@@ -18,11 +19,7 @@ import {
   type ResolvedBundle,
   type ResolverCatalog,
 } from '../../shared/resolver/index.js';
-import {
-  recordResolution,
-  shortHash,
-  type ResolutionRecord,
-} from '../../shared/resolver/record.js';
+import { recordResolution, type ResolutionRecord } from '../../shared/resolver/record.js';
 import type { Decision } from '../../shared/runtime/function-host.js';
 import {
   resolvedSubscriptionStatus,
@@ -214,25 +211,18 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
     (b) => channelReplaces(b, indexes.get(`${b.catalog.namespace}/${b.catalog.name}`) ?? null),
   );
   const changed = !sameRecord(s.previous, record);
-  // Upstream records a Warning Event on the namespace when resolution fails; one per distinct
-  // failure (a deterministic name), not one per resync.
+  // Upstream records a Warning Event on the namespace when resolution fails: about the Namespace,
+  // a cluster-scoped object, so the Event lives in `default`, from operator-lifecycle-manager.
+  // One per distinct failure (a deterministic name; a repeat counts up), not one per resync.
   if (changed && resolution.problems.length > 0) {
     const message = `constraints not satisfiable: ${resolution.problems.map((p) => p.message).join(', ')}`;
     writes.push({
-      op: 'create',
-      object: {
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name: `${s.namespace}.${shortHash(message, 10)}`, namespace: s.namespace },
-        involvedObject: { apiVersion: 'v1', kind: 'Namespace', name: s.namespace },
-        reason: 'ResolutionFailed',
-        message,
-        type: 'Warning',
-        count: 1,
-        firstTimestamp: s.now,
-        lastTimestamp: s.now,
-        source: { component: 'olmq-resolve' },
-      },
+      op: 'event',
+      object: coreEvent(
+        { apiVersion: 'v1', kind: 'Namespace', name: s.namespace },
+        { type: 'Warning', reason: 'ResolutionFailed', message },
+        new Date(s.now),
+      ),
     });
   }
   return {

@@ -218,6 +218,29 @@ t.test(
   },
 );
 
+t.test(
+  'csv - Replacing to Deleting is written with its Replaced Event before the CSV goes (regression: the delete came first and lost both)',
+  async (t) => {
+    const old = await etcdCsv({ phase: 'Replacing', reason: 'BeingReplaced' });
+    old.metadata.name = 'etcdoperator.v0.9.2';
+    const next = await etcdCsv({ phase: 'Succeeded', reason: 'InstallSucceeded' });
+    next.spec = { ...next.spec, replaces: 'etcdoperator.v0.9.2' };
+    const d = decideNamespace(snapshot([old, next])).writes.csvs[0];
+    t.same(d?.writes, [], 'no delete in the same pass');
+    t.match(d?.status, { phase: 'Deleting', reason: 'Replaced' });
+    t.match(d?.events, [
+      {
+        reason: 'Replaced',
+        type: 'Normal',
+        message:
+          'has been replaced by a newer ClusterServiceVersion that has successfully installed.',
+        involvedObject: { kind: 'ClusterServiceVersion', name: 'etcdoperator.v0.9.2' },
+        source: { component: 'operator-lifecycle-manager' },
+      },
+    ]);
+  },
+);
+
 t.test('csv - install modes: upstream messages', async (t) => {
   const csv = await etcdCsv(); // Own + Single
   t.equal(installModeProblem(csv, ['ns1']), undefined);
