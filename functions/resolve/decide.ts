@@ -8,9 +8,11 @@ import { coreEvent } from '../../shared/kube/events.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
   ResolutionProblemCode,
+  failForwardEnabled,
   installedCsvFacts,
   isCopiedCsv,
   operatorGroupFacts,
+  replacedByFailure,
   resolveNamespace,
   subscriptionFacts,
   visibleCatalogs,
@@ -127,8 +129,14 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
   const csvNames = new Set(s.csvs.map((c) => c.metadata.name));
   const installed: InstalledCsvFacts[] = [];
   const unreadable: string[] = [];
-  for (const csv of s.csvs) {
-    if (isCopiedCsv(csv)) continue;
+  const own = s.csvs.filter((csv) => !isCopiedCsv(csv));
+  // Failing forward, a failed upgrade's predecessors step aside: the Failed CSV is what a new
+  // bundle replaces (upstream's csv source skips them).
+  const steppedOver = failForwardEnabled(s.operatorGroups)
+    ? replacedByFailure(own)
+    : new Set<string>();
+  for (const csv of own) {
+    if (steppedOver.has(csv.metadata.name ?? '')) continue;
     try {
       installed.push(installedCsvFacts(csv));
     } catch (error) {

@@ -77,13 +77,15 @@ export const createFunction: CreateFunction = async (context) => {
       },
       {
         kind: 'ClusterServiceVersion',
-        // Resolution reads what a CSV is (metadata, spec), never how far its install got.
-        parts: ['metadata', 'spec'],
-        workKeys: (c) =>
-          (c.object as ClusterServiceVersion | undefined)?.metadata.labels?.['olm.copiedFrom'] !==
-          undefined
-            ? []
-            : [namespaceItem(c.ref.namespace)],
+        // Resolution reads what a CSV is (metadata, spec), and of how far its install got only
+        // whether it failed: failing forward, a Failed CSV's predecessors step aside.
+        parts: ['metadata', 'spec', 'status.phase'],
+        workKeys: (c) => {
+          const csv = c.object as ClusterServiceVersion | undefined;
+          if (csv?.metadata.labels?.['olm.copiedFrom'] !== undefined) return [];
+          const failed = csv?.status?.phase === 'Failed';
+          return failed || c.touches(['metadata', 'spec']) ? [namespaceItem(c.ref.namespace)] : [];
+        },
       },
       { kind: 'OperatorGroup', workKeys: (c) => [namespaceItem(c.ref.namespace)] },
       { kind: 'CatalogSource', workKeys: catalogKeys },

@@ -27,3 +27,10 @@ export {
   parsePropertiesAnnotation,
   PropertiesAnnotationError,
 } from './facts.js';
+export {
+  failForwardEnabled,
+  lastInReplacementChain,
+  replacedByFailure,
+  replacementMapping,
+  type ChainCsv,
+} from './fail-forward.js';
