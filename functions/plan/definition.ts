@@ -2,7 +2,12 @@
 // recorded into InstallPlans (with their steps) and links the Subscriptions to them; follows
 // the plans' progress into the Subscriptions' InstallPlan* conditions.
 import { Gauge } from 'prom-client';
-import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../shared/api/index.js';
+import type {
+  ClusterServiceVersion,
+  InstallPlan,
+  OperatorGroup,
+  Subscription,
+} from '../../shared/api/index.js';
 import { decodeBundleManifests, type CatalogContent } from '../../shared/catalog/index.js';
 import {
   fetchCatalogContent,
@@ -15,6 +20,7 @@ import { listMirrored, mirroredKeys } from '../../shared/bus/mirror-read.js';
 import { mirrorKindFilter } from '../../shared/bus/subjects.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
+import { failForwardEnabled } from '../../shared/resolver/index.js';
 import { planKey } from './keys.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type { FunctionDefinition, Trigger } from '../../shared/runtime/types.js';
@@ -80,6 +86,8 @@ export const createFunction: CreateFunction = async (context) => {
     triggers: [
       namespaceTrigger(resolutionRecords.kind),
       namespaceTrigger('InstallPlan'),
+      // Its upgrade strategy decides whether a failed plan holds its Subscriptions.
+      namespaceTrigger('OperatorGroup', ['spec']),
       // The fields linking a Subscription to its plans; not the conditions (its own, and
       // resolution's), catalog health or installedCSV.
       namespaceTrigger('Subscription', [
@@ -95,7 +103,7 @@ export const createFunction: CreateFunction = async (context) => {
     async load(work) {
       const { namespace } = work.key;
       const client = work.client;
-      const [record, subscriptions, installPlans, csvs] = await Promise.all([
+      const [record, subscriptions, installPlans, csvs, operatorGroups] = await Promise.all([
         resolutionRecords.read(backbone, resolutionRef(work.cluster, namespace)),
         client
           .list({ apiVersion, kind: 'Subscription', namespace })
@@ -106,6 +114,11 @@ export const createFunction: CreateFunction = async (context) => {
         listMirrored<ClusterServiceVersion>(backbone, {
           cluster: work.cluster,
           kind: 'ClusterServiceVersion',
+          namespace,
+        }),
+        listMirrored<OperatorGroup>(backbone, {
+          cluster: work.cluster,
+          kind: 'OperatorGroup',
           namespace,
         }),
       ]);
@@ -143,6 +156,7 @@ export const createFunction: CreateFunction = async (context) => {
         csvs: new Set(csvs.map((c) => c.metadata.name ?? '')),
         manifests,
         now: kubeTime(work.now()),
+        failForward: failForwardEnabled(operatorGroups),
       };
     },
     decide: decidePlan,
