@@ -366,7 +366,7 @@ void t.test(
     });
     const failed = plan('ip-failed', 2, {
       status: { phase: 'Failed', catalogSources: [] },
-    } as Partial<InstallPlan>);
+    });
     const next = bundle('b', { name: 'b.v3', action: 'upgrade', replaces: 'b.v1' });
     const base = {
       record: { namespace: 'ns', bundles: [next] } as unknown as PlanSnapshot['record'],
