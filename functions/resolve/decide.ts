@@ -61,6 +61,8 @@ export interface ResolveSnapshot {
   previous: ResolutionRecord | undefined;
   /** RFC 3339 time of the decision. */
   now: string;
+  /** The Namespace object's uid and resourceVersion (what its Events refer to), when known. */
+  namespaceObject?: { uid?: string | undefined; resourceVersion?: string | undefined };
 }
 
 /** What the resolve function does: API writes, and the record for the plan function. */
@@ -227,7 +229,13 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
     writes.push({
       op: 'event',
       object: coreEvent(
-        { apiVersion: 'v1', kind: 'Namespace', name: s.namespace },
+        {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          name: s.namespace,
+          uid: s.namespaceObject?.uid,
+          resourceVersion: s.namespaceObject?.resourceVersion,
+        },
         { type: 'Warning', reason: 'ResolutionFailed', message },
         new Date(s.now),
       ),

@@ -254,7 +254,13 @@ t.test(
     t.match(event, {
       message: /^constraints not satisfiable: .*no-such-operator/,
       type: 'Warning',
-      involvedObject: { apiVersion: 'v1', kind: 'Namespace', name: 'team-a' },
+      involvedObject: {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        name: 'team-a',
+        uid: (await client.get({ apiVersion: 'v1', kind: 'Namespace', name: 'team-a' }))?.metadata
+          .uid,
+      },
       source: { component: 'operator-lifecycle-manager' },
       reportingComponent: 'operator-lifecycle-manager',
     });
