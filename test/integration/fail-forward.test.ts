@@ -30,8 +30,8 @@ const decode = (data: unknown): Json =>
   JSON.parse(Buffer.from(String(data), 'base64').toString('utf8')) as Json;
 
 // etcd v0.9.2 as another version: its CSV renamed, its Deployment named `deployment`.
-function variant(base: FbcBundle, version: string, deployment: string): FbcBundle {
-  const name = `etcdoperator.v${version}`;
+function variant(base: FbcBundle, version: string, deployment: string, suffix = ''): FbcBundle {
+  const name = `etcdoperator.v${version}${suffix}`;
   const properties = base.properties.map((p): Property => {
     if (p.type === 'olm.package') return { ...p, value: { ...p.value, version } };
     if (p.type !== 'olm.bundle.object') return p;
@@ -60,7 +60,10 @@ function variant(base: FbcBundle, version: string, deployment: string): FbcBundl
   return { ...base, name, properties };
 }
 
-async function catalogText(stage: 1 | 2 | 3): Promise<string> {
+/** What fails: the CSV's install (its Deployment), or the InstallPlan (the CSV's name). */
+type Failure = 'csv' | 'plan';
+
+async function catalogText(stage: 1 | 2 | 3, failure: Failure): Promise<string> {
   const lines = (
     await readFile(join(sharedDir, 'catalogs', 'small', 'etcd', 'catalog.json'), 'utf8')
   )
@@ -71,13 +74,21 @@ async function catalogText(stage: 1 | 2 | 3): Promise<string> {
     (o) => o['schema'] === 'olm.bundle' && o['name'] === 'etcdoperator.v0.9.2',
   ) as unknown as FbcBundle;
   const good = variant(base, '0.9.2', 'etcd-operator');
-  // A Deployment name the API refuses: the CSV's install fails.
-  const broken = variant(base, '0.9.3', 'etcd-operator&invalid');
+  // A Deployment name the API refuses fails the CSV's install; a CSV name it refuses, the plan.
+  const broken =
+    failure === 'csv'
+      ? variant(base, '0.9.3', 'etcd-operator&invalid')
+      : variant(base, '0.9.3', 'etcd-operator', '&invalid');
   const fixed = variant(base, '0.9.4', 'etcd-operator');
+  // After a failed plan the installed CSV is still v0.9.2: the fix replaces it, skipping v0.9.3.
+  const next =
+    failure === 'csv'
+      ? { name: fixed.name, replaces: broken.name }
+      : { name: fixed.name, replaces: good.name, skips: [broken.name] };
   const entries = [
     { name: good.name },
     ...(stage >= 2 ? [{ name: broken.name, replaces: good.name }] : []),
-    ...(stage >= 3 ? [{ name: fixed.name, replaces: broken.name }] : []),
+    ...(stage >= 3 ? [next] : []),
   ];
   const bundles = [good, ...(stage >= 2 ? [broken] : []), ...(stage >= 3 ? [fixed] : [])];
   return [
@@ -89,9 +100,14 @@ async function catalogText(stage: 1 | 2 | 3): Promise<string> {
     .join('\n');
 }
 
-async function setCatalog(client: KubeClient, namespace: string, stage: 1 | 2 | 3) {
+async function setCatalog(
+  client: KubeClient,
+  namespace: string,
+  stage: 1 | 2 | 3,
+  failure: Failure = 'csv',
+) {
   const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'ff-catalog' };
-  const data = { 'catalog.json': await catalogText(stage) };
+  const data = { 'catalog.json': await catalogText(stage, failure) };
   const existing = await client.get(ref);
   if (existing === undefined) {
     await client.create({
@@ -110,6 +126,7 @@ type Subscription = KubeObject & {
     installedCSV?: string;
     currentCSV?: string;
     state?: string;
+    installPlanRef?: { name?: string };
     conditions?: { type: string; status: string; reason?: string; message?: string }[];
   };
 };
@@ -122,12 +139,17 @@ const subscription = (client: KubeClient, namespace: string) =>
     name: 'etcd',
   });
 
-async function upgradeFails(client: KubeClient, namespace: string, upgradeStrategy: string) {
+async function upgradeFails(
+  client: KubeClient,
+  namespace: string,
+  upgradeStrategy: string,
+  failure: Failure = 'csv',
+) {
   await namespaceWithOperatorGroup(client, namespace, {
     targetNamespaces: [namespace],
     upgradeStrategy,
   });
-  await setCatalog(client, namespace, 1);
+  await setCatalog(client, namespace, 1, failure);
   await client.create({
     apiVersion: 'operators.coreos.com/v1alpha1',
     kind: 'CatalogSource',
@@ -141,10 +163,32 @@ async function upgradeFails(client: KubeClient, namespace: string, upgradeStrate
     spec: { name: 'etcd', channel: 'stable', source: 'ff', sourceNamespace: namespace },
   });
   await waitForCsvPhase(client, namespace, 'etcdoperator.v0.9.2', 'Succeeded', undefined, 60_000);
-  await setCatalog(client, namespace, 2);
-  await waitForCsvPhase(client, namespace, 'etcdoperator.v0.9.3', 'Failed', undefined, 60_000);
-  await waitForCsvPhase(client, namespace, 'etcdoperator.v0.9.2', 'Replacing', undefined, 60_000);
-  await setCatalog(client, namespace, 3);
+  await setCatalog(client, namespace, 2, failure);
+  if (failure === 'csv') {
+    await waitForCsvPhase(client, namespace, 'etcdoperator.v0.9.3', 'Failed', undefined, 60_000);
+    await waitForCsvPhase(client, namespace, 'etcdoperator.v0.9.2', 'Replacing', undefined, 60_000);
+  } else {
+    // The plan retries for a minute (upstream's window) before it Failed.
+    await waitFor(
+      `the ${namespace} InstallPlan of etcdoperator.v0.9.3&invalid to fail`,
+      async () => {
+        const sub = await subscription(client, namespace);
+        const ref = sub?.status?.installPlanRef?.name;
+        if (sub?.status?.currentCSV !== 'etcdoperator.v0.9.3&invalid' || ref === undefined) {
+          return false;
+        }
+        const plan = await client.get<KubeObject & { status?: { phase?: string } }>({
+          apiVersion: 'operators.coreos.com/v1alpha1',
+          kind: 'InstallPlan',
+          namespace,
+          name: ref,
+        });
+        return plan?.status?.phase === 'Failed';
+      },
+      120_000,
+    );
+  }
+  await setCatalog(client, namespace, 3, failure);
 }
 
 t.test(
@@ -214,5 +258,36 @@ t.test(
       (await getCsv(client, 'stay', 'etcdoperator.v0.9.3'))?.status?.phase === 'Replacing',
       false,
     );
+  },
+);
+
+t.test(
+  'fail forward - TechPreviewUnsafeFailForward moves on past a Failed InstallPlan; Default stays',
+  async (t) => {
+    const { log } = capturingLogger('warn');
+    const { client } = await systemFor(t, {
+      log,
+      backbone: { leaseTtlMs: 2_000 },
+      watcher: { identity: 'test-watcher', leaseName: 'olmq-watcher' },
+      functions: { host: { baseBackoffMs: 20, contentionDelayMs: 20 }, stopGraceMs: 1_000 },
+    });
+    await Promise.all([
+      upgradeFails(client, 'forward', 'TechPreviewUnsafeFailForward', 'plan'),
+      upgradeFails(client, 'stay', 'Default', 'plan'),
+    ]);
+    await waitForCsvPhase(client, 'forward', 'etcdoperator.v0.9.4', 'Succeeded', undefined, 60_000);
+    await waitFor(
+      'the Subscription to have installed etcdoperator.v0.9.4',
+      async () =>
+        (await subscription(client, 'forward'))?.status?.installedCSV === 'etcdoperator.v0.9.4',
+      30_000,
+    );
+    // Default: the Subscription is held on its failed plan (both namespaces saw the new catalog
+    // at once; the one failing forward has since planned and installed the next bundle).
+    const held = await subscription(client, 'stay');
+    t.equal(held?.status?.currentCSV, 'etcdoperator.v0.9.3&invalid', 'still at the failed plan');
+    t.equal(held?.status?.state, 'UpgradePending');
+    t.equal(held?.status?.installedCSV, 'etcdoperator.v0.9.2');
+    t.equal(await getCsv(client, 'stay', 'etcdoperator.v0.9.4'), undefined, 'no next bundle');
   },
 );
