@@ -41,6 +41,28 @@ export interface PlanSnapshot {
   /** Manifests of the bundles to install, by CSV name; an Error when they could not be read. */
   manifests: ReadonlyMap<string, PlannedBundle['manifests'] | Error>;
   now: string;
+  /** The namespace's OperatorGroup fails forward (TechPreviewUnsafeFailForward); default false. */
+  failForward?: boolean;
+}
+
+/**
+ * The Failed plan a Subscription is held on: it follows a Failed plan and the CSV that plan was
+ * to install does not exist (upstream: state UpgradePending with a plan reference, so no new
+ * resolution until someone intervenes — unless the group fails forward).
+ */
+function failedPlanOf(
+  sub: Subscription,
+  plans: ReadonlyMap<string, InstallPlan>,
+  csvs: ReadonlySet<string>,
+): InstallPlan | undefined {
+  const ref = sub.status?.installPlanRef?.name;
+  const plan = ref === undefined ? undefined : plans.get(ref);
+  const current = sub.status?.currentCSV;
+  return plan?.status?.phase === codes.InstallPlanPhase.Failed &&
+    current !== undefined &&
+    !csvs.has(current)
+    ? plan
+    : undefined;
 }
 
 /** A group of bundles that go into one plan. */
@@ -211,6 +233,16 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
     const subs = s.subscriptions.filter((sub) =>
       group.bundles.some((b) => b.subscription === sub.metadata.name),
     );
+    // With Default, a Subscription whose plan failed is held there: no new plan for it.
+    if (
+      s.failForward !== true &&
+      subs.some((sub) => {
+        const failed = failedPlanOf(sub, plans, s.csvs);
+        return failed !== undefined && failed.metadata.name !== group.name;
+      })
+    ) {
+      continue;
+    }
     const manual = subs.some((sub) => sub.spec.installPlanApproval === codes.Approval.Manual);
     const existing = plans.get(group.name);
     const inFlight = existing === undefined ? coveringPlan(s, group) : undefined;
@@ -288,7 +320,12 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
     }
   }
   for (const sub of s.subscriptions) {
-    const status = linkedStatus(sub, plans, targets.get(sub.metadata.name ?? ''), s.csvs, s.now);
+    let status = linkedStatus(sub, plans, targets.get(sub.metadata.name ?? ''), s.csvs, s.now);
+    // Upstream's fail-forward state for a Subscription whose plan failed before its CSV existed.
+    const held = { ...sub, status };
+    if (s.failForward === true && failedPlanOf(held, plans, s.csvs) !== undefined) {
+      status = { ...status, state: codes.SubscriptionState.UpgradeFailed };
+    }
     const before = JSON.stringify({ ...(sub.status ?? {}), lastUpdated: undefined });
     if (JSON.stringify({ ...status, lastUpdated: undefined }) === before) continue;
     writes.push({

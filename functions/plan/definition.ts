@@ -2,7 +2,12 @@
 // recorded into InstallPlans (with their steps) and links the Subscriptions to them; follows
 // the plans' progress into the Subscriptions' InstallPlan* conditions.
 import { Gauge } from 'prom-client';
-import type { ClusterServiceVersion, InstallPlan, Subscription } from '../../shared/api/index.js';
+import type {
+  ClusterServiceVersion,
+  InstallPlan,
+  OperatorGroup,
+  Subscription,
+} from '../../shared/api/index.js';
 import { decodeBundleManifests, type CatalogContent } from '../../shared/catalog/index.js';
 import {
   fetchCatalogContent,
@@ -11,10 +16,11 @@ import {
   resolutionRef,
 } from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { mirroredKeys } from '../../shared/bus/mirror-read.js';
+import { listMirrored, mirroredKeys } from '../../shared/bus/mirror-read.js';
 import { mirrorKindFilter } from '../../shared/bus/subjects.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
+import { failForwardEnabled } from '../../shared/resolver/index.js';
 import { planKey } from './keys.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type { FunctionDefinition, Trigger } from '../../shared/runtime/types.js';
@@ -80,6 +86,8 @@ export const createFunction: CreateFunction = async (context) => {
     triggers: [
       namespaceTrigger(resolutionRecords.kind),
       namespaceTrigger('InstallPlan'),
+      // Its upgrade strategy decides whether a failed plan holds its Subscriptions.
+      namespaceTrigger('OperatorGroup', ['spec']),
       // The fields linking a Subscription to its plans; not the conditions (its own, and
       // resolution's), catalog health or installedCSV.
       namespaceTrigger('Subscription', [
@@ -95,7 +103,7 @@ export const createFunction: CreateFunction = async (context) => {
     async load(work) {
       const { namespace } = work.key;
       const client = work.client;
-      const [record, subscriptions, installPlans, csvs] = await Promise.all([
+      const [record, subscriptions, installPlans, csvs, operatorGroups] = await Promise.all([
         resolutionRecords.read(backbone, resolutionRef(work.cluster, namespace)),
         client
           .list({ apiVersion, kind: 'Subscription', namespace })
@@ -108,6 +116,11 @@ export const createFunction: CreateFunction = async (context) => {
         client
           .list({ apiVersion, kind: 'ClusterServiceVersion', namespace })
           .then((l) => l.items as unknown as ClusterServiceVersion[]),
+        listMirrored<OperatorGroup>(backbone, {
+          cluster: work.cluster,
+          kind: 'OperatorGroup',
+          namespace,
+        }),
       ]);
       const planned = new Set(
         installPlans.filter((ip) => ip.status?.plan !== undefined).map((ip) => ip.metadata.name),
@@ -143,6 +156,7 @@ export const createFunction: CreateFunction = async (context) => {
         csvs: new Set(csvs.map((c) => c.metadata.name ?? '')),
         manifests,
         now: kubeTime(work.now()),
+        failForward: failForwardEnabled(operatorGroups),
       };
     },
     decide: decidePlan,

@@ -4,13 +4,16 @@
 import type { ClusterServiceVersion, OperatorGroup, Subscription } from '../../shared/api/index.js';
 import { allBundleProperties, type CatalogIndex } from '../../shared/catalog/index.js';
 import type { KubeObject } from '../../shared/kube/client.js';
+import { coreEvent } from '../../shared/kube/events.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
   ResolutionProblemCode,
   copiedCsvFacts,
+  failForwardEnabled,
   installedCsvFacts,
   isCopiedCsv,
   operatorGroupFacts,
+  replacedByFailure,
   resolveNamespace,
   subscriptionFacts,
   visibleCatalogs,
@@ -21,11 +24,7 @@ import {
   type ResolvedBundle,
   type ResolverCatalog,
 } from '../../shared/resolver/index.js';
-import {
-  recordResolution,
-  shortHash,
-  type ResolutionRecord,
-} from '../../shared/resolver/record.js';
+import { recordResolution, type ResolutionRecord } from '../../shared/resolver/record.js';
 import type { Decision } from '../../shared/runtime/function-host.js';
 import { deprecationNotices } from './deprecations.js';
 import {
@@ -66,6 +65,8 @@ export interface ResolveSnapshot {
   previous: ResolutionRecord | undefined;
   /** RFC 3339 time of the decision. */
   now: string;
+  /** The Namespace object's uid and resourceVersion (what its Events refer to), when known. */
+  namespaceObject?: { uid?: string | undefined; resourceVersion?: string | undefined };
 }
 
 /** What the resolve function does: API writes, and the record for the plan function. */
@@ -135,11 +136,15 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
   const installed: InstalledCsvFacts[] = [];
   const copies: CopiedCsvFacts[] = [];
   const unreadable: string[] = [];
-  for (const csv of s.csvs) {
-    if (isCopiedCsv(csv)) {
-      copies.push(copiedCsvFacts(csv));
-      continue;
-    }
+  const own = s.csvs.filter((csv) => !isCopiedCsv(csv));
+  for (const csv of s.csvs) if (isCopiedCsv(csv)) copies.push(copiedCsvFacts(csv));
+  // Failing forward, a failed upgrade's predecessors step aside: the Failed CSV is what a new
+  // bundle replaces (upstream's csv source skips them).
+  const steppedOver = failForwardEnabled(s.operatorGroups)
+    ? replacedByFailure(own)
+    : new Set<string>();
+  for (const csv of own) {
+    if (steppedOver.has(csv.metadata.name ?? '')) continue;
     try {
       installed.push(installedCsvFacts(csv));
     } catch (error) {
@@ -228,25 +233,24 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
     (b) => channelReplaces(b, indexes.get(`${b.catalog.namespace}/${b.catalog.name}`) ?? null),
   );
   const changed = !sameRecord(s.previous, record);
-  // Upstream records a Warning Event on the namespace when resolution fails; one per distinct
-  // failure (a deterministic name), not one per resync.
+  // Upstream records a Warning Event on the namespace when resolution fails: about the Namespace,
+  // a cluster-scoped object, so the Event lives in `default`, from operator-lifecycle-manager.
+  // One per distinct failure (a deterministic name; a repeat counts up), not one per resync.
   if (changed && resolution.problems.length > 0) {
     const message = `constraints not satisfiable: ${resolution.problems.map((p) => p.message).join(', ')}`;
     writes.push({
-      op: 'create',
-      object: {
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata: { name: `${s.namespace}.${shortHash(message, 10)}`, namespace: s.namespace },
-        involvedObject: { apiVersion: 'v1', kind: 'Namespace', name: s.namespace },
-        reason: 'ResolutionFailed',
-        message,
-        type: 'Warning',
-        count: 1,
-        firstTimestamp: s.now,
-        lastTimestamp: s.now,
-        source: { component: 'olmq-resolve' },
-      },
+      op: 'event',
+      object: coreEvent(
+        {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          name: s.namespace,
+          uid: s.namespaceObject?.uid,
+          resourceVersion: s.namespaceObject?.resourceVersion,
+        },
+        { type: 'Warning', reason: 'ResolutionFailed', message },
+        new Date(s.now),
+      ),
     });
   }
   return {

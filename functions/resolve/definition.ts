@@ -19,8 +19,8 @@ import {
   resolutionRef,
 } from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { listMirrored, namespacesWith } from '../../shared/bus/mirror-read.js';
-import type { KubeClient } from '../../shared/kube/client.js';
+import { getMirrored, listMirrored, namespacesWith } from '../../shared/bus/mirror-read.js';
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import { resolveKey } from './keys.js';
@@ -77,22 +77,24 @@ export const createFunction: CreateFunction = async (context) => {
       },
       {
         kind: 'ClusterServiceVersion',
-        // Resolution reads what a CSV is (metadata, spec), never how far its install got. A
-        // copy matters only where a Subscription could ask for the operator it stands for
+        // Resolution reads what a CSV is (metadata, spec), and of how far its install got only
+        // whether it failed: failing forward, a Failed CSV's predecessors step aside. A copy
+        // matters only where a Subscription could ask for the operator it stands for
         // (provided-elsewhere): copies reach every namespace, most of which have none.
-        parts: ['metadata', 'spec'],
-        workKeys: async (c) =>
-          (c.object as ClusterServiceVersion | undefined)?.metadata.labels?.['olm.copiedFrom'] ===
-            undefined ||
-          (
-            await listMirrored(backbone, {
-              cluster: c.ref.cluster,
-              kind: 'Subscription',
-              namespace: c.ref.namespace,
-            })
-          ).length > 0
-            ? [namespaceItem(c.ref.namespace)]
-            : [],
+        parts: ['metadata', 'spec', 'status.phase'],
+        workKeys: async (c) => {
+          const csv = c.object as ClusterServiceVersion | undefined;
+          const relevant = csv?.status?.phase === 'Failed' || c.touches(['metadata', 'spec']);
+          if (!relevant) return [];
+          if (csv?.metadata.labels?.['olm.copiedFrom'] === undefined)
+            return [namespaceItem(c.ref.namespace)];
+          const subscriptions = await listMirrored(backbone, {
+            cluster: c.ref.cluster,
+            kind: 'Subscription',
+            namespace: c.ref.namespace,
+          });
+          return subscriptions.length > 0 ? [namespaceItem(c.ref.namespace)] : [];
+        },
       },
       { kind: 'OperatorGroup', workKeys: (c) => [namespaceItem(c.ref.namespace)] },
       { kind: 'CatalogSource', workKeys: catalogKeys },
@@ -155,33 +157,41 @@ export async function loadSnapshot(
   now: Date,
 ): Promise<ResolveSnapshot> {
   const catalogNamespaces = [...new Set([namespace, globalNamespace])];
-  const [subscriptions, csvs, operatorGroups, records, sources, previous] = await Promise.all([
-    // Fresh from the API: their status is written back with this resourceVersion.
-    client
-      .list({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', namespace })
-      .then((l) => l.items as unknown as Subscription[]),
-    listMirrored<ClusterServiceVersion>(backbone, {
-      cluster,
-      kind: 'ClusterServiceVersion',
-      namespace: namespace,
-    }),
-    listMirrored<OperatorGroup>(backbone, {
-      cluster,
-      kind: 'OperatorGroup',
-      namespace: namespace,
-    }),
-    readCatalogIndexRecords(backbone, cluster, catalogNamespaces),
-    Promise.all(
-      catalogNamespaces.map((ns) =>
-        listMirrored<CatalogSource>(backbone, {
-          cluster,
-          kind: 'CatalogSource',
-          namespace: ns,
-        }),
-      ),
-    ).then((lists) => lists.flat()),
-    resolutionRecords.read(backbone, resolutionRef(cluster, namespace)),
-  ]);
+  const [subscriptions, csvs, operatorGroups, records, sources, previous, namespaceObject] =
+    await Promise.all([
+      // Fresh from the API: their status is written back with this resourceVersion.
+      client
+        .list({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', namespace })
+        .then((l) => l.items as unknown as Subscription[]),
+      listMirrored<ClusterServiceVersion>(backbone, {
+        cluster,
+        kind: 'ClusterServiceVersion',
+        namespace: namespace,
+      }),
+      listMirrored<OperatorGroup>(backbone, {
+        cluster,
+        kind: 'OperatorGroup',
+        namespace: namespace,
+      }),
+      readCatalogIndexRecords(backbone, cluster, catalogNamespaces),
+      Promise.all(
+        catalogNamespaces.map((ns) =>
+          listMirrored<CatalogSource>(backbone, {
+            cluster,
+            kind: 'CatalogSource',
+            namespace: ns,
+          }),
+        ),
+      ).then((lists) => lists.flat()),
+      resolutionRecords.read(backbone, resolutionRef(cluster, namespace)),
+      // What a ResolutionFailed Event refers to.
+      getMirrored<KubeObject>(backbone, {
+        cluster,
+        kind: 'Namespace',
+        namespace: '',
+        name: namespace,
+      }),
+    ]);
   const catalogs = await Promise.all(
     sources.map(async (source): Promise<SnapshotCatalog> => {
       const name = source.metadata.name ?? '';
@@ -216,5 +226,13 @@ export async function loadSnapshot(
     catalogs,
     previous,
     now: kubeTime(now),
+    ...(namespaceObject === undefined
+      ? {}
+      : {
+          namespaceObject: {
+            uid: namespaceObject.metadata.uid,
+            resourceVersion: namespaceObject.metadata.resourceVersion,
+          },
+        }),
   };
 }

@@ -288,7 +288,7 @@ export const SecurityContextConfig = {
 /** A registry pod security profile. */
 export type SecurityContextConfig = ValueOf<typeof SecurityContextConfig>;
 
-/** OperatorGroup upgrade strategies (`spec.upgradeStrategy.name`). */
+/** OperatorGroup upgrade strategies (`spec.upgradeStrategy`, a string as upstream's v1 API). */
 export const UpgradeStrategyName = {
   Default: 'Default',
   TechPreviewUnsafeFailForward: 'TechPreviewUnsafeFailForward',

@@ -31,6 +31,7 @@ export {
 export {
   operatorGroupSchema,
   operatorGroupV1alpha2Schema,
+  upgradeStrategyOf,
   type OperatorGroup,
   type OperatorGroupV1alpha2,
 } from './operatorgroup.js';

@@ -32,11 +32,14 @@ const targetSelection = {
 export const operatorGroupSpecSchema = z.object({
   ...targetSelection,
   upgradeStrategy: z
-    .object({
-      name: z.enum(codeValues(UpgradeStrategyName)).default('Default'),
-    })
-    .default({ name: 'Default' })
-    .describe('How OLM upgrades operators of this group: Default or TechPreviewUnsafeFailForward.'),
+    .enum(codeValues(UpgradeStrategyName))
+    .default('Default')
+    .describe(
+      'How OLM upgrades operators of this group. Default: a CSV moves to Replacing only from ' +
+        'Succeeded, so a failed install or upgrade blocks the next one. ' +
+        'TechPreviewUnsafeFailForward: a CSV may also be replaced from Failed, and a failed ' +
+        'InstallPlan does not block a new resolution; unsafe unless you know the operators well.',
+    ),
 });
 /** OperatorGroup v1 `spec`. */
 export type OperatorGroupSpec = z.infer<typeof operatorGroupSpecSchema>;
@@ -57,7 +60,8 @@ export const operatorGroupSchema = z
     apiVersion: z.string().optional(),
     kind: z.string().optional(),
     metadata: objectMetaSchema,
-    spec: operatorGroupSpecSchema.optional(),
+    // Upstream defaults the whole spec, so an OperatorGroup without one has the Default strategy.
+    spec: operatorGroupSpecSchema.default({ upgradeStrategy: 'Default' }),
     status: operatorGroupStatusSchema.optional(),
   })
   .describe('OperatorGroup is the unit of multitenancy for OLM managed operators.');
@@ -81,3 +85,19 @@ export const operatorGroupV1alpha2Schema = z
   .describe('OperatorGroup is the unit of multitenancy for OLM managed operators.');
 /** An OperatorGroup (v1alpha2). */
 export type OperatorGroupV1alpha2 = z.infer<typeof operatorGroupV1alpha2Schema>;
+
+/**
+ * The group's upgrade strategy, Default unless it asks for TechPreviewUnsafeFailForward (as
+ * upstream's `OperatorGroup.UpgradeStrategy()`). Reads objects that were stored before the
+ * field became upstream's string too: olmq once stored `{name: <strategy>}`.
+ */
+export function upgradeStrategyOf(og: {
+  spec?: { upgradeStrategy?: unknown } | undefined;
+}): UpgradeStrategyName {
+  const value: unknown = og.spec?.upgradeStrategy;
+  const name =
+    typeof value === 'object' && value !== null ? (value as { name?: unknown }).name : value;
+  return name === UpgradeStrategyName.TechPreviewUnsafeFailForward
+    ? UpgradeStrategyName.TechPreviewUnsafeFailForward
+    : UpgradeStrategyName.Default;
+}

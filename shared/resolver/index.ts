@@ -29,3 +29,10 @@ export {
   parsePropertiesAnnotation,
   PropertiesAnnotationError,
 } from './facts.js';
+export {
+  failForwardEnabled,
+  lastInReplacementChain,
+  replacedByFailure,
+  replacementMapping,
+  type ChainCsv,
+} from './fail-forward.js';

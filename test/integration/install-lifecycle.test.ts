@@ -81,6 +81,25 @@ t.test(
       'the deployment moved to the new CSV',
     );
     t.match(deployment?.metadata.ownerReferences, [{ name: 'etcdoperator.v0.9.4' }]);
+    // Upstream's Event for the replaced CSV, recorded as operator-lifecycle-manager.
+    const events = await client.list({ apiVersion: 'v1', kind: 'Event', namespace: 'up' });
+    const replaced = events.items.filter(
+      (e) =>
+        (e as { reason?: string }).reason === 'Replaced' &&
+        (e as { involvedObject?: { name?: string } }).involvedObject?.name ===
+          'etcdoperator.v0.9.2',
+    );
+    t.match(replaced, [
+      {
+        type: 'Normal',
+        message:
+          'has been replaced by a newer ClusterServiceVersion that has successfully installed.',
+        involvedObject: { kind: 'ClusterServiceVersion', namespace: 'up' },
+        source: { component: 'operator-lifecycle-manager' },
+        reportingComponent: 'operator-lifecycle-manager',
+      },
+    ]);
+    t.equal(replaced.length, 1, 'one Replaced Event');
   },
 );
 

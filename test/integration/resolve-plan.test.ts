@@ -244,14 +244,28 @@ t.test(
       'no BundleUnpacking on a Subscription that never resolved (as upstream)',
     );
     t.match(failed.message, /no-such-operator/);
+    // As upstream: about the Namespace (so in `default`), from operator-lifecycle-manager.
     const event = await waitFor('a ResolutionFailed Event on the namespace', async () => {
-      const list = await client.list({ apiVersion: 'v1', kind: 'Event', namespace: 'team-a' });
-      return list.items.find((e) => (e as { reason?: string }).reason === 'ResolutionFailed');
+      const list = await client.list({ apiVersion: 'v1', kind: 'Event', namespace: 'default' });
+      return list.items.find(
+        (e) =>
+          (e as { reason?: string }).reason === 'ResolutionFailed' &&
+          (e as { involvedObject?: { name?: string } }).involvedObject?.name === 'team-a',
+      );
     });
-    t.match(
-      (event as { message?: string }).message,
-      /^constraints not satisfiable: .*no-such-operator/,
-    );
+    t.match(event, {
+      message: /^constraints not satisfiable: .*no-such-operator/,
+      type: 'Warning',
+      involvedObject: {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        name: 'team-a',
+        uid: (await client.get({ apiVersion: 'v1', kind: 'Namespace', name: 'team-a' }))?.metadata
+          .uid,
+      },
+      source: { component: 'operator-lifecycle-manager' },
+      reportingComponent: 'operator-lifecycle-manager',
+    });
     t.equal(
       (await getSub(client, 'team-a', 'no-such-operator'))?.status?.installPlanRef,
       undefined,

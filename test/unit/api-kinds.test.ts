@@ -10,6 +10,7 @@ import {
 } from '../../shared/api/operatorcondition.js';
 import {
   operatorGroupSchema,
+  upgradeStrategyOf,
   operatorGroupV1alpha2Schema,
 } from '../../shared/api/operatorgroup.js';
 import { subscriptionSchema } from '../../shared/api/subscription.js';
@@ -270,16 +271,47 @@ void t.test('operatorgroup schema - defaults the upgrade strategy to Default', (
     metadata: { name: 'og', namespace: 'operators' },
     spec: { targetNamespaces: ['operators'] },
   };
-  t.same(parseObject(operatorGroupSchema, og, 'OperatorGroup').spec?.upgradeStrategy, {
-    name: 'Default',
+  t.equal(parseObject(operatorGroupSchema, og, 'OperatorGroup').spec.upgradeStrategy, 'Default');
+  t.end();
+});
+
+void t.test('operatorgroup schema - defaults a missing spec as upstream', (t) => {
+  const og = { metadata: { name: 'og', namespace: 'operators' } };
+  t.same(parseObject(operatorGroupSchema, og, 'OperatorGroup').spec, {
+    upgradeStrategy: 'Default',
   });
   t.end();
 });
 
+void t.test("operatorgroup schema - accepts upstream's string upgradeStrategy", (t) => {
+  const og = {
+    metadata: { name: 'og', namespace: 'operators' },
+    spec: { upgradeStrategy: 'TechPreviewUnsafeFailForward' },
+  };
+  const parsed = parseObject(operatorGroupSchema, og, 'OperatorGroup');
+  t.equal(parsed.spec.upgradeStrategy, 'TechPreviewUnsafeFailForward');
+  t.equal(upgradeStrategyOf(parsed), 'TechPreviewUnsafeFailForward');
+  t.end();
+});
+
+void t.test(
+  'operatorgroup schema - upgradeStrategyOf reads the old object form and defaults',
+  (t) => {
+    t.equal(
+      upgradeStrategyOf({ spec: { upgradeStrategy: { name: 'TechPreviewUnsafeFailForward' } } }),
+      'TechPreviewUnsafeFailForward',
+    );
+    t.equal(upgradeStrategyOf({ spec: { upgradeStrategy: { name: 'Default' } } }), 'Default');
+    t.equal(upgradeStrategyOf({}), 'Default');
+    t.equal(upgradeStrategyOf({ spec: { upgradeStrategy: 'YOLO' } }), 'Default');
+    t.end();
+  },
+);
+
 void t.test('operatorgroup schema - accepts status conditions as metav1.Condition', (t) => {
   const og = {
     metadata: { name: 'og', namespace: 'operators' },
-    spec: { upgradeStrategy: { name: 'TechPreviewUnsafeFailForward' } },
+    spec: { upgradeStrategy: 'TechPreviewUnsafeFailForward' },
     status: {
       namespaces: [''],
       lastUpdated: now,
@@ -304,14 +336,14 @@ void t.test(
   (t) => {
     const og = {
       metadata: { name: 'og' },
-      spec: { upgradeStrategy: { name: 'YOLO' } },
+      spec: { upgradeStrategy: 'YOLO' },
       status: {
         lastUpdated: now,
         conditions: [{ type: 'MultipleOperatorGroup', status: 'Maybe' }],
       },
     };
     t.same(rejected(operatorGroupSchema, og), [
-      ['spec.upgradeStrategy.name', 'FieldValueNotSupported'],
+      ['spec.upgradeStrategy', 'FieldValueNotSupported'],
       ['status.conditions[0].lastTransitionTime', 'FieldValueRequired'],
       ['status.conditions[0].message', 'FieldValueRequired'],
       ['status.conditions[0].reason', 'FieldValueRequired'],
@@ -324,7 +356,7 @@ void t.test(
 void t.test('operatorgroup schema - v1alpha2 has no upgrade strategy', (t) => {
   const og = {
     metadata: { name: 'og' },
-    spec: { selector: {}, upgradeStrategy: { name: 'Default' } },
+    spec: { selector: {}, upgradeStrategy: 'Default' },
   };
   const parsed = parseObject(operatorGroupV1alpha2Schema, og, 'OperatorGroup');
   t.same(parsed.spec, { selector: {} });

@@ -218,6 +218,77 @@ t.test(
   },
 );
 
+t.test(
+  'csv - Replacing to Deleting is written with its Replaced Event before the CSV goes (regression: the delete came first and lost both)',
+  async (t) => {
+    const old = await etcdCsv({ phase: 'Replacing', reason: 'BeingReplaced' });
+    old.metadata.name = 'etcdoperator.v0.9.2';
+    const next = await etcdCsv({ phase: 'Succeeded', reason: 'InstallSucceeded' });
+    next.spec = { ...next.spec, replaces: 'etcdoperator.v0.9.2' };
+    const d = decideNamespace(snapshot([old, next])).writes.csvs[0];
+    t.same(d?.writes, [], 'no delete in the same pass');
+    t.match(d?.status, { phase: 'Deleting', reason: 'Replaced' });
+    t.match(d?.events, [
+      {
+        reason: 'Replaced',
+        type: 'Normal',
+        message:
+          'has been replaced by a newer ClusterServiceVersion that has successfully installed.',
+        involvedObject: { kind: 'ClusterServiceVersion', name: 'etcdoperator.v0.9.2' },
+        source: { component: 'operator-lifecycle-manager' },
+      },
+    ]);
+  },
+);
+
+t.test(
+  'csv - fail forward: a Failed CSV with a replacement goes Replacing only with TechPreviewUnsafeFailForward',
+  async (t) => {
+    const failed = await etcdCsv({ phase: 'Failed', reason: 'InstallComponentFailed' });
+    failed.metadata.name = 'etcdoperator.v0.9.2';
+    const next = await etcdCsv({ phase: 'Pending', reason: 'RequirementsUnknown' });
+    next.spec = { ...next.spec, replaces: 'etcdoperator.v0.9.2' };
+    const forward = {
+      ...og,
+      spec: { targetNamespaces: ['ns1'], upgradeStrategy: 'TechPreviewUnsafeFailForward' },
+    };
+    const d = decideNamespace(snapshot([failed, next], { operatorGroups: [forward] })).writes
+      .csvs[0];
+    t.match(d?.status, {
+      phase: 'Replacing',
+      reason: 'BeingReplaced',
+      message:
+        'Fail Forward is enabled, allowing Failed csv to be replaced by csv: etcdoperator.v0.9.4',
+    });
+    t.equal(d?.upgrade, true, 'counted as an upgrade');
+    const stays = decideNamespace(snapshot([failed, next])).writes.csvs[0];
+    t.not(stays?.status?.phase, 'Replacing', 'Default: a Failed CSV is not replaced');
+  },
+);
+
+t.test(
+  'csv - fail forward: a replaced CSV goes once the last CSV of its replacement chain Succeeded',
+  async (t) => {
+    const v090 = await etcdCsv({ phase: 'Replacing', reason: 'BeingReplaced' });
+    v090.metadata.name = 'etcdoperator.v0.9.0';
+    v090.spec = { ...v090.spec, replaces: undefined };
+    const v092 = await etcdCsv({ phase: 'Replacing', reason: 'BeingReplaced' });
+    v092.metadata.name = 'etcdoperator.v0.9.2';
+    v092.spec = { ...v092.spec, replaces: 'etcdoperator.v0.9.0' };
+    const v094 = await etcdCsv({ phase: 'Succeeded', reason: 'InstallSucceeded' });
+    v094.spec = { ...v094.spec, replaces: 'etcdoperator.v0.9.2' };
+    const forward = {
+      ...og,
+      spec: { targetNamespaces: ['ns1'], upgradeStrategy: 'TechPreviewUnsafeFailForward' },
+    };
+    const d = decideNamespace(snapshot([v090, v092, v094], { operatorGroups: [forward] })).writes
+      .csvs[0];
+    t.match(d?.status, { phase: 'Deleting', reason: 'Replaced' });
+    const stays = decideNamespace(snapshot([v090, v092, v094])).writes.csvs[0];
+    t.equal(stays?.status, undefined, 'Default: waits for its own replacement to succeed');
+  },
+);
+
 t.test('csv - install modes: upstream messages', async (t) => {
   const csv = await etcdCsv(); // Own + Single
   t.equal(installModeProblem(csv, ['ns1']), undefined);

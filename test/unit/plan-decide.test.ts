@@ -411,3 +411,41 @@ void t.test(
     t.end();
   },
 );
+
+void t.test(
+  'fail forward - a failed plan holds its Subscription with Default; TechPreviewUnsafeFailForward plans the next bundle',
+  (t) => {
+    // The plan to install b.v2 failed before its CSV existed; the catalog now offers b.v3.
+    const held = sub('b', {
+      status: {
+        lastUpdated: now,
+        state: 'UpgradePending',
+        installedCSV: 'b.v1',
+        currentCSV: 'b.v2',
+        installPlanRef: { name: 'ip-failed', namespace: 'ns' },
+      },
+    });
+    const failed = plan('ip-failed', 2, {
+      status: { phase: 'Failed', catalogSources: [] },
+    });
+    const next = bundle('b', { name: 'b.v3', action: 'upgrade', replaces: 'b.v1' });
+    const base = {
+      record: { namespace: 'ns', bundles: [next] } as unknown as PlanSnapshot['record'],
+      subscriptions: [held],
+      installPlans: [failed],
+      csvs: new Set(['b.v1']),
+    };
+    const creates = (d: ReturnType<typeof decidePlan>) => d.writes.filter((w) => w.op === 'create');
+    t.same(creates(decidePlan(snapshot(base))), [], 'Default: no new plan');
+    const forward = decidePlan(snapshot({ ...base, failForward: true }));
+    t.match(creates(forward), [
+      { object: { kind: 'InstallPlan', spec: { clusterServiceVersionNames: ['b.v3'] } } },
+    ]);
+    // Before the new plan exists, upstream's state for the failed upgrade.
+    const waiting = decidePlan(
+      snapshot({ ...base, record: undefined, failForward: true }),
+    ).writes.find((w) => w.op === 'updateStatus');
+    t.match(waiting, { object: { status: { state: 'UpgradeFailed' } } });
+    t.end();
+  },
+);

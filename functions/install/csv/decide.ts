@@ -55,7 +55,13 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
     for (let hop = 0; ; hop++) {
       const d = decideCsv(current, s);
       const event = csvPhaseEvent(csv, current.status, d.status ?? current.status, s.now);
-      const statusOnly = d.writes.length === 0 && d.status !== undefined && d.upgrade !== true;
+      // Deleting is written (with upstream's Replaced Event) before a later pass deletes the
+      // CSV: deleting it in the same pass would leave no object to write them on.
+      const statusOnly =
+        d.writes.length === 0 &&
+        d.status !== undefined &&
+        d.upgrade !== true &&
+        d.status.phase !== 'Deleting';
       if (!statusOnly || hop >= 4 || d.status?.phase === current.status?.phase) {
         if (event !== undefined && d.onFailure === undefined) events.push(event);
         const withEvents = events.length === 0 ? {} : { events };

@@ -4,6 +4,11 @@
 import type { RequirementStatus } from '../../../shared/api/clusterserviceversion.js';
 import { CsvPhase, type CsvReason } from '../../../shared/api/codes.js';
 import { certificateStatus } from '../certificates.js';
+import {
+  failForwardEnabled,
+  lastInReplacementChain,
+  replacementMapping,
+} from '../../../shared/resolver/index.js';
 import { upgradeBlocked } from '../operator-conditions/index.js';
 import { deploymentNameProblem, webhookProblem } from './checks.js';
 import { certificatesDue, installCheck, requirementsLost } from './install-check.js';
@@ -188,6 +193,19 @@ const succeeded: PhaseStep = (c) => {
 // Failed: starts over once its OperatorGroup is fine; bad CSV content stays Failed until the
 // CSV changes (reinstalling cannot help); else requirements, certificates and health decide.
 const failed: PhaseStep = (c) => {
+  // Failing forward (the group's TechPreviewUnsafeFailForward), a replacement takes over a
+  // Failed CSV as it would a Succeeded one.
+  if (c.replacement !== undefined && failForwardEnabled([c.group])) {
+    return move(
+      c,
+      {
+        phase: 'Replacing',
+        reason: 'BeingReplaced',
+        message: `Fail Forward is enabled, allowing Failed csv to be replaced by csv: ${c.replacement.metadata.name ?? ''}`,
+      },
+      { upgrade: true },
+    );
+  }
   if (operatorGroupFailures.has(c.reason)) {
     return move(c, {
       phase: 'Pending',
@@ -239,7 +257,12 @@ const replacing: PhaseStep = (c) => {
   ) {
     return stay(c);
   }
-  if (c.replacement?.status?.phase !== 'Succeeded') return stay(c);
+  // Failing forward, the chain may hold failed CSVs: its last CSV is the one that must succeed.
+  const next =
+    c.replacement !== undefined && failForwardEnabled([c.group])
+      ? lastInReplacementChain(c.replacement, replacementMapping(c.s.csvs))
+      : c.replacement;
+  if (next?.status?.phase !== 'Succeeded') return stay(c);
   return move(c, {
     phase: 'Deleting',
     reason: 'Replaced',
