@@ -160,7 +160,7 @@ export class ApiCore {
     if (typeof m['uid'] !== 'string') m['uid'] = randomUUID();
     m['creationTimestamp'] = now;
     if (type.hasGeneration) m['generation'] = 1;
-    if (isCrdType(type)) initializeCrd(object, m, now);
+    if (isCrdType(type)) initializeCrd(object, now);
     if (!managedFieldsDone) {
       const rules = this.mergeRules.of(type);
       object = recordWrite(type, rules, undefined, object, options, '', this.timestamp());

@@ -1,11 +1,17 @@
 // Deletion as kube-apiserver does it: preconditions (uid, resourceVersion), then either removal at
 // once or a mark — deletionTimestamp, the propagation policy's finalizer (foregroundDeletion,
-// orphan), a Terminating namespace — with the object removed once no finalizer holds it.
+// orphan), a Terminating namespace, a CRD's cleanup finalizer — with the object removed once no
+// finalizer holds it.
 import { conflict, refOf } from './errors.js';
 import { clone, metadataOf } from './object-json.js';
 import type { DeleteOptions } from './types.js';
 import { isJsonObject, stringItems, text, type JsonObject } from '../../shared/kube/json.js';
+import { crdCleanupFinalizer } from '../resources/crds.js';
 import type { ResourceType } from '../resources/types.js';
+
+function isCrd(type: ResourceType): boolean {
+  return type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition';
+}
 
 /** 409 when a delete's preconditions do not hold for the stored object's metadata. */
 export function checkPreconditions(
@@ -44,13 +50,17 @@ function policyFinalizer(type: ResourceType, options: DeleteOptions): string | u
       : undefined;
 }
 
-/** Whether a delete only marks the object: finalizers hold it, the policy adds one, or it is a namespace. */
+/**
+ * Whether a delete only marks the object: finalizers hold it, the policy adds one, or it is a
+ * namespace or a CRD (kube-apiserver's CRD storage adds its cleanup finalizer on the first delete).
+ */
 export function needsMark(type: ResourceType, stored: JsonObject, options: DeleteOptions): boolean {
   const isNamespace = type.group === '' && type.kind === 'Namespace';
   return (
     stringItems(stored['finalizers']).length > 0 ||
     policyFinalizer(type, options) !== undefined ||
-    isNamespace
+    isNamespace ||
+    isCrd(type)
   );
 }
 
@@ -65,12 +75,23 @@ export function markedForDeletion(
   options: DeleteOptions,
   now: () => string,
 ): JsonObject | undefined {
-  const finalizers = stringItems((presented['metadata'] as JsonObject)['finalizers']);
+  let finalizers = stringItems((presented['metadata'] as JsonObject)['finalizers']);
   const extra = policyFinalizer(type, options);
   const isNamespace = type.group === '' && type.kind === 'Namespace';
   const object = clone(presented);
   const m = metadataOf(object);
   let changed = false;
+  // As kube's CRD storage: the cleanup finalizer is put on a CRD by its first delete (not when
+  // it is created), so that its custom resources go before it does.
+  if (
+    isCrd(type) &&
+    m['deletionTimestamp'] === undefined &&
+    !finalizers.includes(crdCleanupFinalizer)
+  ) {
+    finalizers = [...finalizers, crdCleanupFinalizer];
+    m['finalizers'] = finalizers;
+    changed = true;
+  }
   if (m['deletionTimestamp'] === undefined) {
     m['deletionTimestamp'] = now();
     m['deletionGracePeriodSeconds'] = 0;

@@ -1,12 +1,6 @@
 // CustomResourceDefinitions: the status kube's CRD controllers write (names accepted,
 // established, stored versions) and the resource types a CRD serves.
-import {
-  isJsonObject,
-  stringItems,
-  text,
-  type JsonObject,
-  type JsonValue,
-} from '../../shared/kube/json.js';
+import { isJsonObject, text, type JsonObject, type JsonValue } from '../../shared/kube/json.js';
 import { compareKubeVersions } from './registry.js';
 import { defaultColumns } from './builtin.js';
 import type { PrinterColumn, ResourceType, ScaleMapping } from './types.js';
@@ -137,13 +131,12 @@ function defaultDeprecationWarning(type: ResourceType, versions: readonly JsonOb
     : `${message}; use ${type.group}/${better[0]} ${type.kind}`;
 }
 
-/** A new CRD: Established (and NamesAccepted) at once, with the cleanup finalizer last. */
-export function initializeCrd(crd: JsonObject, metadata: JsonObject, now: string): void {
+/**
+ * A new CRD: Established (and NamesAccepted) at once. No finalizer: kube-apiserver adds
+ * `customresourcecleanup.apiextensions.k8s.io` on the CRD's first delete (see api/deletion.ts).
+ */
+export function initializeCrd(crd: JsonObject, now: string): void {
   crd['status'] = establishedStatus(crd, undefined, now);
-  metadata['finalizers'] = [
-    ...stringItems(metadata['finalizers']).filter((f) => f !== crdCleanupFinalizer),
-    crdCleanupFinalizer,
-  ];
 }
 
 /** The resource types served for each served version of a CRD. */

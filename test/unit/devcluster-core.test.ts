@@ -275,3 +275,56 @@ void t.test('core - an invalid label value is Invalid', (t) => {
   t.equal(error.reason, 'Invalid');
   t.end();
 });
+
+void t.test('core - a CRD gets its cleanup finalizer on its first delete, not on create', (t) => {
+  const core = setup();
+  const type = core.typeOf('apiextensions.k8s.io', 'customresourcedefinitions');
+  const crd: JsonObject = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'gadgets.example.olmq.io', finalizers: ['example.olmq.io/keep'] },
+    spec: {
+      group: 'example.olmq.io',
+      names: { plural: 'gadgets', kind: 'Gadget' },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          },
+        },
+      ],
+    },
+  };
+  const created = core.create(type, '', crd, systemWrite());
+  t.same(
+    meta(created)['finalizers'],
+    ['example.olmq.io/keep'],
+    'kube-apiserver adds none on create',
+  );
+  const first = core.delete(type, '', 'gadgets.example.olmq.io', { dryRun: false });
+  t.notOk(first.deleted);
+  t.ok(meta(first.object)['deletionTimestamp']);
+  t.same(meta(first.object)['finalizers'], [
+    'example.olmq.io/keep',
+    'customresourcecleanup.apiextensions.k8s.io',
+  ]);
+  const again = core.delete(type, '', 'gadgets.example.olmq.io', { dryRun: false });
+  t.same(
+    meta(again.object)['finalizers'],
+    ['example.olmq.io/keep', 'customresourcecleanup.apiextensions.k8s.io'],
+    'a second delete adds it no more',
+  );
+  core.removeFinalizer(type, '', 'gadgets.example.olmq.io', 'example.olmq.io/keep');
+  core.removeFinalizer(
+    type,
+    '',
+    'gadgets.example.olmq.io',
+    'customresourcecleanup.apiextensions.k8s.io',
+  );
+  t.equal(core.find(type, '', 'gadgets.example.olmq.io'), undefined);
+  t.end();
+});

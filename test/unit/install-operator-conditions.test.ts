@@ -216,6 +216,17 @@ t.test('operator condition - Role and RoleBinding for its service accounts', (t)
   const binding = writes[1]?.op === 'create' ? writes[1].object : undefined;
   if (role === undefined || binding === undefined) throw new Error('expected creates');
   t.same(
+    binding['subjects'],
+    [{ kind: 'ServiceAccount', name: 'etcd-operator' }],
+    'subjects as upstream: kind and name, no apiGroup',
+  );
+  const served = { ...binding, subjects: [{ kind: 'ServiceAccount', name: 'etcd-operator' }] };
+  t.same(
+    decideOperatorCondition(snapshot({ condition: condition(), role, roleBinding: served })),
+    [],
+    'a binding as kube-apiserver serves it (empty apiGroup left out) needs no update',
+  );
+  t.same(
     decideOperatorCondition(snapshot({ condition: condition(), role, roleBinding: binding })),
     [],
     'nothing to do once they are in place',

@@ -80,10 +80,11 @@ export function roleBindingWrites(
 ): Write[] {
   const name = condition.metadata.name ?? '';
   const namespace = condition.metadata.namespace ?? '';
-  // No namespace on the subjects, as upstream: a RoleBinding's own namespace is implied.
+  // No namespace and no apiGroup on the subjects, as upstream: a RoleBinding's own namespace
+  // is implied, and a ServiceAccount subject's empty apiGroup is what kube-apiserver leaves out
+  // when it serves the binding (an explicit '' would never compare equal to the stored one).
   const subjects = (condition.spec?.serviceAccounts ?? []).map((sa) => ({
     kind: 'ServiceAccount',
-    apiGroup: '',
     name: sa,
   }));
   const roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name };
