@@ -85,7 +85,13 @@ void t.test('RBAC step manifests - untyped, the namespaced ones owned by the CSV
     controller: false,
     blockOwnerDeletion: false,
   };
-  for (const kind of ['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']) {
+  for (const kind of [
+    'ServiceAccount',
+    'Role',
+    'RoleBinding',
+    'ClusterRole',
+    'ClusterRoleBinding',
+  ]) {
     const m = manifestOf(kind);
     t.notOk('apiVersion' in m, `${kind}: no apiVersion`);
     t.notOk('kind' in m, `${kind}: no kind`);
@@ -106,32 +112,45 @@ void t.test('RBAC step manifests - untyped, the namespaced ones owned by the CSV
   t.end();
 });
 
-void t.test('properties annotation - olm.gvk before olm.package, as the catalog lists them', (t) => {
-  const bundle: CatalogBundle = {
-    name: 'etcdoperator.v0.9.4',
-    package: 'etcd',
-    version: '0.9.4',
-    semver: '0.9.4',
-    image: '',
-    channels: ['alpha'],
-    replaces: null,
-    skips: [],
-    skipRange: null,
-    properties: [],
-    providedApis: [
-      { group: 'etcd.database.coreos.com', version: 'v1beta2', kind: 'EtcdBackup', plural: 'etcdbackups' },
-      { group: 'etcd.database.coreos.com', version: 'v1beta2', kind: 'EtcdCluster', plural: 'etcdclusters' },
-    ],
-    requiredApis: [],
-    dependencies: [],
-    installModes: null,
-    displayName: null,
-    provider: null,
-    deprecation: null,
-  };
-  t.same(
-    allBundleProperties(bundle).map((p) => p.type),
-    ['olm.gvk', 'olm.gvk', 'olm.package'],
-  );
-  t.end();
-});
+void t.test(
+  'properties annotation - olm.gvk before olm.package, as the catalog lists them',
+  (t) => {
+    const bundle: CatalogBundle = {
+      name: 'etcdoperator.v0.9.4',
+      package: 'etcd',
+      version: '0.9.4',
+      semver: '0.9.4',
+      image: '',
+      channels: ['alpha'],
+      replaces: null,
+      skips: [],
+      skipRange: null,
+      properties: [],
+      providedApis: [
+        {
+          group: 'etcd.database.coreos.com',
+          version: 'v1beta2',
+          kind: 'EtcdBackup',
+          plural: 'etcdbackups',
+        },
+        {
+          group: 'etcd.database.coreos.com',
+          version: 'v1beta2',
+          kind: 'EtcdCluster',
+          plural: 'etcdclusters',
+        },
+      ],
+      requiredApis: [],
+      dependencies: [],
+      installModes: null,
+      displayName: null,
+      provider: null,
+      deprecation: null,
+    };
+    t.same(
+      allBundleProperties(bundle).map((p) => p.type),
+      ['olm.gvk', 'olm.gvk', 'olm.package'],
+    );
+    t.end();
+  },
+);
