@@ -261,6 +261,8 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
           kind: 'InstallPlan',
           metadata: {
             name: group.name,
+            // Upstream's generateName, kept for parity; the deterministic name wins.
+            generateName: 'install-',
             namespace: s.namespace,
             ownerReferences: subs.map((sub) => ({
               apiVersion,

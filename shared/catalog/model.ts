@@ -180,15 +180,16 @@ export const derivedPropertyTypes: ReadonlySet<string> = new Set([
 
 /** A bundle's properties as a catalog lists them (without manifests), rebuilt from its fields. */
 export function allBundleProperties(bundle: CatalogBundle): CatalogProperty[] {
-  const out: CatalogProperty[] = [
-    { type: 'olm.package', value: { packageName: bundle.package, version: bundle.version } },
-  ];
-  for (const api of bundle.providedApis) {
-    out.push({
-      type: 'olm.gvk',
-      value: { group: api.group, kind: api.kind, version: api.version },
-    });
-  }
+  // olm.gvk before olm.package, the order `opm render` writes and upstream then copies into
+  // the CSV's operatorframework.io/properties annotation.
+  const out: CatalogProperty[] = bundle.providedApis.map((api) => ({
+    type: 'olm.gvk',
+    value: { group: api.group, kind: api.kind, version: api.version },
+  }));
+  out.push({
+    type: 'olm.package',
+    value: { packageName: bundle.package, version: bundle.version },
+  });
   for (const d of bundle.dependencies) {
     if (d.type === 'olm.gvk') {
       out.push({

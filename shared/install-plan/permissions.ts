@@ -49,6 +49,18 @@ export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
     'olm.owner.namespace': namespace,
     'olm.owner.kind': 'ClusterServiceVersion',
   };
+  // As upstream's RBACForClusterServiceVersion: the namespaced objects name the CSV as a
+  // non-blocking owner (its uid is filled in when the step is written).
+  const ownerReferences = [
+    {
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'ClusterServiceVersion',
+      name: csvName,
+      uid: '',
+      controller: false,
+      blockOwnerDeletion: false,
+    },
+  ];
   const objects: KubeObject[] = [];
   const accounts = new Set<string>();
   const account = (name: string): void => {
@@ -57,7 +69,7 @@ export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
     objects.push({
       apiVersion: 'v1',
       kind: 'ServiceAccount',
-      metadata: { name, namespace },
+      metadata: { name, namespace, ownerReferences },
     });
   };
   for (const p of permissions) {
@@ -70,6 +82,7 @@ export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
       metadata: {
         name: roleName,
         namespace,
+        ownerReferences,
         labels: { ...ownerLabels, 'olm.permissions.hash': roleHash },
       },
       rules: p.rules,
@@ -83,6 +96,7 @@ export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
       metadata: {
         name: roleName,
         namespace,
+        ownerReferences,
         labels: { ...ownerLabels, 'olm.permissions.hash': bindingHash },
       },
       roleRef,
@@ -107,6 +121,8 @@ export function rbacForCsv(csv: CsvManifest, namespace: string): KubeObject[] {
       kind: 'ClusterRoleBinding',
       metadata: {
         name: roleName,
+        // Upstream leaves the namespace on the binding's manifest; it is dropped when written.
+        namespace,
         labels: { ...ownerLabels, 'olm.permissions.hash': bindingHash },
       },
       roleRef,

@@ -47,6 +47,32 @@ function plannedCsv(planned: PlannedBundle, namespace: string): BundleObject {
   const replaces = planned.bundle.replaces ?? planned.bundle.channelReplaces ?? null;
   if (replaces === null) delete spec['replaces'];
   else spec['replaces'] = replaces;
+  // Upstream's typed CSV always serialises spec.cleanup and status.cleanup (status is dropped
+  // when the CSV is written).
+  spec['cleanup'] ??= { enabled: false };
+  // ... and each API resource reference's name, empty when the bundle leaves it out.
+  for (const field of ['customresourcedefinitions', 'apiservicedefinitions']) {
+    const apis = spec[field] as Record<string, unknown> | undefined;
+    if (apis === undefined) continue;
+    const named = { ...apis };
+    for (const which of ['owned', 'required']) {
+      const list = named[which];
+      if (!Array.isArray(list)) continue;
+      named[which] = list.map((d: Record<string, unknown>) =>
+        Array.isArray(d['resources'])
+          ? {
+              ...d,
+              resources: (d['resources'] as Record<string, unknown>[]).map((r) => ({
+                ...r,
+                name: r['name'] ?? '',
+              })),
+            }
+          : d,
+      );
+    }
+    spec[field] = named;
+  }
+  const status = (csv['status'] ?? {}) as Record<string, unknown>;
   return {
     ...csv,
     metadata: {
@@ -58,6 +84,7 @@ function plannedCsv(planned: PlannedBundle, namespace: string): BundleObject {
       },
     },
     spec,
+    status: { ...status, cleanup: status['cleanup'] ?? {} },
   };
 }
 
@@ -66,8 +93,11 @@ export function dependencySubscriptionName(b: RecordedBundle): string {
   return `${b.package}-${b.channel ?? ''}-${b.catalog.name}-${b.catalog.namespace}`;
 }
 
-function step(b: RecordedBundle, object: BundleObject): Step {
+// `typeMeta: false` leaves apiVersion and kind out of the manifest, as upstream serialises the
+// RBAC it generates (typed objects without TypeMeta); the step's group, version and kind say them.
+function step(b: RecordedBundle, object: BundleObject, typeMeta = true): Step {
   const { group, version } = groupVersionOf(object['apiVersion']);
+  const { apiVersion: _apiVersion, kind: _kind, ...untyped } = object;
   return {
     resolving: b.name,
     resource: {
@@ -77,7 +107,7 @@ function step(b: RecordedBundle, object: BundleObject): Step {
       version,
       kind: stepKindOf(typeof object['kind'] === 'string' ? object['kind'] : ''),
       name: nameOf(object),
-      manifest: JSON.stringify(object),
+      manifest: JSON.stringify(typeMeta ? object : untyped),
     },
     status: codes.StepStatus.Unknown,
   };
@@ -98,7 +128,7 @@ export function planSteps(namespace: string, bundles: readonly PlannedBundle[]):
     }
     // The RBAC of the CSV's install strategy, as upstream plans it.
     for (const object of rbacForCsv(csv, namespace)) {
-      rest.push(step(b, object));
+      rest.push(step(b, object, false));
     }
     if (b.subscription === null) {
       rest.push(

@@ -92,7 +92,11 @@ t.test(
     t.ok(pending.account.dependents?.[0]?.message?.startsWith('namespaced rule:{"verbs":'));
     const installed = await getCsv(client, 'unbound', csvName);
     for (const o of rbacForCsv(installed as KubeObject, 'unbound')) {
-      if (o.kind === 'RoleBinding') await client.create(o);
+      // The planned manifest names its CSV owner without a uid (filled in when a plan writes it).
+      if (o.kind === 'RoleBinding') {
+        const { ownerReferences: _owners, ...metadata } = o.metadata;
+        await client.create({ ...o, metadata });
+      }
     }
     const csv = await waitForCsvPhase(client, 'unbound', csvName, 'Succeeded', undefined, 20_000);
     const account = rowsOf(csv).find((r) => r.kind === 'ServiceAccount');

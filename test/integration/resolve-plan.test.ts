@@ -184,9 +184,26 @@ t.test(
     t.equal(csvManifest.metadata.namespace, 'team-a', 'the CSV step names the real namespace');
     t.match(
       csvManifest.metadata.annotations['operatorframework.io/properties'],
-      /"olm\.package"/,
-      'the CSV records its properties',
+      /^\{"properties":\[\{"type":"olm\.gvk".*\{"type":"olm\.package"/,
+      'the CSV records its properties, olm.gvk before olm.package as upstream',
     );
+    t.equal(etcd.plan.metadata.generateName, 'install-', "upstream's generateName");
+    t.match(
+      JSON.parse(steps[0]?.resource.manifest ?? '{}'),
+      { spec: { cleanup: { enabled: false } }, status: { cleanup: {} } },
+      'the CSV step carries cleanup as upstream serialises it',
+    );
+    for (const kind of ['ServiceAccount', 'Role', 'RoleBinding']) {
+      const rbac = JSON.parse(
+        steps.find((s) => s.resource.kind === kind)?.resource.manifest ?? '{}',
+      ) as KubeObject;
+      t.notOk('apiVersion' in rbac || 'kind' in rbac, `${kind} step: untyped manifest`);
+      t.match(
+        rbac.metadata.ownerReferences,
+        [{ kind: 'ClusterServiceVersion', name: 'etcdoperator.v0.9.4', controller: false }],
+        `${kind} step: owned by its CSV`,
+      );
+    }
     const crdSteps = steps.filter((s) => s.resource.kind === 'CustomResourceDefinition');
     t.ok(crdSteps.length >= 3, 'the etcd CRDs are steps');
     t.ok(

@@ -77,7 +77,19 @@ t.test(
         'etcdoperator.v0.9.2',
       30_000,
     );
-    await waitForCsvPhase(client, 'auto', 'etcdoperator.v0.9.4', 'Succeeded', undefined, 60_000);
+    const succeeded = await waitForCsvPhase(
+      client,
+      'auto',
+      'etcdoperator.v0.9.4',
+      'Succeeded',
+      undefined,
+      60_000,
+    );
+    t.same(
+      (succeeded['spec'] as { cleanup?: unknown }).cleanup,
+      { enabled: false },
+      "upstream's spec.cleanup default",
+    );
     await gone(client, 'auto', 'etcdoperator.v0.9.2');
     await deploymentAvailable(client, 'auto', 'etcd-operator');
     const sub = await subscription(client, 'auto', 'etcd');

@@ -129,6 +129,8 @@ void t.test('a new group gets a plan; Manual subscriptions make it wait', (t) =>
     'generations continue after the highest seen on plans and subscriptions',
   );
   t.match(forA?.metadata.ownerReferences, [{ kind: 'Subscription', name: 'a', uid: 'uid-a' }]);
+  t.equal(forA?.metadata.generateName, 'install-', "upstream's generateName, beside the name");
+  t.match(forA?.metadata.name, /^install-/, 'the deterministic name wins');
   t.end();
 });
 
