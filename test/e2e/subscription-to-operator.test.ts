@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { kubectlMissing, type ClusterFixture } from '../harness/devcluster.js';
 import { kubectl as kubectlIn } from '../harness/devcluster.js';
-import { olmqBin, sharedDir } from '../harness/repo.js';
+import { olmqBin, smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
 const missing = kubectlMissing();
@@ -70,16 +70,7 @@ t.test('a Subscription installs a real operator, Automatic and Manual', async (t
   );
   const registry = await start(
     t,
-    [
-      'registry',
-      'serve',
-      '--fbc',
-      join(sharedDir, 'catalogs', 'small'),
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
-    ],
+    ['registry', 'serve', '--fbc', smallCatalog, '--port', '0', '--host', '127.0.0.1'],
     /serving .*?:(\d+)/,
   );
   const port = registry.match[1] ?? '';

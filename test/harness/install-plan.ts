@@ -11,7 +11,7 @@ import {
 } from '../../shared/catalog/index.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import type { InstallPlanStatus, Step } from '../../shared/api/installplan.js';
-import { sharedDir } from './repo.js';
+import { smallCatalog } from './repo.js';
 import { rbacForCsv } from '../../shared/install-plan/index.js';
 
 /** A bundle's decoded manifests. */
@@ -26,7 +26,7 @@ const catalogs = new Map<string, ReturnType<typeof loadCatalogDirectory>>();
 export async function smallBundle(pkg: string, csvName: string): Promise<TestBundle> {
   let built = catalogs.get(pkg);
   if (built === undefined) {
-    built = loadCatalogDirectory(join(sharedDir, 'catalogs', 'small', pkg));
+    built = loadCatalogDirectory(join(smallCatalog, pkg));
     catalogs.set(pkg, built);
   }
   const { content } = await built;

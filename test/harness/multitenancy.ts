@@ -21,7 +21,7 @@ import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
 import { backboneFor, clusterFor } from './backbone.js';
 import type { ClusterFixture } from './devcluster.js';
 import { capturingLogger } from './log.js';
-import { sharedDir } from './repo.js';
+import { smallCatalog } from './repo.js';
 import { waitFor } from './wait.js';
 import { watcherFor } from './watcher.js';
 
@@ -134,9 +134,7 @@ export async function bundleCsv(pkg: string, name: string): Promise<KubeObject> 
   const key = `${pkg}/${name}`;
   const cached = bundleCache.get(key);
   if (cached !== undefined) return structuredClone(cached);
-  const { content } = buildCatalogIndex(
-    await readCatalogDirectory(join(sharedDir, 'catalogs', 'small', pkg)),
-  );
+  const { content } = buildCatalogIndex(await readCatalogDirectory(join(smallCatalog, pkg)));
   const bundle = content.get(pkg, name);
   if (bundle === undefined) throw new Error(`no bundle ${name} in package ${pkg}`);
   const csv = decodeBundleManifests(bundle).csv;

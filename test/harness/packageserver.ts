@@ -23,10 +23,10 @@ import type { KubeClient } from '../../shared/kube/client.js';
 import type { ClusterFixture } from './devcluster.js';
 import { backboneFor, clusterFor } from './backbone.js';
 import { kubectl } from './devcluster.js';
-import { sharedDir } from './repo.js';
+import { smallCatalog } from './repo.js';
 
 /** The small real catalogs. */
-export const smallCatalogs = join(sharedDir, 'catalogs', 'small');
+export const smallCatalogs = smallCatalog;
 
 /** What a package-server test works with. */
 export interface PackageServerFixture {

@@ -1,13 +1,12 @@
 // Test fixture: the whole of olmq as `olmq up` runs it, on the devcluster — the watcher and every
 // built-in function — with the catalog `community` in olm served by a real registry server over
 // ../shared/catalogs/small. Torn down with the test.
-import { join } from 'node:path';
 import type { Test } from 'tap';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';
 import type { ClusterFixture } from './devcluster.js';
 import { capturingLogger } from './log.js';
-import { sharedDir } from './repo.js';
+import { smallCatalog } from './repo.js';
 import { systemFor } from './system.js';
 import { waitFor } from './wait.js';
 
@@ -26,7 +25,7 @@ export async function pipelineFor(t: Test): Promise<Pipeline> {
     functions: { host: { baseBackoffMs: 20, contentionDelayMs: 20 }, stopGraceMs: 1_000 },
   });
   const served = await startRegistryServer({
-    catalog: (await loadRegistryCatalog(join(sharedDir, 'catalogs', 'small'))).catalog,
+    catalog: (await loadRegistryCatalog(smallCatalog)).catalog,
     host: '127.0.0.1',
     port: 0,
   });

@@ -26,10 +26,10 @@ import {
   type CatalogFixture,
 } from '../harness/catalog.js';
 import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
-const small = join(sharedDir, 'catalogs', 'small');
+const small = smallCatalog;
 const ns = 'default';
 
 type Status = {

@@ -6,7 +6,7 @@ import t from 'tap';
 import type { KubeObject } from '../../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';
 import { catalogFunctionFor, catalogSource, getCatalogSource } from '../harness/catalog.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
 const ns = 'default';
@@ -14,7 +14,7 @@ const ns = 'default';
 t.test('catalog registry pods - an evicted registry pod is replaced', async (t) => {
   // The registry Service is mapped to a real registry server serving the same catalog.
   const served = await startRegistryServer({
-    catalog: (await loadRegistryCatalog(join(sharedDir, 'catalogs', 'small', 'etcd'))).catalog,
+    catalog: (await loadRegistryCatalog(join(smallCatalog, 'etcd'))).catalog,
     host: '127.0.0.1',
     port: 0,
   });

@@ -23,9 +23,9 @@ import {
   type CatalogIndexRecord,
 } from '../../shared/handoff/index.js';
 import { backboneFor } from '../harness/backbone.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 
-const small = join(sharedDir, 'catalogs', 'small');
+const small = smallCatalog;
 
 let etcd: CatalogBuildResult;
 let hawtio: CatalogBuildResult;

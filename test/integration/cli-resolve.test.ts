@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
 import { runOlmq as olmq } from '../harness/cli.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 
-const small = join(sharedDir, 'catalogs', 'small');
+const small = smallCatalog;
 
 const dir = await mkdtemp(join(tmpdir(), 'olmq-resolve-'));
 t.teardown(() => rm(dir, { recursive: true, force: true }));

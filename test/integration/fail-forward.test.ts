@@ -8,7 +8,7 @@ import t from 'tap';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { capturingLogger } from '../harness/log.js';
 import { getCsv, namespaceWithOperatorGroup, waitForCsvPhase } from '../harness/install.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 import { systemFor } from '../harness/system.js';
 import { waitFor } from '../harness/wait.js';
 
@@ -64,9 +64,7 @@ function variant(base: FbcBundle, version: string, deployment: string, suffix = 
 type Failure = 'csv' | 'plan';
 
 async function catalogText(stage: 1 | 2 | 3, failure: Failure): Promise<string> {
-  const lines = (
-    await readFile(join(sharedDir, 'catalogs', 'small', 'etcd', 'catalog.json'), 'utf8')
-  )
+  const lines = (await readFile(join(smallCatalog, 'etcd', 'catalog.json'), 'utf8'))
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Json);

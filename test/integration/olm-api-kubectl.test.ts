@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { kubectl, startCluster, type ClusterFixture } from '../harness/devcluster.js';
-import { repoRoot, sharedDir } from '../harness/repo.js';
+import { repoRoot, smallCatalog } from '../harness/repo.js';
 
 let fixture: ClusterFixture;
 t.before(async () => {
@@ -23,10 +23,7 @@ async function run(args: string[], input?: string): Promise<string> {
 
 /** The ClusterServiceVersion of a bundle of the small catalog, as the bundle ships it. */
 function catalogCsv(pkg: string, bundle: string): Record<string, unknown> {
-  const lines = readFileSync(
-    join(sharedDir, 'catalogs', 'small', pkg, 'catalog.json'),
-    'utf8',
-  ).split('\n');
+  const lines = readFileSync(join(smallCatalog, pkg, 'catalog.json'), 'utf8').split('\n');
   for (const line of lines) {
     if (line.trim() === '') continue;
     const entry = JSON.parse(line) as {

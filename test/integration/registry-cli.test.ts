@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import t from 'tap';
 import { fetchRegistryCatalog, probeRegistry } from '../../shared/registry/client.js';
 import { runOlmq as olmq } from '../harness/cli.js';
-import { olmqBin, sharedDir } from '../harness/repo.js';
+import { olmqBin, smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
-const etcd = join(sharedDir, 'catalogs', 'small', 'etcd');
+const etcd = join(smallCatalog, 'etcd');
 
 function startServe(args: string[]) {
   const child = spawn(process.execPath, [olmqBin, 'registry', 'serve', ...args], {

@@ -18,9 +18,9 @@ import {
   startRegistryServer,
   type RunningRegistryServer,
 } from '../../shared/registry/server.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 
-const small = join(sharedDir, 'catalogs', 'small');
+const small = smallCatalog;
 
 async function serve(t: Test, dir = small): Promise<RunningRegistryServer> {
   const { catalog } = await loadRegistryCatalog(dir);

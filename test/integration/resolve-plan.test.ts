@@ -2,7 +2,6 @@
 // against the real small/ catalog become InstallPlans with upstream's steps, Manual plans wait
 // for approval, an unsatisfiable Subscription says why without holding the others back, and a
 // Subscription whose CSV appears is AtLatestKnown.
-import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import t, { type Test } from 'tap';
 import { functionModules } from '../../functions/index.js';
@@ -22,7 +21,7 @@ import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
 import { backboneFor, clusterFor } from '../harness/backbone.js';
 import { kubectl, type ClusterFixture } from '../harness/devcluster.js';
 import { capturingLogger } from '../harness/log.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 import { watcherFor } from '../harness/watcher.js';
 
@@ -48,7 +47,7 @@ async function startRig(t: Test): Promise<Rig> {
     metadata: { name: 'community', namespace: globalNamespace },
     spec: { sourceType: 'grpc', address: 'localhost:50051', displayName: 'Community' },
   });
-  const { index, content } = await loadCatalogDirectory(join(sharedDir, 'catalogs', 'small'));
+  const { index, content } = await loadCatalogDirectory(smallCatalog);
   await storeCatalog(await openCatalogStore(backbone), index, content);
   await putCatalogIndexRecord(backbone, 'c1', {
     namespace: globalNamespace,

@@ -10,7 +10,7 @@ import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/
 import { kubectlMissing } from '../harness/devcluster.js';
 import { namespaceWithOperatorGroup } from '../harness/install.js';
 import { pipelineFor } from '../harness/pipeline.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
 const missing = kubectlMissing();
@@ -29,7 +29,7 @@ t.test(
     const { client } = await pipelineFor(t);
     const dir = await mkdtemp(join(tmpdir(), 'olmq-deprecations-'));
     t.teardown(() => rm(dir, { recursive: true, force: true }));
-    await cp(join(sharedDir, 'catalogs', 'small', 'etcd'), join(dir, 'etcd'), { recursive: true });
+    await cp(join(smallCatalog, 'etcd'), join(dir, 'etcd'), { recursive: true });
     await writeFile(
       join(dir, 'etcd', 'deprecations.json'),
       JSON.stringify({

@@ -4,10 +4,10 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { loadCatalogDirectory } from '../../shared/catalog/index.js';
-import { sharedDir } from '../harness/repo.js';
+import { operatorhubPackages } from '../harness/repo.js';
 
 t.test('catalog csv - a CSV bigger than the scan buffer is read from its own bytes', async (t) => {
-  const dir = join(sharedDir, 'catalogs', 'operatorhub', 'stackgres-community');
+  const dir = join(operatorhubPackages, 'stackgres-community');
   const { index } = await loadCatalogDirectory(dir);
   // v1.18.7's CSV (24 KB) skips six stackgres bundles; v1.18.8's (1 MB) skips nothing.
   t.same(index.getBundle('stackgres-community', 'stackgres-community.v1.18.7')?.skips.length, 6);

@@ -6,9 +6,9 @@ import t from 'tap';
 import { scanCsvJson } from '../../shared/catalog/csv-scan.js';
 import { summarizeCsv } from '../../shared/catalog/csv-summary.js';
 import { parseCatalogText, readCatalogDirectory } from '../../shared/catalog/index.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 
-const small = join(sharedDir, 'catalogs', 'small');
+const small = smallCatalog;
 
 function scanned(bytes: Buffer) {
   const fields = scanCsvJson(bytes);

@@ -10,9 +10,9 @@ import {
   type CatalogIndex,
 } from '../../shared/catalog/index.js';
 import { configMapFormatOf } from '../harness/catalog.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 
-const small = join(sharedDir, 'catalogs', 'small');
+const small = smallCatalog;
 
 const graph = (index: CatalogIndex, pkg: string) =>
   index.channelsOf(pkg).map((c) => ({

@@ -3,9 +3,9 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { loadCatalogDirectory, type CatalogBuildResult } from '../../shared/catalog/index.js';
-import { sharedDir } from '../harness/repo.js';
+import { sharedDir, smallCatalog } from '../harness/repo.js';
 
-const small = join(sharedDir, 'catalogs', 'small');
+const small = smallCatalog;
 const operatorhub = join(sharedDir, 'catalogs', 'operatorhub');
 
 function totals(result: CatalogBuildResult) {

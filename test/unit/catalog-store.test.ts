@@ -18,9 +18,9 @@ import {
   CatalogUnreadableError,
   type CatalogIndex,
 } from '../../shared/catalog/index.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 
-const small = join(sharedDir, 'catalogs', 'small');
+const small = smallCatalog;
 
 function indexData(index: CatalogIndex) {
   return {

@@ -1,6 +1,5 @@
 // PackageManifests from catalog indexes (pure): real catalogs, and the messy cases upstream
 // handles by leaving things out.
-import { join } from 'node:path';
 import t from 'tap';
 import {
   buildPackageRecords,
@@ -16,7 +15,7 @@ import {
   loadCatalogDirectory,
   parseCatalogText,
 } from '../../shared/catalog/index.js';
-import { sharedDir } from '../harness/repo.js';
+import { smallCatalog } from '../harness/repo.js';
 
 const facts = (namespace: string, name: string): CatalogFacts => ({
   namespace,
@@ -112,7 +111,7 @@ function messyIndex() {
 t.test(
   'packageserver manifest - every package of the small catalogs, without problems',
   async (t) => {
-    const { index, content } = await loadCatalogDirectory(join(sharedDir, 'catalogs', 'small'));
+    const { index, content } = await loadCatalogDirectory(smallCatalog);
     const { records, problems } = buildPackageRecords(facts('olm', 'community'), index, content);
     t.same(problems, []);
     t.equal(records.length, index.packages.length);

@@ -13,9 +13,9 @@ import {
   type BundleManifestData,
 } from '../../shared/registry/catalog-objects.js';
 import { RegistryCatalog, RegistryNotFoundError } from '../../shared/registry/registry-catalog.js';
-import { sharedDir } from '../harness/repo.js';
+import { operatorhubPackages, smallCatalog } from '../harness/repo.js';
 
-const small = join(sharedDir, 'catalogs', 'small');
+const small = smallCatalog;
 
 async function catalogOf(dir: string): Promise<RegistryCatalog> {
   return RegistryCatalog.fromObjects(await readCatalogDirectory(dir)).catalog;
@@ -166,9 +166,7 @@ t.test(
     );
     t.equal(b.skipRange, '>=0.1.0 <0.5.0', 'the channel entry skipRange');
 
-    const objects = await readCatalogDirectory(
-      join(sharedDir, 'catalogs', 'operatorhub', 'alloydb-omni-operator'),
-    );
+    const objects = await readCatalogDirectory(join(operatorhubPackages, 'alloydb-omni-operator'));
     const alloy = RegistryCatalog.fromObjects(objects).catalog;
     const head = alloy.getBundle(
       'alloydb-omni-operator',
@@ -312,7 +310,7 @@ t.test('registry catalog - deprecations of package, channel and bundle are serve
 t.test(
   'registry catalog - a bundle with only olm.csv.metadata gets a stub CSV, as upstream',
   async (t) => {
-    const dir = join(sharedDir, 'catalogs', 'operatorhub', 'kubernaut-operator');
+    const dir = join(operatorhubPackages, 'kubernaut-operator');
     const catalog = await catalogOf(dir);
     const pkg = catalog.getPackage('kubernaut-operator');
     const b = catalog.getBundle(
