@@ -6,8 +6,8 @@ import { join } from 'node:path';
 /** The repository root. */
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The six real packages the tests install, kept in the repository (see its LICENSE-NOTICE.md). */
-export const smallCatalog = join(repoRoot, 'test', 'fixtures', 'catalogs', 'small');
+/** The six real packages `npm start` serves and the tests install (catalogs/LICENSE-NOTICE.md). */
+export const smallCatalog = join(repoRoot, 'catalogs', 'example');
 
 /** Single packages of the community catalog some tests read (see LICENSE-NOTICE.md). */
 export const operatorhubPackages = join(repoRoot, 'test', 'fixtures', 'catalogs', 'operatorhub');

@@ -1,4 +1,4 @@
-// The real packages of test/fixtures/catalogs/small load with the counts its README states, no
+// The real packages of catalogs/example load with the counts its README states, no
 // warnings, and hand-checked channel heads and upgrade edges. The full community catalog's
 // counts are checked by bench/catalog-real.ts, which takes the catalog's path.
 import t from 'tap';

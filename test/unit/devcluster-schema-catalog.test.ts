@@ -1,4 +1,4 @@
-// Real data: the CRDs and alm-examples of the six complete packages in test/fixtures/catalogs/small.
+// Real data: the CRDs and alm-examples of the six complete packages in catalogs/example.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import t from 'tap';
 import type { JsonObject } from '../../shared/kube/json.js';

@@ -1,4 +1,4 @@
-// Resolution scenarios on real community packages: etcd (test/fixtures/catalogs/small) and the
+// Resolution scenarios on real community packages: etcd (catalogs/example) and the
 // kuadrant, shipwright and l5 packages with their dependencies (test/fixtures/catalogs/operatorhub).
 // Whole-catalog checks (every package of the 105 MB community catalog) are a benchmark:
 // bench/catalog-real.ts.
