@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { KubeconfigError } from '../shared/kube/clusters.js';
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
+import { createRegistry } from '../shared/runtime/metrics.js';
 import { FunctionStartError } from '../shared/runtime/function-runner.js';
 import { startSystem, type System } from '../system/index.js';
 import { CatalogError } from '../shared/catalog/index.js';
@@ -60,6 +61,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       dataDir: config.dataDir,
       natsUrl: config.natsUrl,
       natsMonitoring: true,
+      registry: createRegistry(),
       connectionName: 'olmq-up',
       client: { userAgent: `olmq-up/${olmqVersion()}` },
       globalCatalogNamespace: config.globalCatalogNamespace,
