@@ -12,9 +12,18 @@
 // instead (namesKey): one read, then point reads. The watcher writes a name into the index
 // before the object's first put and removes it after the deletion, so the index never misses
 // an object a reconcile was triggered by; names of objects not (or no longer) there are skipped.
+//
+// An entry may hold a reference to a value too large to publish whole (large-values.ts): every
+// read here returns the value itself.
 import { DeliverPolicy } from '@nats-io/jetstream';
-import type { Msg } from '@nats-io/transport-node';
 import type { Backbone } from './backbone.js';
+import {
+  BodyMissingError,
+  decodeBodyRef,
+  isBodyRef,
+  readBody,
+  type BodyRef,
+} from './large-values.js';
 import type { BusPipe } from './pipe.js';
 import {
   clusterScope,
@@ -53,27 +62,80 @@ export class MirrorReadError extends Error {
   }
 }
 
+/** A live mirror entry's value, and the reference it was stored under if it was too large. */
+export interface MirrorEntry {
+  value: Uint8Array;
+  ref: BodyRef | undefined;
+}
+
 /**
  * The value of a live mirror entry, or undefined when the key is absent, deleted or empty. A
  * direct get through the backbone's pipe: the hot path of most loads, and a third the cost of
  * the KV client's get, which sets up a timer, a muxed request and an error object per read.
  */
-async function readEntry(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<Msg | undefined> {
+export async function readMirrorEntry(
+  mirror: Pick<Backbone, 'pipe'>,
+  key: string,
+): Promise<MirrorEntry | undefined> {
+  // A reference whose value is gone means the key moved on meanwhile: read it again.
+  for (let attempt = 1; ; attempt++) {
+    const answer = await mirror.pipe.request(
+      directGetLastSubject(mirrorStream, mirrorSubject(key)),
+    );
+    const status = answer.headers?.code ?? 0;
+    if (status === 404) return undefined;
+    if (status !== 0)
+      throw new MirrorReadError(key, answer.headers?.description ?? `status ${status}`);
+    if (isDeletion(answer.headers?.get('KV-Operation')) || answer.data.length === 0)
+      return undefined;
+    if (!isBodyRef(answer.headers)) return { value: answer.data, ref: undefined };
+    try {
+      const ref = decodeBodyRef(answer.data);
+      return { value: await readBody(mirror, ref), ref };
+    } catch (error) {
+      if (!(error instanceof BodyMissingError) || attempt >= 3)
+        throw new MirrorReadError(key, (error as Error).message);
+    }
+  }
+}
+
+/**
+ * The reference a mirror entry holds, or undefined when it holds its value inline or is absent
+ * or deleted: which upload of the key is live, for garbage collection. Reads no upload.
+ */
+export async function mirroredBodyRef(
+  mirror: Pick<Backbone, 'pipe'>,
+  key: string,
+): Promise<BodyRef | undefined> {
   const answer = await mirror.pipe.request(directGetLastSubject(mirrorStream, mirrorSubject(key)));
   const status = answer.headers?.code ?? 0;
   if (status === 404) return undefined;
   if (status !== 0)
     throw new MirrorReadError(key, answer.headers?.description ?? `status ${status}`);
-  if (isDeletion(answer.headers?.get('KV-Operation')) || answer.data.length === 0) return undefined;
-  return answer;
+  if (isDeletion(answer.headers?.get('KV-Operation')) || !isBodyRef(answer.headers))
+    return undefined;
+  return decodeBodyRef(answer.data);
 }
+
+async function readEntry(
+  mirror: Pick<Backbone, 'pipe'>,
+  key: string,
+): Promise<Uint8Array | undefined> {
+  return (await readMirrorEntry(mirror, key))?.value;
+}
+
+const decoder = new TextDecoder();
+
+/** The JSON value of `bytes`. */
+const parse = <T>(bytes: Uint8Array): T => JSON.parse(decoder.decode(bytes)) as T;
 
 /** The mirrored object, or undefined when it is absent (never mirrored or deleted). */
 export async function getMirrored<T>(
   mirror: Pick<Backbone, 'pipe'>,
   ref: { cluster: string; kind: string; namespace: string; name: string },
 ): Promise<T | undefined> {
-  return (await readEntry(mirror, objectKey(ref)))?.json<T>();
+  const value = await readEntry(mirror, objectKey(ref));
+  return value === undefined ? undefined : parse<T>(value);
 }
 
 /** Up to this many matching keys are read one by one; more are scanned. */
@@ -106,11 +168,13 @@ async function liveEntries(
     const entries = await Promise.all(keys.map((key) => readEntry(mirror, key)));
     return keys.flatMap((key, i) => {
       const entry = entries[i];
-      return entry === undefined ? [] : [{ key, value: withValues ? entry.data : undefined }];
+      return entry === undefined ? [] : [{ key, value: withValues ? entry : undefined }];
     });
   }
   const remaining = new Set(keys);
   const live = new Map<string, Uint8Array | undefined>();
+  // Keys whose entry is a reference, resolved once the scan is over.
+  const referenced = new Set<string>();
   const consumer = await mirror.js.consumers.get(mirrorStream, {
     filter_subjects: mirrorSubjectPrefix + filter,
     // The bucket keeps one message per key: every message is the latest of its key, and NATS
@@ -122,8 +186,12 @@ async function liveEntries(
   try {
     for await (const m of messages) {
       const key = m.subject.slice(mirrorSubjectPrefix.length);
+      referenced.delete(key);
       if (isDeletion(m.headers?.get('KV-Operation'))) live.delete(key);
-      else live.set(key, withValues ? m.data : undefined);
+      else {
+        live.set(key, withValues ? m.data : undefined);
+        if (withValues && isBodyRef(m.headers)) referenced.add(key);
+      }
       remaining.delete(key);
       // Every subject named has been read (pending 0 alone is not trusted on NATS 2.9).
       if (remaining.size === 0) break;
@@ -131,6 +199,13 @@ async function liveEntries(
   } finally {
     messages.stop();
   }
+  await Promise.all(
+    [...referenced].map(async (key) => {
+      const value = await readEntry(mirror, key);
+      if (value === undefined) live.delete(key);
+      else live.set(key, value);
+    }),
+  );
   return [...live].map(([key, value]) => ({ key, value }));
 }
 
@@ -170,7 +245,7 @@ async function indexedNames(
   ]);
   if (!indexed) return undefined;
   if (entry === undefined) return [];
-  return namesIn(entry.json<unknown>()); // undefined (too many to list): scan
+  return namesIn(parse<unknown>(entry)); // undefined (too many to list): scan
 }
 
 /**
@@ -182,7 +257,6 @@ export async function readNameIndex(
   cluster: string,
   kind: string,
 ): Promise<Map<string, string[] | undefined>> {
-  const decoder = new TextDecoder();
   const out = new Map<string, string[] | undefined>();
   for (const { key, value } of await liveEntries(mirror, namesFilter(cluster, kind), true)) {
     const token = key.split('.')[3];
@@ -220,9 +294,8 @@ export async function listMirrored<T>(
         : encodeToken(query.namespace);
   const name = query.name === undefined ? '*' : encodeToken(query.name);
   const filter = `${encodeToken(query.cluster)}.${encodeToken(query.kind)}.${ns}.${name}`;
-  const decoder = new TextDecoder();
   return (await liveEntries(mirror, filter, true)).flatMap(({ value }) =>
-    value === undefined || value.length === 0 ? [] : [JSON.parse(decoder.decode(value)) as T],
+    value === undefined || value.length === 0 ? [] : [parse<T>(value)],
   );
 }
 

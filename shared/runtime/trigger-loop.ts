@@ -2,6 +2,7 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
+import { BodyMissingError, isBodyRef, valueOf } from '../bus/large-values.js';
 import { partsDiffer, partsHeader, pickParts, type ObjectPart } from '../bus/object-parts.js';
 import { mirrorSubjectPrefix, parseObjectKey } from '../bus/subjects.js';
 import { publishWork } from '../bus/work-queue.js';
@@ -52,8 +53,20 @@ export async function runTrigger(
         settle(() => m.ack());
         return;
       }
-      // Parsed only if the trigger looks at it: most map the key alone.
+      // Parsed only if the trigger looks at it: most map the key alone. A value too large to
+      // publish whole is read now (the getter cannot wait); those are few.
       let parsed: { object: unknown } | undefined;
+      if (!deleted && isBodyRef(m.headers)) {
+        const value = await valueOf(backbone, m).catch((error: unknown) => {
+          if (error instanceof BodyMissingError) return undefined; // its successor follows
+          throw error;
+        });
+        if (value === undefined) {
+          settle(() => m.ack());
+          return;
+        }
+        parsed = { object: JSON.parse(new TextDecoder().decode(value)) };
+      }
       const items = await trigger.workKeys({
         ref,
         touches,
