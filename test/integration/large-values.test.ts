@@ -10,6 +10,12 @@ import { defaultMaxPayload, inlineLimit } from '../../shared/bus/large-values.js
 import { getMirrored, listMirrored, mirroredBodyRef } from '../../shared/bus/mirror-read.js';
 import { openMirrorView } from '../../shared/bus/mirror-view.js';
 import { assets, bodyFilter, kvStream, objectKey } from '../../shared/bus/subjects.js';
+import {
+  errorTextLimit,
+  publishDeadLetter,
+  readFailures,
+  recordFailures,
+} from '../../shared/bus/work-queue.js';
 import { handOffRecordType } from '../../shared/handoff/index.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import { mirroredKinds } from '../../watcher/kinds.js';
@@ -202,5 +208,32 @@ t.test(
       15_000,
     );
     t.equal(watcher.publishFailures(), '', 'ready again');
+  },
+);
+
+t.test(
+  'large values - a work item failing with a 2 MiB error is recorded and dead-lettered, its error cut short',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const error = `the API said no: ${'x'.repeat(2 * 1024 * 1024)}`;
+    const itemKey = 'widgets.c1.ns1.broken';
+    await recordFailures(backbone, itemKey, { failures: 3, lastError: error });
+    const record = await readFailures(backbone, itemKey);
+    t.equal(record.failures, 3);
+    t.ok(record.lastError.startsWith('the API said no: xxx'));
+    t.ok(record.lastError.length <= errorTextLimit + 20, 'cut to the limit');
+    await publishDeadLetter(backbone, {
+      function: 'widgets',
+      cluster: 'c1',
+      key: ['ns1', 'broken'],
+      failures: 3,
+      error,
+      at: new Date(0).toISOString(),
+    });
+    const dead = await backbone.jsm.streams.getMessage(assets.deadStream, { seq: 1 });
+    t.match(dead?.json(), {
+      key: ['ns1', 'broken'],
+      error: /^the API said no: x+… \(truncated\)$/,
+    });
   },
 );
