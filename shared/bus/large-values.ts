@@ -172,16 +172,51 @@ export async function readBody(source: { pipe: BusPipe }, ref: BodyRef): Promise
   return value;
 }
 
+// Texts of references read lately, by upload: an upload never changes, so a value read (and
+// checked) once is served again without reading or decoding its chunks (a 1 MB CSV is read by
+// several functions per change of its status). Bounded by total size.
+const cacheBytes = 64 * 1024 * 1024;
+const texts = new Map<string, { size: number; text: Promise<string> }>();
+let cachedBytes = 0;
+
+function forget(subject: string): void {
+  const entry = texts.get(subject);
+  if (entry === undefined) return;
+  texts.delete(subject);
+  cachedBytes -= entry.size;
+}
+
+/** The text of the value `ref` stands for (UTF-8), read once per upload and then cached. */
+export function readBodyText(source: { pipe: BusPipe }, ref: BodyRef): Promise<string> {
+  const cached = texts.get(ref.subject);
+  if (cached !== undefined) {
+    texts.delete(ref.subject); // most recently used last
+    texts.set(ref.subject, cached);
+    return cached.text;
+  }
+  const text = readBody(source, ref).then((bytes) => new TextDecoder().decode(bytes));
+  text.catch(() => forget(ref.subject));
+  texts.set(ref.subject, { size: ref.size, text });
+  cachedBytes += ref.size;
+  for (const oldest of texts.keys()) {
+    if (cachedBytes <= cacheBytes || texts.size <= 1) break;
+    forget(oldest);
+  }
+  return text;
+}
+
+const decoder = new TextDecoder();
+
 /**
- * The value of a mirror message: its payload, or the value its reference stands for. Throws
- * BodyMissingError when the referenced upload is gone.
+ * The value of a mirror message as text: its payload, or the value its reference stands for.
+ * Throws BodyMissingError when the referenced upload is gone.
  */
-export async function valueOf(
+export async function textOf(
   source: { pipe: BusPipe },
   message: { headers?: MsgHdrs | undefined; data: Uint8Array },
-): Promise<Uint8Array> {
-  if (!isBodyRef(message.headers)) return message.data;
-  return readBody(source, decodeBodyRef(message.data));
+): Promise<string> {
+  if (!isBodyRef(message.headers)) return decoder.decode(message.data);
+  return readBodyText(source, decodeBodyRef(message.data));
 }
 
 /**

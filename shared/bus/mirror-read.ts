@@ -16,12 +16,13 @@
 // An entry may hold a reference to a value too large to publish whole (large-values.ts): every
 // read here returns the value itself.
 import { DeliverPolicy } from '@nats-io/jetstream';
+import type { Msg } from '@nats-io/transport-node';
 import type { Backbone } from './backbone.js';
 import {
   BodyMissingError,
   decodeBodyRef,
   isBodyRef,
-  readBody,
+  readBodyText,
   type BodyRef,
 } from './large-values.js';
 import type { BusPipe } from './pipe.js';
@@ -62,36 +63,41 @@ export class MirrorReadError extends Error {
   }
 }
 
-/** A live mirror entry's value, and the reference it was stored under if it was too large. */
+/** A live mirror entry's value (JSON text), and its reference if it was too large to inline. */
 export interface MirrorEntry {
-  value: Uint8Array;
+  text: string;
   ref: BodyRef | undefined;
 }
 
-/**
- * The value of a live mirror entry, or undefined when the key is absent, deleted or empty. A
- * direct get through the backbone's pipe: the hot path of most loads, and a third the cost of
- * the KV client's get, which sets up a timer, a muxed request and an error object per read.
- */
+const decoder = new TextDecoder();
+
+// The latest message of a live mirror entry as stored (a reference unresolved), or undefined
+// when the key is absent, deleted or empty. A direct get through the backbone's pipe: the hot
+// path of most loads, and a third the cost of the KV client's get, which sets up a timer, a
+// muxed request and an error object per read.
+async function readRaw(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<Msg | undefined> {
+  const answer = await mirror.pipe.request(directGetLastSubject(mirrorStream, mirrorSubject(key)));
+  const status = answer.headers?.code ?? 0;
+  if (status === 404) return undefined;
+  if (status !== 0)
+    throw new MirrorReadError(key, answer.headers?.description ?? `status ${status}`);
+  if (isDeletion(answer.headers?.get('KV-Operation')) || answer.data.length === 0) return undefined;
+  return answer;
+}
+
+/** The value of a live mirror entry, or undefined when the key is absent, deleted or empty. */
 export async function readMirrorEntry(
   mirror: Pick<Backbone, 'pipe'>,
   key: string,
 ): Promise<MirrorEntry | undefined> {
   // A reference whose value is gone means the key moved on meanwhile: read it again.
   for (let attempt = 1; ; attempt++) {
-    const answer = await mirror.pipe.request(
-      directGetLastSubject(mirrorStream, mirrorSubject(key)),
-    );
-    const status = answer.headers?.code ?? 0;
-    if (status === 404) return undefined;
-    if (status !== 0)
-      throw new MirrorReadError(key, answer.headers?.description ?? `status ${status}`);
-    if (isDeletion(answer.headers?.get('KV-Operation')) || answer.data.length === 0)
-      return undefined;
-    if (!isBodyRef(answer.headers)) return { value: answer.data, ref: undefined };
+    const answer = await readRaw(mirror, key);
+    if (answer === undefined) return undefined;
+    if (!isBodyRef(answer.headers)) return { text: decoder.decode(answer.data), ref: undefined };
     try {
       const ref = decodeBodyRef(answer.data);
-      return { value: await readBody(mirror, ref), ref };
+      return { text: await readBodyText(mirror, ref), ref };
     } catch (error) {
       if (!(error instanceof BodyMissingError) || attempt >= 3)
         throw new MirrorReadError(key, (error as Error).message);
@@ -107,27 +113,18 @@ export async function mirroredBodyRef(
   mirror: Pick<Backbone, 'pipe'>,
   key: string,
 ): Promise<BodyRef | undefined> {
-  const answer = await mirror.pipe.request(directGetLastSubject(mirrorStream, mirrorSubject(key)));
-  const status = answer.headers?.code ?? 0;
-  if (status === 404) return undefined;
-  if (status !== 0)
-    throw new MirrorReadError(key, answer.headers?.description ?? `status ${status}`);
-  if (isDeletion(answer.headers?.get('KV-Operation')) || !isBodyRef(answer.headers))
-    return undefined;
-  return decodeBodyRef(answer.data);
+  const answer = await readRaw(mirror, key);
+  return answer === undefined || !isBodyRef(answer.headers)
+    ? undefined
+    : decodeBodyRef(answer.data);
 }
 
-async function readEntry(
-  mirror: Pick<Backbone, 'pipe'>,
-  key: string,
-): Promise<Uint8Array | undefined> {
-  return (await readMirrorEntry(mirror, key))?.value;
+async function readEntry(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<string | undefined> {
+  return (await readMirrorEntry(mirror, key))?.text;
 }
 
-const decoder = new TextDecoder();
-
-/** The JSON value of `bytes`. */
-const parse = <T>(bytes: Uint8Array): T => JSON.parse(decoder.decode(bytes)) as T;
+/** The value of a JSON text. */
+const parse = <T>(text: string): T => JSON.parse(text) as T;
 
 /** The mirrored object, or undefined when it is absent (never mirrored or deleted). */
 export async function getMirrored<T>(
@@ -144,7 +141,7 @@ const pointReadLimit = 32;
 /** A live (not deleted) mirror entry: its key and, when asked for, its value. */
 interface LiveEntry {
   key: string;
-  value: Uint8Array | undefined;
+  value: string | undefined;
 }
 
 /** Whether a mirror message's KV-Operation header marks a deletion. */
@@ -165,14 +162,19 @@ async function liveEntries(
   );
   if (keys.length === 0) return [];
   if (keys.length <= pointReadLimit) {
-    const entries = await Promise.all(keys.map((key) => readEntry(mirror, key)));
+    // Keys alone need no value: a reference's upload is not read.
+    const entries = await Promise.all(
+      keys.map((key) => (withValues ? readEntry(mirror, key) : readRaw(mirror, key))),
+    );
     return keys.flatMap((key, i) => {
       const entry = entries[i];
-      return entry === undefined ? [] : [{ key, value: withValues ? entry : undefined }];
+      return entry === undefined
+        ? []
+        : [{ key, value: typeof entry === 'string' ? entry : undefined }];
     });
   }
   const remaining = new Set(keys);
-  const live = new Map<string, Uint8Array | undefined>();
+  const live = new Map<string, string | undefined>();
   // Keys whose entry is a reference, resolved once the scan is over.
   const referenced = new Set<string>();
   const consumer = await mirror.js.consumers.get(mirrorStream, {
@@ -189,8 +191,9 @@ async function liveEntries(
       referenced.delete(key);
       if (isDeletion(m.headers?.get('KV-Operation'))) live.delete(key);
       else {
-        live.set(key, withValues ? m.data : undefined);
-        if (withValues && isBodyRef(m.headers)) referenced.add(key);
+        const reference = withValues && isBodyRef(m.headers);
+        live.set(key, withValues && !reference ? decoder.decode(m.data) : undefined);
+        if (reference) referenced.add(key);
       }
       remaining.delete(key);
       // Every subject named has been read (pending 0 alone is not trusted on NATS 2.9).
@@ -261,7 +264,7 @@ export async function readNameIndex(
   for (const { key, value } of await liveEntries(mirror, namesFilter(cluster, kind), true)) {
     const token = key.split('.')[3];
     if (token === undefined || value === undefined || value.length === 0) continue;
-    out.set(decodeToken(token), namesIn(JSON.parse(decoder.decode(value))));
+    out.set(decodeToken(token), namesIn(parse<unknown>(value)));
   }
   return out;
 }

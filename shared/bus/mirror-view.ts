@@ -11,7 +11,7 @@
 // every subject written since the consumer's position, which is the whole stream for a kind
 // that changes rarely.
 import { DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { BodyMissingError, isBodyRef, valueOf } from './large-values.js';
+import { BodyMissingError, isBodyRef, textOf } from './large-values.js';
 import { isDeletion, mirrorStream, subjectPrefix, type MirrorSource } from './mirror-read.js';
 import { clusterScope, encodeToken } from './subjects.js';
 
@@ -48,12 +48,11 @@ export async function openMirrorView<T>(
   let checked = 0;
   const waiters = new Set<{ until: number; resolve: () => void }>();
 
-  const decoder = new TextDecoder();
   // A reference's value, or undefined when it is gone: the key moved on, and its later message
   // (which this consumer applies next) says to what.
   const referenced = async (m: JsMsg): Promise<T | undefined> => {
     try {
-      return JSON.parse(decoder.decode(await valueOf(mirror, m))) as T;
+      return JSON.parse(await textOf(mirror, m)) as T;
     } catch (error) {
       if (error instanceof BodyMissingError) return undefined;
       throw error;

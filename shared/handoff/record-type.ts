@@ -35,12 +35,10 @@ export interface HandOffRecordType<T> {
   delete(backbone: Backbone, ref: RecordRef): Promise<void>;
 }
 
-const decoder = new TextDecoder();
-
 // The JSON value of an entry, or undefined when it is not JSON (then it is rewritten).
-function parse(bytes: Uint8Array): unknown {
+function parse(text: string): unknown {
   try {
-    return JSON.parse(decoder.decode(bytes)) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
@@ -65,7 +63,7 @@ export function handOffRecordType<Schema extends z.ZodType>(
       const wanted = JSON.stringify(schema.parse(record));
       const key = keyOf(ref);
       const current = await readMirrorEntry(backbone, key);
-      if (current !== undefined && JSON.stringify(check(parse(current.value))) === wanted) return;
+      if (current !== undefined && JSON.stringify(check(parse(current.text))) === wanted) return;
       await putMirrorValue(backbone, key, wanted, current?.ref);
     },
     async read(mirror, ref) {
