@@ -6,11 +6,12 @@ import t from 'tap';
 import { z } from 'zod';
 import { Registry } from 'prom-client';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { defaultMaxPayload, inlineLimit } from '../../shared/bus/large-values.js';
+import { defaultMaxPayload, inlineLimit, storeBody } from '../../shared/bus/large-values.js';
 import { getMirrored, listMirrored, mirroredBodyRef } from '../../shared/bus/mirror-read.js';
 import { openMirrorView } from '../../shared/bus/mirror-view.js';
 import { assets, bodyFilter, kvStream, objectKey } from '../../shared/bus/subjects.js';
 import {
+  consumeChanges,
   errorTextLimit,
   publishDeadLetter,
   readFailures,
@@ -18,6 +19,8 @@ import {
 } from '../../shared/bus/work-queue.js';
 import { handOffRecordType } from '../../shared/handoff/index.js';
 import type { KubeObject } from '../../shared/kube/client.js';
+import { runTrigger } from '../../shared/runtime/trigger-loop.js';
+import type { ObjectChange } from '../../shared/runtime/types.js';
 import { mirroredKinds } from '../../watcher/kinds.js';
 import { backboneFor, clusterFor } from '../harness/backbone.js';
 import { largeCsv } from '../harness/large-csv.js';
@@ -235,5 +238,93 @@ t.test(
       key: ['ns1', 'broken'],
       error: /^the API said no: x+… \(truncated\)$/,
     });
+  },
+);
+
+t.test(
+  'large values - a trigger that looks at a referenced object gets it whole; one mapping keys alone sees every change too',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const big = {
+      metadata: { name: 'w1', namespace: 'ns1' },
+      spec: { blob: blob(1_200_000, 'w') },
+    };
+    const small = { metadata: { name: 'w2', namespace: 'ns1' }, spec: { blob: 'tiny' } };
+    const records = handOffRecordType('Widget', z.unknown());
+    await records.put(backbone, { cluster: 'c1', namespace: 'ns1', name: 'w1' }, big);
+    await records.put(backbone, { cluster: 'c1', namespace: 'ns1', name: 'w2' }, small);
+    // One consumer per trigger: one looks at objects, the other maps keys alone.
+    const seen = new Map<string, unknown>();
+    const mapped: string[] = [];
+    const stopping = new AbortController();
+    t.teardown(() => stopping.abort());
+    const host = (queue: string) => ({
+      backbone,
+      queue,
+      options: { lastSeenLimit: 100, triggerWindow: 4, baseBackoffMs: 10 },
+      log: capturingLogger('warn').log,
+      stopping: stopping.signal,
+      settle: (action: () => void) => backbone.pipe.later(action),
+    });
+    for (const [queue, trigger] of [
+      [
+        'looks',
+        {
+          kind: 'Widget',
+          workKeys: (c: ObjectChange) => {
+            seen.set(c.ref.name, c.object);
+            return [];
+          },
+        },
+      ],
+      [
+        'maps',
+        {
+          kind: 'Widget',
+          workKeys: (c: ObjectChange) => {
+            mapped.push(c.ref.name);
+            return [];
+          },
+        },
+      ],
+    ] as const) {
+      const { messages } = await consumeChanges(backbone, queue, 'Widget', {
+        ackWaitMs: 5_000,
+        window: 4,
+      });
+      t.teardown(() => messages.stop());
+      void runTrigger(trigger, messages, host(queue));
+    }
+    await waitFor(
+      'both triggers to see both widgets',
+      () => seen.size === 2 && mapped.length === 2,
+    );
+    t.same(seen.get('w1'), big, 'the referenced object, whole');
+    t.same(seen.get('w2'), small);
+    t.same(mapped.sort(), ['w1', 'w2']);
+  },
+);
+
+t.test(
+  'large values - after its list the watcher sweeps uploads no entry references',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const backbone = await backboneFor(t);
+    // Left behind by a watcher stopped between an upload and its reference.
+    const key = objectKey({ cluster: 'c1', kind: 'Namespace', namespace: '', name: 'default' });
+    const orphan = await storeBody(backbone, key, new TextEncoder().encode(blob(1_100_000, 'o')));
+    t.same(await uploadsOf(backbone, key), [orphan.subject]);
+    const kinds = mirroredKinds.filter((k) => k.kind === 'Namespace');
+    const watcher = await watcherFor(t, cluster.fixture, backbone, { kinds });
+    await watcher.synced();
+    t.same(await uploadsOf(backbone, key), [], 'purged');
+    t.ok(
+      await getMirrored(backbone, {
+        cluster: 'c1',
+        kind: 'Namespace',
+        namespace: '',
+        name: 'default',
+      }),
+    );
   },
 );
