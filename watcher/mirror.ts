@@ -265,7 +265,10 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       const { key } = parseBodySubject(subject);
       if (uploading.has(mirrorSubject(key))) continue;
       const live = await mirroredBodyRef(backbone, key);
-      if (live?.subject !== subject && !uploading.has(mirrorSubject(key))) orphans.push(subject);
+      if (uploading.has(mirrorSubject(key))) continue;
+      if (live?.subject !== subject) orphans.push(subject);
+      // Referenced (by an entry a previous watcher wrote): purged once a later change lands.
+      else referenced.add(mirrorSubject(key));
     }
     for (const subject of orphans)
       await backbone.jsm.streams.purge(assets.bodyStream, { filter: subject });
