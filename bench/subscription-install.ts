@@ -1,12 +1,14 @@
 // Benchmark of the whole pipeline as a user drives it: Subscription created → CSV Succeeded,
 // through the watcher and every function (catalog, resolve, plan, install, rbac, copy-csv) in
 // this process, on the devcluster (pod-ready delay 0) with a real nats-server, and a catalog
-// served by a real api.Registry server over ../shared/catalogs/small.
+// served by a real api.Registry server over the repository's catalogs/example.
 // Run (after `npx tsc -p tsconfig.json`):
-//   node dist/bench/subscription-install.js [--sequential 10] [--namespaces 100]
+//   node dist/bench/subscription-install.js [--sequential 10] [--namespaces 100] [--large 3]
 // Prints one JSON object: p50/p99 of single Subscriptions (one at a time on a settled system,
 // and back to back), and of a burst of
-// two Subscriptions (etcd, hawtio-operator) in each of `namespaces` namespaces at once.
+// two Subscriptions (etcd, hawtio-operator) in each of `namespaces` namespaces at once; and of
+// `--large` single installs of stackgres-community v1.18.8, whose 1 MB CSV (and InstallPlan)
+// exceed NATS's default 1 MiB max payload and travel by reference (shared/bus/large-values.ts).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +23,16 @@ const { values } = parseArgs({
   options: {
     sequential: { type: 'string', default: '10' },
     namespaces: { type: 'string', default: '100' },
+    large: { type: 'string', default: '3' },
   },
 });
+const largeCount = Number(values.large);
+const largePackage = fileURLToPath(
+  new URL('../../test/fixtures/catalogs/operatorhub/stackgres-community', import.meta.url),
+);
 const sequential = Number(values.sequential);
 const namespaceCount = Number(values.namespaces);
-const small = fileURLToPath(new URL('../../../shared/catalogs/small', import.meta.url));
+const small = fileURLToPath(new URL('../../catalogs/example', import.meta.url));
 
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -67,6 +74,18 @@ await admin.create({
   spec: { sourceType: 'grpc', address: served.address },
 });
 
+const largeServed = await startRegistryServer({
+  catalog: (await loadRegistryCatalog(largePackage)).catalog,
+  host: '127.0.0.1',
+  port: 0,
+});
+await admin.create({
+  apiVersion: 'operators.coreos.com/v1alpha1',
+  kind: 'CatalogSource',
+  metadata: { name: 'large', namespace: 'olm' },
+  spec: { sourceType: 'grpc', address: largeServed.address },
+});
+
 async function until<T>(read: () => Promise<T | undefined>): Promise<T> {
   for (;;) {
     const value = await read();
@@ -96,20 +115,39 @@ async function namespace(name: string): Promise<void> {
   });
 }
 
-const packages = [
+interface BenchPackage {
+  name: string;
+  channel: string;
+  csv: string;
+  source?: string;
+}
+
+const packages: readonly BenchPackage[] = [
   { name: 'etcd', channel: 'singlenamespace-alpha', csv: 'etcdoperator.v0.9.4' },
   { name: 'hawtio-operator', channel: 'stable-v1', csv: 'hawtio-operator.v1.2.0' },
-] as const;
+];
+
+const largeCsvPackage: BenchPackage = {
+  name: 'stackgres-community',
+  channel: 'stable',
+  csv: 'stackgres-community.v1.18.8',
+  source: 'large',
+};
 
 /** Creates the Subscription and resolves with the ms until its CSV is Succeeded. */
-async function subscribe(ns: string, pkg: (typeof packages)[number]): Promise<number> {
+async function subscribe(ns: string, pkg: BenchPackage): Promise<number> {
   const t0 = performance.now();
   if (process.env.OLMQ_BENCH_VERBOSE) process.stderr.write(`SUBSCRIBE ${ns} ${t0}\n`);
   await admin.create({
     apiVersion: 'operators.coreos.com/v1alpha1',
     kind: 'Subscription',
     metadata: { name: pkg.name, namespace: ns },
-    spec: { name: pkg.name, channel: pkg.channel, source: 'community', sourceNamespace: 'olm' },
+    spec: {
+      name: pkg.name,
+      channel: pkg.channel,
+      source: pkg.source ?? 'community',
+      sourceNamespace: 'olm',
+    },
   });
   await until(async () => {
     const csv = await admin.get<KubeObject & { status?: { phase?: string } }>({
@@ -186,7 +224,7 @@ for (let i = 0; i < sequential; i++) {
   const ns = `seq-${i}`;
   await namespace(ns);
   await settled();
-  single.push(await subscribe(ns, packages[0]));
+  single.push(await subscribe(ns, packages[0] as BenchPackage));
   if (process.env.OLMQ_BENCH_VERBOSE) process.stderr.write(`single ${i}: ${single[i]}\n`);
 }
 
@@ -216,7 +254,7 @@ const backToBack: number[] = [];
 for (let i = 0; i < sequential; i++) {
   const ns = `b2b-${i}`;
   await namespace(ns);
-  backToBack.push(await subscribe(ns, packages[0]));
+  backToBack.push(await subscribe(ns, packages[0] as BenchPackage));
 }
 
 const names = Array.from({ length: namespaceCount }, (_, i) => `burst-${i}`);
@@ -224,6 +262,16 @@ for (const ns of names) await namespace(ns);
 const t0 = performance.now();
 const burst = await Promise.all(names.flatMap((ns) => packages.map((pkg) => subscribe(ns, pkg))));
 const burstWallMs = performance.now() - t0;
+
+// The large CSV, one install at a time on a settled system: its CSV and InstallPlan are
+// mirrored by reference (upload, then reference), read back whole by every function.
+const large: number[] = [];
+for (let i = 0; i < largeCount; i++) {
+  const ns = `large-${i}`;
+  await namespace(ns);
+  await settled();
+  large.push(await subscribe(ns, largeCsvPackage));
+}
 
 process.stdout.write(
   `${JSON.stringify({
@@ -238,9 +286,11 @@ process.stdout.write(
       ...summary(burst),
       wallMs: round(burstWallMs),
     },
+    largeCsv: { bundle: largeCsvPackage.csv, csvBytes: 1_060_684, ...summary(large) },
   })}\n`,
 );
 admin.close();
 await system.stop();
 await served.stop(0);
+await largeServed.stop(0);
 process.exit(0);

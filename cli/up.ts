@@ -69,7 +69,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       // packageserver Deployment (k8s/) serves PackageManifests.
       packageServer: onDevcluster,
     });
-    const { nc } = system;
+    const { nc, watcher } = system;
     if (exampleCatalog !== undefined) {
       catalog = await serveExampleCatalog({
         catalog: exampleCatalog,
@@ -81,7 +81,10 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       port: config.metricsPort,
       host: '127.0.0.1',
       registry: system.registry,
-      readiness: { nats: () => (nc.isClosed() ? 'connection closed' : '') },
+      readiness: {
+        nats: () => (nc.isClosed() ? 'connection closed' : ''),
+        mirror: () => watcher?.publishFailures() ?? '',
+      },
     });
 
     const { cluster, devcluster, kubeconfigPath, natsServer } = system;

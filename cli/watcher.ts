@@ -42,7 +42,13 @@ export async function runWatcher(config: CommandConfig<'watcher'>): Promise<numb
     readiness: {
       nats: () => (nc.isClosed() ? 'connection closed' : ''),
       // A standby is ready too: it serves by standing by.
-      mirror: () => (!watcher.isLeading() || synced ? '' : 'first list not mirrored yet'),
+      mirror: () =>
+        !watcher.isLeading()
+          ? ''
+          : !synced
+            ? 'first list not mirrored yet'
+            : // A change that cannot be published leaves the mirror behind the cluster.
+              watcher.publishFailures(),
     },
   });
   log.info({ cluster: cluster.id, metrics: endpoint.url }, 'watcher started');

@@ -8,7 +8,8 @@ import { KvWatchInclude, type KvEntry } from '@nats-io/kv';
 import type { ObjectStore } from '@nats-io/obj';
 import type { Logger } from 'pino';
 import type { Backbone } from '../shared/bus/backbone.js';
-import { encodeToken, objectKey, parseObjectKey } from '../shared/bus/subjects.js';
+import { getMirrored } from '../shared/bus/mirror-read.js';
+import { encodeToken, parseObjectKey } from '../shared/bus/subjects.js';
 import {
   CatalogIndexCache,
   catalogIndexKind,
@@ -206,17 +207,20 @@ async function readCatalogSource(
   namespace: string,
   name: string,
 ): Promise<{ labels: Record<string, string>; creationTimestamp: string | undefined }> {
-  const entry = await backbone.objects.get(
-    objectKey({ cluster, kind: catalogSourceKind, namespace, name }),
-  );
   const labels: Record<string, string> = {};
-  if (entry === null || entry.operation !== 'PUT') return { labels, creationTimestamp: undefined };
   let object: unknown;
   try {
-    object = entry.json();
+    // Through the mirror's reader: an entry may hold a reference to a large value.
+    object = await getMirrored<unknown>(backbone, {
+      cluster,
+      kind: catalogSourceKind,
+      namespace,
+      name,
+    });
   } catch {
     return { labels, creationTimestamp: undefined };
   }
+  if (object === undefined) return { labels, creationTimestamp: undefined };
   const metadata = isMap(object) && isMap(object['metadata']) ? object['metadata'] : {};
   if (isMap(metadata['labels'])) {
     for (const [k, v] of Object.entries(metadata['labels']))

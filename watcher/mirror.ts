@@ -3,14 +3,26 @@
 // resourceVersion so a replayed event is dropped by JetStream's de-duplication. After each
 // (re)list the mirror converges: keys of objects that vanished meanwhile are deleted. Beside
 // the objects it keeps the names of each namespace's objects (./name-index.ts).
+//
+// An object larger than the max payload is uploaded in chunks first and its entry holds a
+// reference (shared/bus/large-values.ts); the upload runs beside the pipeline, so other keys go
+// on, and later changes of the same key wait for it (the mirror must not regress).
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import type { Backbone } from '../shared/bus/backbone.js';
-import { mirroredKeys } from '../shared/bus/mirror-read.js';
+import {
+  bodyHeader,
+  dropBodies,
+  encodeBodyRef,
+  inlineLimit,
+  storeBody,
+  type BodyRef,
+} from '../shared/bus/large-values.js';
+import { mirroredBodyRef, mirroredKeys } from '../shared/bus/mirror-read.js';
 import { partsHeader, serializeByParts } from '../shared/bus/object-parts.js';
-import { mirrorSubject, objectKey } from '../shared/bus/subjects.js';
+import { assets, mirrorSubject, objectKey, parseBodySubject } from '../shared/bus/subjects.js';
 import type { KubeClient, KubeObject } from '../shared/kube/client.js';
 import { Informer } from '../shared/kube/informer.js';
 import type { MirroredKind } from './kinds.js';
@@ -32,6 +44,10 @@ export interface KindMirror {
   kind: MirroredKind;
   /** Resolves once the first list is mirrored and stale keys are removed. */
   synced: Promise<void>;
+  /** Keys whose latest change failed to publish and waits for a retry (0 when all landed). */
+  failing(): number;
+  /** The last publish error of a key still failing, for readiness and logs. */
+  lastError(): string | undefined;
   stop(): void;
 }
 
@@ -63,6 +79,8 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     object: KubeObject;
     seq: number;
     json?: string;
+    /** The JSON is larger than a publish may carry: it goes by reference. */
+    large?: boolean;
     signature?: string;
     /** Sent again: after a failed publish, or after its name index entry failed. */
     retry?: '#retry' | '#indexed';
@@ -72,19 +90,64 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   const pending = new Map<string, Intent>();
   let retryTimer: NodeJS.Timeout | undefined;
   let retryDelayMs = 100;
+  let lastError: string | undefined;
+  // Keys with an upload in flight, and the newest change of each waiting for it.
+  const uploading = new Set<string>();
+  const deferred = new Map<string, Intent>();
+  // Keys whose last landed entry is a reference: their uploads go once a later change lands.
+  const referenced = new Set<string>();
+
+  const putMessage = (intent: Intent, body: string | undefined, ref?: BodyRef) => {
+    const { uid = '', resourceVersion = '' } = intent.object.metadata;
+    const h = natsHeaders();
+    if (intent.signature !== undefined) h.set(partsHeader, intent.signature);
+    if (ref !== undefined) h.set(bodyHeader, '1');
+    return backbone.pipe.publish(subjectOf(intent.object), body, {
+      msgID: `${uid}@${resourceVersion}${intent.retry ?? ''}`,
+      headers: h,
+    });
+  };
+  // Uploads the object, then puts the reference (unless a newer change came meanwhile).
+  const upload = async (intent: Intent): Promise<'landed' | 'superseded'> => {
+    const key = keyOf(cluster, kind.kind, intent.object);
+    const subject = mirrorSubject(key);
+    const ref = await storeBody(backbone, key, new TextEncoder().encode(intent.json ?? ''));
+    if (latest.get(subject)?.seq !== intent.seq) {
+      await dropUpload(ref);
+      return 'superseded';
+    }
+    const ack = await putMessage(intent, encodeBodyRef(ref), ref);
+    // A duplicate (a replay within JetStream's window) stored nothing: the entry keeps its
+    // earlier reference, and this upload is garbage.
+    if (ack.duplicate) await dropUpload(ref);
+    else {
+      referenced.add(subject);
+      await dropBodies(backbone, key, ref);
+    }
+    return 'landed';
+  };
+  const dropUpload = (ref: BodyRef): Promise<unknown> =>
+    backbone.jsm.streams.purge(assets.bodyStream, { filter: ref.subject }).catch(() => undefined);
 
   const send = (intent: Intent): void => {
     const subject = subjectOf(intent.object);
-    const { uid = '', resourceVersion = '' } = intent.object.metadata;
+    if (uploading.has(subject)) {
+      deferred.set(subject, intent);
+      return;
+    }
+    const { uid = '' } = intent.object.metadata;
     const retry = intent.retry ?? '';
     let published: Promise<unknown>;
-    if (intent.operation === 'put') {
-      const h = natsHeaders();
-      if (intent.signature !== undefined) h.set(partsHeader, intent.signature);
-      published = backbone.pipe.publish(subject, intent.json, {
-        msgID: `${uid}@${resourceVersion}${retry}`,
-        headers: h,
+    if (intent.operation === 'put' && intent.large === true) {
+      uploading.add(subject);
+      published = upload(intent).finally(() => {
+        uploading.delete(subject);
+        const next = deferred.get(subject);
+        deferred.delete(subject);
+        if (next !== undefined && !stopped) send(next);
       });
+    } else if (intent.operation === 'put') {
+      published = putMessage(intent, intent.json);
     } else {
       const h = natsHeaders();
       h.set('KV-Operation', 'DEL');
@@ -94,7 +157,10 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       });
     }
     published.then(
-      () => {
+      (outcome) => {
+        if (outcome === 'superseded') return;
+        if (intent.large !== true && referenced.delete(subject))
+          void dropBodies(backbone, keyOf(cluster, kind.kind, intent.object));
         context.published.inc({ cluster, kind: kind.kind, operation: intent.operation });
         if (latest.get(subject)?.seq === intent.seq) latest.delete(subject);
         if (pending.get(subject)?.seq === intent.seq) pending.delete(subject);
@@ -105,6 +171,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
         const newest = latest.get(subject);
         if (newest === undefined || newest.seq < intent.seq) return; // the key moved on and landed
         pending.set(subject, { ...newest, retry: '#retry' });
+        lastError = error instanceof Error ? error.message : String(error);
         log.warn(
           { err: error, kind: kind.kind, name: intent.object.metadata.name, pending: pending.size },
           'mirror publish failed; will retry',
@@ -133,6 +200,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       const { json, signature } = serializeByParts(trimmed);
       intent.json = json;
       intent.signature = signature;
+      if (Buffer.byteLength(json) > inlineLimit(backbone)) intent.large = true;
     }
     latest.set(subject, intent);
     send(intent);
@@ -169,7 +237,13 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     for (const key of await mirroredKeys(backbone, `${prefix}.>`)) {
       if (!live.has(key)) stale.push(key);
     }
-    await Promise.all(stale.map((key) => backbone.objects.delete(key)));
+    await Promise.all(
+      stale.map(async (key) => {
+        await backbone.objects.delete(key);
+        await dropBodies(backbone, key);
+      }),
+    );
+    await sweepUploads(prefix);
     index.converge(
       objects.map((o) => ({ namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' })),
     );
@@ -178,6 +252,28 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
         { kind: kind.kind, removed: stale.length },
         'mirror converged: removed vanished objects',
       );
+  };
+
+  // Purges uploads of this kind that no entry references (a watcher stopped between an upload
+  // and its reference, or between an overwrite and the purge), except those in flight here.
+  const sweepUploads = async (prefix: string): Promise<void> => {
+    const info = await backbone.jsm.streams.info(assets.bodyStream, {
+      subjects_filter: `olmq.body.${prefix}.>`,
+    });
+    const orphans: string[] = [];
+    for (const subject of Object.keys(info.state.subjects ?? {})) {
+      const { key } = parseBodySubject(subject);
+      if (uploading.has(mirrorSubject(key))) continue;
+      const live = await mirroredBodyRef(backbone, key);
+      if (uploading.has(mirrorSubject(key))) continue;
+      if (live?.subject !== subject) orphans.push(subject);
+      // Referenced (by an entry a previous watcher wrote): purged once a later change lands.
+      else referenced.add(mirrorSubject(key));
+    }
+    for (const subject of orphans)
+      await backbone.jsm.streams.purge(assets.bodyStream, { filter: subject });
+    if (orphans.length > 0)
+      log.info({ kind: kind.kind, purged: orphans.length }, 'mirror swept unreferenced uploads');
   };
 
   let markSynced: () => void = () => undefined;
@@ -240,6 +336,8 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   return {
     kind,
     synced,
+    failing: () => pending.size,
+    lastError: () => (pending.size === 0 ? undefined : lastError),
     stop() {
       stopped = true;
       clearTimeout(restartTimer);

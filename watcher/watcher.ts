@@ -72,6 +72,11 @@ export interface Watcher {
   /** Whether this replica is the active watcher now. */
   isLeading(): boolean;
   /**
+   * Why the mirror is behind: keys whose latest change failed to publish and waits for a
+   * retry, with the last error; "" when every change landed.
+   */
+  publishFailures(): string;
+  /**
    * Stops mirroring. The Lease is handed back so a standby takes over at once, unless
    * `releaseLease` is false (then it expires, as after a crash).
    */
@@ -93,12 +98,13 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
   let markSynced: () => void = () => undefined;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
 
+  let mirrors: ReturnType<typeof mirrorKind>[] = [];
   const labels = { cluster: cluster.id };
   metrics.isLeader.set(labels, 0); // a standby reports too, so "no leader" is visible
   const lead = async (leadership: AbortSignal): Promise<void> => {
     leading = true;
     metrics.isLeader.set(labels, 1);
-    const mirrors = (options.kinds ?? mirroredKinds).map((kind) =>
+    mirrors = (options.kinds ?? mirroredKinds).map((kind) =>
       mirrorKind(
         {
           cluster: cluster.id,
@@ -119,6 +125,7 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
       leadership.addEventListener('abort', () => resolve(), { once: true }),
     );
     for (const m of mirrors) m.stop();
+    mirrors = [];
     leading = false;
     metrics.isLeader.set(labels, 0);
   };
@@ -143,6 +150,16 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
   return {
     synced: () => synced,
     isLeading: () => leading,
+    publishFailures() {
+      let failing = 0;
+      let lastError: string | undefined;
+      for (const m of mirrors) {
+        failing += m.failing();
+        lastError ??= m.lastError();
+      }
+      if (failing === 0) return '';
+      return `${failing} mirror publish(es) failing, retrying (last error: ${lastError ?? 'unknown'})`;
+    },
     async stop(stopOptions = {}) {
       releaseLease = stopOptions.releaseLease ?? true;
       stop.abort();

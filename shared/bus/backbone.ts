@@ -8,6 +8,8 @@
 // - KV bucket olmq_leases (entries expire after the lease TTL): which replica works a key.
 // - KV bucket olmq_attempts: consecutive failures per work key, for backoff and dead-lettering.
 // - stream OLMQ_DEAD: work items that failed too often, kept for inspection.
+// - stream OLMQ_BODIES: mirror values larger than the max payload, in chunks, referenced from
+//   their KV entry (large-values.ts).
 //
 // Only features of NATS 2.9 are used (one filter subject per consumer, no per-message TTL).
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -23,7 +25,7 @@ import {
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { BusPipe } from './pipe.js';
-import { assets, deadLetterSubjects, workSubjects } from './subjects.js';
+import { assets, bodySubjects, deadLetterSubjects, workSubjects } from './subjects.js';
 
 /** Names of olmq's JetStream streams and KV buckets (subjects.ts describes the layout). */
 export { assets };
@@ -90,6 +92,15 @@ export async function openBackbone(
     subjects: [deadLetterSubjects],
     retention: RetentionPolicy.Limits,
     max_age: nanos(options.deadLetterMaxAgeMs),
+    storage: StorageType.File,
+    num_replicas: replicas,
+  });
+  await ensureStream(jsm, {
+    name: assets.bodyStream,
+    subjects: [bodySubjects],
+    retention: RetentionPolicy.Limits,
+    // Readers fetch chunks by sequence with direct gets, like KV reads.
+    allow_direct: true,
     storage: StorageType.File,
     num_replicas: replicas,
   });

@@ -12,9 +12,19 @@
 // instead (namesKey): one read, then point reads. The watcher writes a name into the index
 // before the object's first put and removes it after the deletion, so the index never misses
 // an object a reconcile was triggered by; names of objects not (or no longer) there are skipped.
+//
+// An entry may hold a reference to a value too large to publish whole (large-values.ts): every
+// read here returns the value itself.
 import { DeliverPolicy } from '@nats-io/jetstream';
 import type { Msg } from '@nats-io/transport-node';
 import type { Backbone } from './backbone.js';
+import {
+  BodyMissingError,
+  decodeBodyRef,
+  isBodyRef,
+  readBodyText,
+  type BodyRef,
+} from './large-values.js';
 import type { BusPipe } from './pipe.js';
 import {
   clusterScope,
@@ -53,12 +63,19 @@ export class MirrorReadError extends Error {
   }
 }
 
-/**
- * The value of a live mirror entry, or undefined when the key is absent, deleted or empty. A
- * direct get through the backbone's pipe: the hot path of most loads, and a third the cost of
- * the KV client's get, which sets up a timer, a muxed request and an error object per read.
- */
-async function readEntry(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<Msg | undefined> {
+/** A live mirror entry's value (JSON text), and its reference if it was too large to inline. */
+export interface MirrorEntry {
+  text: string;
+  ref: BodyRef | undefined;
+}
+
+const decoder = new TextDecoder();
+
+// The latest message of a live mirror entry as stored (a reference unresolved), or undefined
+// when the key is absent, deleted or empty. A direct get through the backbone's pipe: the hot
+// path of most loads, and a third the cost of the KV client's get, which sets up a timer, a
+// muxed request and an error object per read.
+async function readRaw(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<Msg | undefined> {
   const answer = await mirror.pipe.request(directGetLastSubject(mirrorStream, mirrorSubject(key)));
   const status = answer.headers?.code ?? 0;
   if (status === 404) return undefined;
@@ -68,12 +85,54 @@ async function readEntry(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<M
   return answer;
 }
 
+/** The value of a live mirror entry, or undefined when the key is absent, deleted or empty. */
+export async function readMirrorEntry(
+  mirror: Pick<Backbone, 'pipe'>,
+  key: string,
+): Promise<MirrorEntry | undefined> {
+  // A reference whose value is gone means the key moved on meanwhile: read it again.
+  for (let attempt = 1; ; attempt++) {
+    const answer = await readRaw(mirror, key);
+    if (answer === undefined) return undefined;
+    if (!isBodyRef(answer.headers)) return { text: decoder.decode(answer.data), ref: undefined };
+    try {
+      const ref = decodeBodyRef(answer.data);
+      return { text: await readBodyText(mirror, ref), ref };
+    } catch (error) {
+      if (!(error instanceof BodyMissingError) || attempt >= 3)
+        throw new MirrorReadError(key, (error as Error).message);
+    }
+  }
+}
+
+/**
+ * The reference a mirror entry holds, or undefined when it holds its value inline or is absent
+ * or deleted: which upload of the key is live, for garbage collection. Reads no upload.
+ */
+export async function mirroredBodyRef(
+  mirror: Pick<Backbone, 'pipe'>,
+  key: string,
+): Promise<BodyRef | undefined> {
+  const answer = await readRaw(mirror, key);
+  return answer === undefined || !isBodyRef(answer.headers)
+    ? undefined
+    : decodeBodyRef(answer.data);
+}
+
+async function readEntry(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<string | undefined> {
+  return (await readMirrorEntry(mirror, key))?.text;
+}
+
+/** The value of a JSON text. */
+const parse = <T>(text: string): T => JSON.parse(text) as T;
+
 /** The mirrored object, or undefined when it is absent (never mirrored or deleted). */
 export async function getMirrored<T>(
   mirror: Pick<Backbone, 'pipe'>,
   ref: { cluster: string; kind: string; namespace: string; name: string },
 ): Promise<T | undefined> {
-  return (await readEntry(mirror, objectKey(ref)))?.json<T>();
+  const value = await readEntry(mirror, objectKey(ref));
+  return value === undefined ? undefined : parse<T>(value);
 }
 
 /** Up to this many matching keys are read one by one; more are scanned. */
@@ -82,7 +141,7 @@ const pointReadLimit = 32;
 /** A live (not deleted) mirror entry: its key and, when asked for, its value. */
 interface LiveEntry {
   key: string;
-  value: Uint8Array | undefined;
+  value: string | undefined;
 }
 
 /** Whether a mirror message's KV-Operation header marks a deletion. */
@@ -103,14 +162,21 @@ async function liveEntries(
   );
   if (keys.length === 0) return [];
   if (keys.length <= pointReadLimit) {
-    const entries = await Promise.all(keys.map((key) => readEntry(mirror, key)));
+    // Keys alone need no value: a reference's upload is not read.
+    const entries = await Promise.all(
+      keys.map((key) => (withValues ? readEntry(mirror, key) : readRaw(mirror, key))),
+    );
     return keys.flatMap((key, i) => {
       const entry = entries[i];
-      return entry === undefined ? [] : [{ key, value: withValues ? entry.data : undefined }];
+      return entry === undefined
+        ? []
+        : [{ key, value: typeof entry === 'string' ? entry : undefined }];
     });
   }
   const remaining = new Set(keys);
-  const live = new Map<string, Uint8Array | undefined>();
+  const live = new Map<string, string | undefined>();
+  // Keys whose entry is a reference, resolved once the scan is over.
+  const referenced = new Set<string>();
   const consumer = await mirror.js.consumers.get(mirrorStream, {
     filter_subjects: mirrorSubjectPrefix + filter,
     // The bucket keeps one message per key: every message is the latest of its key, and NATS
@@ -122,8 +188,13 @@ async function liveEntries(
   try {
     for await (const m of messages) {
       const key = m.subject.slice(mirrorSubjectPrefix.length);
+      referenced.delete(key);
       if (isDeletion(m.headers?.get('KV-Operation'))) live.delete(key);
-      else live.set(key, withValues ? m.data : undefined);
+      else {
+        const reference = withValues && isBodyRef(m.headers);
+        live.set(key, withValues && !reference ? decoder.decode(m.data) : undefined);
+        if (reference) referenced.add(key);
+      }
       remaining.delete(key);
       // Every subject named has been read (pending 0 alone is not trusted on NATS 2.9).
       if (remaining.size === 0) break;
@@ -131,6 +202,13 @@ async function liveEntries(
   } finally {
     messages.stop();
   }
+  await Promise.all(
+    [...referenced].map(async (key) => {
+      const value = await readEntry(mirror, key);
+      if (value === undefined) live.delete(key);
+      else live.set(key, value);
+    }),
+  );
   return [...live].map(([key, value]) => ({ key, value }));
 }
 
@@ -170,7 +248,7 @@ async function indexedNames(
   ]);
   if (!indexed) return undefined;
   if (entry === undefined) return [];
-  return namesIn(entry.json<unknown>()); // undefined (too many to list): scan
+  return namesIn(parse<unknown>(entry)); // undefined (too many to list): scan
 }
 
 /**
@@ -182,12 +260,11 @@ export async function readNameIndex(
   cluster: string,
   kind: string,
 ): Promise<Map<string, string[] | undefined>> {
-  const decoder = new TextDecoder();
   const out = new Map<string, string[] | undefined>();
   for (const { key, value } of await liveEntries(mirror, namesFilter(cluster, kind), true)) {
     const token = key.split('.')[3];
     if (token === undefined || value === undefined || value.length === 0) continue;
-    out.set(decodeToken(token), namesIn(JSON.parse(decoder.decode(value))));
+    out.set(decodeToken(token), namesIn(parse<unknown>(value)));
   }
   return out;
 }
@@ -220,9 +297,8 @@ export async function listMirrored<T>(
         : encodeToken(query.namespace);
   const name = query.name === undefined ? '*' : encodeToken(query.name);
   const filter = `${encodeToken(query.cluster)}.${encodeToken(query.kind)}.${ns}.${name}`;
-  const decoder = new TextDecoder();
   return (await liveEntries(mirror, filter, true)).flatMap(({ value }) =>
-    value === undefined || value.length === 0 ? [] : [JSON.parse(decoder.decode(value)) as T],
+    value === undefined || value.length === 0 ? [] : [parse<T>(value)],
   );
 }
 

@@ -11,6 +11,7 @@
 // every subject written since the consumer's position, which is the whole stream for a kind
 // that changes rarely.
 import { DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { BodyMissingError, isBodyRef, textOf } from './large-values.js';
 import { isDeletion, mirrorStream, subjectPrefix, type MirrorSource } from './mirror-read.js';
 import { clusterScope, encodeToken } from './subjects.js';
 
@@ -47,19 +48,32 @@ export async function openMirrorView<T>(
   let checked = 0;
   const waiters = new Set<{ until: number; resolve: () => void }>();
 
-  const apply = (m: JsMsg): void => {
+  // A reference's value, or undefined when it is gone: the key moved on, and its later message
+  // (which this consumer applies next) says to what.
+  const referenced = async (m: JsMsg): Promise<T | undefined> => {
+    try {
+      return JSON.parse(await textOf(mirror, m)) as T;
+    } catch (error) {
+      if (error instanceof BodyMissingError) return undefined;
+      throw error;
+    }
+  };
+  const apply = async (m: JsMsg): Promise<void> => {
     const key = m.subject.slice(subjectPrefix.length);
     const [cluster = '', , namespace = '', name = ''] = key.split('.');
     const deleted = isDeletion(m.headers?.get('KV-Operation')) || m.data.length === 0;
+    const large = !deleted && isBodyRef(m.headers) ? await referenced(m) : undefined;
     let inCluster = objects.get(cluster);
     if (deleted) {
       inCluster?.get(namespace)?.delete(name);
+    } else if (isBodyRef(m.headers) && large === undefined) {
+      // Skipped: its successor follows.
     } else {
       if (inCluster === undefined)
         objects.set(cluster, (inCluster = new Map<string, Map<string, T>>()));
       let inNamespace = inCluster.get(namespace);
       if (inNamespace === undefined) inCluster.set(namespace, (inNamespace = new Map<string, T>()));
-      inNamespace.set(name, m.json<T>());
+      inNamespace.set(name, large ?? m.json<T>());
     }
     applied = m.seq;
     for (const waiter of waiters) {
@@ -79,7 +93,8 @@ export async function openMirrorView<T>(
   });
   const messages: ConsumerMessages = await consumer.consume();
   void (async () => {
-    for await (const m of messages) apply(m);
+    // In order: a reference's value is read before the next message is applied.
+    for await (const m of messages) await apply(m);
   })().catch(() => undefined); // ends with the connection; current() then reports the lag
 
   const appliedUpTo = async (until: number, deadline: number): Promise<void> => {

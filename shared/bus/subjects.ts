@@ -11,6 +11,8 @@
 //   olmq.dead.<queue>.<cluster>.<key tokens...>            dead-lettered work (stream OLMQ_DEAD)
 //   $KV.olmq_leases.<queue>.<cluster>.<key tokens...>      who works a key (KV bucket olmq_leases)
 //   $KV.olmq_attempts.<queue>.<cluster>.<key tokens...>    a key's consecutive failures (olmq_attempts)
+//   olmq.body.<mirror key tokens...>.<upload>             chunks of a mirror value too large to
+//                                                          publish whole (stream OLMQ_BODIES)
 //
 // A queue is what one function definition reconciles (one work-key type), e.g. `resolve` or
 // `rbac-namespace`; its lease and attempts keys are the work subject after `olmq.work.`.
@@ -22,6 +24,7 @@ export const assets = {
   attempts: 'olmq_attempts',
   workStream: 'OLMQ_WORK',
   deadStream: 'OLMQ_DEAD',
+  bodyStream: 'OLMQ_BODIES',
 } as const;
 
 /** The stream behind a KV bucket. */
@@ -39,6 +42,23 @@ export const mirrorSubject = (key: string): string => mirrorSubjectPrefix + key;
 /** The filter of every mirrored object of `kind`, in every cluster and namespace. */
 export const mirrorKindFilter = (kind: string): string =>
   mirrorSubject(`*.${encodeToken(kind)}.*.*`);
+
+/** Every subject of the bodies stream. */
+export const bodySubjects = 'olmq.body.>';
+
+/** The subject of the chunks of one upload (a token of [a-zA-Z0-9]) of mirror key `key`. */
+export const bodySubject = (key: string, upload: string): string => `olmq.body.${key}.${upload}`;
+
+/** The filter of every upload of mirror key `key`. */
+export const bodyFilter = (key: string): string => `olmq.body.${key}.*`;
+
+/** Reverses bodySubject. */
+export function parseBodySubject(subject: string): { key: string; upload: string } {
+  const parts = subject.split('.');
+  if (parts.length < 4 || parts[0] !== 'olmq' || parts[1] !== 'body')
+    throw new Error(`malformed body subject "${subject}"`);
+  return { key: parts.slice(2, -1).join('.'), upload: parts[parts.length - 1] ?? '' };
+}
 
 /** Every work subject. */
 export const workSubjects = 'olmq.work.>';
@@ -206,6 +226,7 @@ export function subjectPurpose(subject: string, kvOperation?: string): string {
   const kvPrefix = (bucket: string): string => `$KV.${bucket}.`;
   if (subject.startsWith('olmq.work.')) return 'work item publish';
   if (subject.startsWith('olmq.dead.')) return 'dead letter publish';
+  if (subject.startsWith('olmq.body.')) return 'body chunk publish';
   if (subject.startsWith(kvPrefix(assets.objects))) return 'mirror write';
   if (subject.startsWith(kvPrefix(assets.leases)))
     return kvOperation === 'DEL' || kvOperation === 'PURGE' ? 'lease release' : 'lease write';

@@ -174,8 +174,20 @@ export async function recordFailures(
   itemKey: string,
   record: FailureRecord,
 ): Promise<void> {
-  await backbone.attempts.put(itemKey, JSON.stringify(record));
+  await backbone.attempts.put(
+    itemKey,
+    JSON.stringify({ ...record, lastError: bounded(record.lastError) }),
+  );
 }
+
+/**
+ * Longest error text kept in a failure record or dead letter: a work item's records stay far
+ * below any max payload, however long the error (a validation error can quote a whole object).
+ */
+export const errorTextLimit = 8 * 1024;
+
+const bounded = (text: string): string =>
+  text.length <= errorTextLimit ? text : `${text.slice(0, errorTextLimit)}… (truncated)`;
 
 /** Forgets a key's failures. */
 export async function clearFailures(backbone: Backbone, itemKey: string): Promise<void> {
@@ -220,6 +232,6 @@ export interface DeadLetter {
 export async function publishDeadLetter(backbone: Backbone, entry: DeadLetter): Promise<void> {
   await backbone.js.publish(
     deadLetterSubject(entry.function, entry.cluster, entry.key),
-    JSON.stringify(entry),
+    JSON.stringify({ ...entry, error: bounded(entry.error) }),
   );
 }

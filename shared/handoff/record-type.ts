@@ -1,10 +1,17 @@
 // A hand-off record: what one function hands another, declared once with its zod schema and
 // kept in the object mirror under a pseudo-kind (so the receiving function triggers on it like
 // on any mirrored kind). Every put and read goes through the schema: a record another version
-// wrote differently is refused on write and skipped (as absent) on read, never cast.
+// wrote differently is refused on write and skipped (as absent) on read, never cast. A record
+// larger than the max payload is stored by reference (../bus/large-values.ts), transparently.
 import type { z } from 'zod';
 import type { Backbone } from '../bus/backbone.js';
-import { getMirrored, listMirrored, type MirrorSource } from '../bus/mirror-read.js';
+import { deleteMirrorValue, putMirrorValue } from '../bus/large-values.js';
+import {
+  getMirrored,
+  listMirrored,
+  readMirrorEntry,
+  type MirrorSource,
+} from '../bus/mirror-read.js';
 import { objectKey } from '../bus/subjects.js';
 
 /** Where one record sits: its cluster, and the namespace and name of what it is about. */
@@ -28,6 +35,15 @@ export interface HandOffRecordType<T> {
   delete(backbone: Backbone, ref: RecordRef): Promise<void>;
 }
 
+// The JSON value of an entry, or undefined when it is not JSON (then it is rewritten).
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Declares the hand-off records of `kind`, checked by `schema`. */
 export function handOffRecordType<Schema extends z.ZodType>(
   kind: string,
@@ -45,9 +61,10 @@ export function handOffRecordType<Schema extends z.ZodType>(
       // In the schema's field order: a record built with its fields in another order is still
       // the same record, and is not rewritten (which would wake every reader for nothing).
       const wanted = JSON.stringify(schema.parse(record));
-      const current = await getMirrored<unknown>(backbone, { ...ref, kind });
-      if (current !== undefined && JSON.stringify(check(current)) === wanted) return;
-      await backbone.objects.put(keyOf(ref), wanted);
+      const key = keyOf(ref);
+      const current = await readMirrorEntry(backbone, key);
+      if (current !== undefined && JSON.stringify(check(parse(current.text))) === wanted) return;
+      await putMirrorValue(backbone, key, wanted, current?.ref);
     },
     async read(mirror, ref) {
       return check(await getMirrored<unknown>(mirror, { ...ref, kind }));
@@ -60,7 +77,9 @@ export function handOffRecordType<Schema extends z.ZodType>(
       });
     },
     async delete(backbone, ref) {
-      await backbone.objects.delete(keyOf(ref));
+      const key = keyOf(ref);
+      const current = await readMirrorEntry(backbone, key).catch(() => undefined);
+      await deleteMirrorValue(backbone, key, current?.ref);
     },
   };
 }

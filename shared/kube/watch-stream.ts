@@ -22,18 +22,27 @@ export async function openWatch(
   ended.catch(() => undefined); // the caller may only stop() it
   // Events are lines of JSON; a chunk may end inside a line (or inside a character).
   const decoder = new StringDecoder('utf8');
-  let rest = '';
+  // The text after the last newline, in pieces: a 1 MB object arrives in many chunks, and
+  // joining (and searching) the whole of it again at each one would be quadratic.
+  let rest: string[] = [];
   // Set once the watch is open: a broken line must stop it.
   const stream = { close: (): void => undefined };
   let broken: Error | undefined;
   const sink: StreamSink = {
     data: (chunk) => {
       if (broken !== undefined) return;
-      const text = rest + decoder.write(chunk);
+      const text = decoder.write(chunk);
+      let nl = text.indexOf('\n');
+      if (nl === -1) {
+        rest.push(text);
+        return;
+      }
       let start = 0;
       try {
-        for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-          const line = text.slice(start, nl);
+        for (; nl !== -1; nl = text.indexOf('\n', start)) {
+          const line =
+            rest.length === 0 ? text.slice(start, nl) : rest.join('') + text.slice(0, nl);
+          rest = [];
           start = nl + 1;
           if (line.length > 1) onEvent(JSON.parse(line) as WatchEvent);
         }
@@ -43,7 +52,7 @@ export async function openWatch(
         stream.close();
         return;
       }
-      rest = text.slice(start);
+      if (start < text.length) rest.push(text.slice(start));
     },
     end: (error) => endWatch(broken ?? error),
   };

@@ -2,11 +2,15 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
+import { BodyMissingError, isBodyRef, textOf } from '../bus/large-values.js';
 import { partsDiffer, partsHeader, pickParts, type ObjectPart } from '../bus/object-parts.js';
 import { mirrorSubjectPrefix, parseObjectKey } from '../bus/subjects.js';
 import { publishWork } from '../bus/work-queue.js';
 import { LastSeen } from './last-seen.js';
 import type { Trigger } from './types.js';
+
+// Thrown by a change's object getter when the object is a reference not read yet.
+const valueNotRead = new Error('the value of a large mirror entry is not read yet');
 
 /** What a trigger's loop needs of its host. */
 export interface TriggerHost {
@@ -52,16 +56,36 @@ export async function runTrigger(
         settle(() => m.ack());
         return;
       }
-      // Parsed only if the trigger looks at it: most map the key alone.
+      // Parsed only if the trigger looks at it: most map the key alone. A value too large to
+      // publish whole is read only then too: the getter cannot wait, so it stops the mapping,
+      // and the mapping (a pure function of the change) runs again once the value is read.
       let parsed: { object: unknown } | undefined;
-      const items = await trigger.workKeys({
+      const reference = !deleted && isBodyRef(m.headers);
+      const change = {
         ref,
         touches,
         get object() {
+          if (parsed === undefined && reference) throw valueNotRead;
           parsed ??= { object: deleted ? undefined : m.json<unknown>() };
           return parsed.object;
         },
-      });
+      };
+      let items;
+      try {
+        items = await trigger.workKeys(change);
+      } catch (error) {
+        if (error !== valueNotRead) throw error;
+        const text = await textOf(backbone, m).catch((failure: unknown) => {
+          if (failure instanceof BodyMissingError) return undefined; // its successor follows
+          throw failure;
+        });
+        if (text === undefined) {
+          settle(() => m.ack());
+          return;
+        }
+        parsed = { object: JSON.parse(text) };
+        items = await trigger.workKeys(change);
+      }
       await Promise.all(
         items.map((item, i) =>
           publishWork(

@@ -16,7 +16,12 @@ export interface Pipeline {
   lines: Record<string, unknown>[];
 }
 
-export async function pipelineFor(t: Test): Promise<Pipeline> {
+/** Which catalog the registry serves: a directory of FBC packages; default the small catalog. */
+export interface PipelineOptions {
+  catalogDir?: string;
+}
+
+export async function pipelineFor(t: Test, options: PipelineOptions = {}): Promise<Pipeline> {
   const { log, lines } = capturingLogger('warn');
   const { fixture, client } = await systemFor(t, {
     log,
@@ -25,7 +30,7 @@ export async function pipelineFor(t: Test): Promise<Pipeline> {
     functions: { host: { baseBackoffMs: 20, contentionDelayMs: 20 }, stopGraceMs: 1_000 },
   });
   const served = await startRegistryServer({
-    catalog: (await loadRegistryCatalog(smallCatalog)).catalog,
+    catalog: (await loadRegistryCatalog(options.catalogDir ?? smallCatalog)).catalog,
     host: '127.0.0.1',
     port: 0,
   });
