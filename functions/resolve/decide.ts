@@ -14,6 +14,7 @@ import {
   isCopiedCsv,
   operatorGroupFacts,
   replacedByFailure,
+  replacedByUpgrade,
   resolveNamespace,
   subscriptionFacts,
   visibleCatalogs,
@@ -143,6 +144,13 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
   const steppedOver = failForwardEnabled(s.operatorGroups)
     ? replacedByFailure(own)
     : new Set<string>();
+  // An upgrade in progress: the CSV being replaced is no operator of its own.
+  const referenced = new Set(
+    s.subscriptions
+      .flatMap((sub) => [sub.status?.installedCSV, sub.status?.currentCSV])
+      .filter((name): name is string => name !== undefined && name !== ''),
+  );
+  for (const name of replacedByUpgrade(own, referenced)) steppedOver.add(name);
   for (const csv of own) {
     if (steppedOver.has(csv.metadata.name ?? '')) continue;
     try {
