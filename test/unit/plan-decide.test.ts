@@ -451,3 +451,44 @@ void t.test(
     t.end();
   },
 );
+
+void t.test(
+  'a dependency Subscription adopts the plan that created it without an installPlanGeneration',
+  (t) => {
+    // Upstream (ensureSubscriptionInstallPlanState) links a Subscription its plan created —
+    // installPlanRef, installplan, currentCSV = startingCSV, UpgradePending — and leaves its
+    // installPlanGeneration unset; only the Subscriptions a resolution changed get one.
+    const creator = plan('install-abcde', 4, {
+      spec: {
+        clusterServiceVersionNames: ['a.v1', 'dep.v1'],
+        approval: 'Automatic',
+        approved: true,
+        generation: 4,
+      },
+      status: { phase: 'Installing', catalogSources: ['community'], plan: [] },
+    });
+    const dependency = sub('dep-stable-community-olm', {
+      metadata: {
+        name: 'dep-stable-community-olm',
+        namespace: 'ns',
+        uid: 'uid-dep',
+        resourceVersion: '1',
+        annotations: { 'olm.generated-by': 'install-abcde' },
+      },
+      spec: { source: 'community', sourceNamespace: 'olm', name: 'dep', startingCSV: 'dep.v1' },
+    });
+    const d = decidePlan(snapshot({ subscriptions: [dependency], installPlans: [creator] }));
+    const [update] = d.writes.filter((w) => w.op === 'updateStatus');
+    const status = (update?.op === 'updateStatus' ? update.object : {}) as {
+      status?: Record<string, unknown>;
+    };
+    t.match(status.status, {
+      installPlanRef: { name: 'install-abcde' },
+      installplan: { name: 'install-abcde' },
+      currentCSV: 'dep.v1',
+      state: 'UpgradePending',
+    });
+    t.notOk('installPlanGeneration' in (status.status ?? {}), 'no installPlanGeneration');
+    t.end();
+  },
+);
