@@ -144,10 +144,14 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
   const steppedOver = failForwardEnabled(s.operatorGroups)
     ? replacedByFailure(own)
     : new Set<string>();
-  // An upgrade in progress: the CSV being replaced is no operator of its own.
+  // An upgrade in progress: the CSV being replaced is no operator of its own. A Subscription
+  // names its currentCSV once that exists (below), else its installedCSV.
   const referenced = new Set(
     s.subscriptions
-      .flatMap((sub) => [sub.status?.installedCSV, sub.status?.currentCSV])
+      .map((sub) => {
+        const current = sub.status?.currentCSV;
+        return current !== undefined && csvNames.has(current) ? current : sub.status?.installedCSV;
+      })
       .filter((name): name is string => name !== undefined && name !== ''),
   );
   for (const name of replacedByUpgrade(own, referenced)) steppedOver.add(name);

@@ -78,7 +78,8 @@ export function replacedByFailure(csvs: readonly ChainCsv[]): Set<string> {
 /**
  * CSVs an upgrade in progress is replacing, which resolution leaves out with either strategy:
  * no Subscription names the CSV, and its replacement chain ends in a CSV that a Subscription
- * names (`referenced`: installedCSV and currentCSV) and that has not Failed. The CSV lifecycle
+ * names (`referenced`: per Subscription its currentCSV once that exists, else its installedCSV)
+ * and that has not Failed. The CSV lifecycle
  * deletes such a CSV once its replacement succeeds; counting it meanwhile as an operator
  * installed without a Subscription made each resolution in that window fail (upstream fails
  * the same way when it happens to resolve then). A failed upgrade keeps its predecessor in,

@@ -107,12 +107,16 @@ const catalog = buildCatalogFromTexts({
     .join('\n'),
 }).index;
 
-function snapshot(og: OperatorGroup, newPhase = 'Failed'): ResolveSnapshot {
+function snapshot(
+  og: OperatorGroup,
+  newPhase = 'Failed',
+  installedCSV = 'ff.v0.2.0',
+): ResolveSnapshot {
   const sub = {
     metadata: { name: 'ff', namespace: 'ns', resourceVersion: '1' },
     spec: { name: 'ff', channel: 'stable', source: 'cat', sourceNamespace: 'ns' },
     status: {
-      installedCSV: 'ff.v0.2.0',
+      installedCSV,
       currentCSV: 'ff.v0.2.0',
       state: 'AtLatestKnown',
       lastUpdated: '2026-01-01T00:00:00Z',
@@ -191,6 +195,9 @@ for (const strategy of ['Default', 'TechPreviewUnsafeFailForward']) {
     for (const phase of ['Pending', 'InstallReady', 'Installing', 'Succeeded']) {
       const d = decideResolve(snapshot(group(strategy), phase)).writes;
       t.same(d.resolution?.problems, [], phase);
+      // Before the Subscription's installedCSV catches up: its currentCSV exists, so it names that.
+      const lagging = decideResolve(snapshot(group(strategy), phase, 'ff.v0.1.0')).writes;
+      t.same(lagging.resolution?.problems, [], `${phase}, installedCSV still the old CSV`);
       t.equal(
         d.writes.some((w) => w.op === 'event'),
         false,

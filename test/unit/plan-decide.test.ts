@@ -315,6 +315,12 @@ void t.test('steps: dependencies without a subscription get one', (t) => {
       sourceNamespace: 'olm',
     },
   });
+  // As upstream serialises the typed Subscription it generates: no apiVersion/kind (the step's
+  // group, version and kind say them), a zero status.
+  const manifest = JSON.parse(subStep?.resource.manifest ?? '{}') as Record<string, unknown>;
+  t.notOk('apiVersion' in manifest || 'kind' in manifest, 'untyped');
+  t.same(manifest['status'], { lastUpdated: null });
+  t.match(subStep?.resource, { group: 'operators.coreos.com', version: 'v1alpha1' });
   t.throws(
     () => planSteps('ns', [{ bundle: dep, manifests: { csv: undefined, others: [] } }]),
     /bundle dep\.v1 cannot be planned: it has no ClusterServiceVersion/,
@@ -492,3 +498,21 @@ void t.test(
     t.end();
   },
 );
+
+void t.test('plan steps - the properties annotation is escaped as Go writes JSON', (t) => {
+  const needs = {
+    type: 'olm.package.required',
+    value: { packageName: 'b', versionRange: '>2.0.0 <3.0.0 & more' },
+  };
+  const [csvStep] = planSteps('ns', [
+    { bundle: bundle('a', { properties: [needs] }), manifests: manifests('a.v1') },
+  ]);
+  const csv = JSON.parse(csvStep?.resource.manifest ?? '{}') as {
+    metadata: { annotations: Record<string, string> };
+  };
+  t.equal(
+    csv.metadata.annotations['operatorframework.io/properties'],
+    '{"properties":[{"type":"olm.package.required","value":{"packageName":"b","versionRange":"\\u003e2.0.0 \\u003c3.0.0 \\u0026 more"}}]}',
+  );
+  t.end();
+});
