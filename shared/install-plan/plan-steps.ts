@@ -7,6 +7,7 @@ import type { Step } from '../api/index.js';
 import { codes } from '../api/index.js';
 import type { BundleManifests, BundleObject } from '../catalog/index.js';
 import type { RecordedBundle } from '../resolver/record.js';
+import { declaredCsvFields } from './csv-fields.js';
 import { rbacForCsv } from './permissions.js';
 import { groupVersionOf, stepKindOf } from './step-resource.js';
 
@@ -39,9 +40,9 @@ function nameOf(object: BundleObject): string {
  * catalog's replaces edge for it, and the bundle's properties recorded on it.
  */
 function plannedCsv(planned: PlannedBundle, namespace: string): BundleObject {
-  const csv = planned.manifests.csv;
-  if (csv === undefined)
+  if (planned.manifests.csv === undefined)
     throw new BundleManifestError(planned.bundle.name, 'it has no ClusterServiceVersion');
+  const csv = declaredCsvFields(planned.manifests.csv);
   const metadata = (csv['metadata'] ?? {}) as Record<string, unknown>;
   const spec = { ...((csv['spec'] ?? {}) as Record<string, unknown>) };
   const replaces = planned.bundle.replaces ?? planned.bundle.channelReplaces ?? null;

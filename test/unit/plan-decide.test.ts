@@ -516,3 +516,37 @@ void t.test('plan steps - the properties annotation is escaped as Go writes JSON
   );
   t.end();
 });
+
+void t.test(
+  'plan steps - the CSV keeps only the fields its type declares, as upstream plans it',
+  (t) => {
+    const bundled = manifests('a.v1');
+    const csv = bundled.csv as Record<string, unknown>;
+    csv['metadata'] = { name: 'a.v1', annotations: { 'x.io/kept': 'yes' }, labels: { l: 'v' } };
+    csv['spec'] = {
+      displayName: 'A',
+      support: 'Community based',
+      install: {
+        strategy: 'deployment',
+        spec: {
+          deployments: [{ name: 'a', spec: { replicas: 1, template: { anything: 'kept' } } }],
+        },
+      },
+    };
+    const [step] = planSteps('ns', [{ bundle: bundle('a'), manifests: bundled }]);
+    const planned = JSON.parse(step?.resource.manifest ?? '{}') as {
+      metadata: { annotations: Record<string, string>; labels: Record<string, string> };
+      spec: Record<string, unknown>;
+    };
+    t.notOk('support' in planned.spec, 'a field the CSV type lacks is dropped');
+    t.equal(planned.spec['displayName'], 'A');
+    t.same(
+      (planned.spec['install'] as { spec: { deployments: unknown[] } }).spec.deployments,
+      [{ name: 'a', spec: { replicas: 1, template: { anything: 'kept' } } }],
+      'the embedded DeploymentSpec is kept whole',
+    );
+    t.equal(planned.metadata.annotations['x.io/kept'], 'yes', 'metadata is kept');
+    t.same(planned.metadata.labels, { l: 'v' });
+    t.end();
+  },
+);
