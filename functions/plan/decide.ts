@@ -118,11 +118,21 @@ function planRef(ip: InstallPlan): NonNullable<SubscriptionStatus['installPlanRe
   };
 }
 
+/**
+ * The plan a Subscription should follow and the CSV it brings. `adopted`: the plan created the
+ * Subscription (a dependency), which upstream links without an installPlanGeneration.
+ */
+interface PlanTarget {
+  plan: InstallPlan;
+  csv: string;
+  adopted?: true;
+}
+
 /** The Subscription's plan-related status given the plan it should follow (if any). */
 function linkedStatus(
   sub: Subscription,
   plans: ReadonlyMap<string, InstallPlan>,
-  target: { plan: InstallPlan; csv: string } | undefined,
+  target: PlanTarget | undefined,
   csvs: ReadonlySet<string>,
   now: string,
 ): SubscriptionStatus {
@@ -135,7 +145,7 @@ function linkedStatus(
       name: target.plan.metadata.name ?? '',
       uuid: target.plan.metadata.uid ?? '',
     };
-    status.installPlanGeneration = target.plan.spec.generation ?? 1;
+    if (target.adopted !== true) status.installPlanGeneration = target.plan.spec.generation ?? 1;
     status.currentCSV = target.csv;
     if (!csvs.has(target.csv)) status.state = codes.SubscriptionState.UpgradePending;
   }
@@ -221,7 +231,7 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
   const writes: Write[] = [];
   const plans = new Map(s.installPlans.map((ip) => [ip.metadata.name ?? '', ip]));
   const groups = s.record === undefined ? [] : planGroups(s.namespace, s.record.bundles);
-  const targets = new Map<string, { plan: InstallPlan; csv: string }>();
+  const targets = new Map<string, PlanTarget>();
   let generation = Math.max(
     0,
     ...s.installPlans.map(generationOf),
@@ -318,7 +328,7 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
     const plan = creator === undefined ? undefined : plans.get(creator);
     const name = sub.metadata.name ?? '';
     if (plan !== undefined && sub.status?.installPlanRef === undefined && !targets.has(name)) {
-      targets.set(name, { plan, csv: sub.spec.startingCSV ?? '' });
+      targets.set(name, { plan, csv: sub.spec.startingCSV ?? '', adopted: true });
     }
   }
   for (const sub of s.subscriptions) {

@@ -14,6 +14,7 @@ import {
   isCopiedCsv,
   operatorGroupFacts,
   replacedByFailure,
+  replacedByUpgrade,
   resolveNamespace,
   subscriptionFacts,
   visibleCatalogs,
@@ -143,6 +144,17 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
   const steppedOver = failForwardEnabled(s.operatorGroups)
     ? replacedByFailure(own)
     : new Set<string>();
+  // An upgrade in progress: the CSV being replaced is no operator of its own. A Subscription
+  // names its currentCSV once that exists (below), else its installedCSV.
+  const referenced = new Set(
+    s.subscriptions
+      .map((sub) => {
+        const current = sub.status?.currentCSV;
+        return current !== undefined && csvNames.has(current) ? current : sub.status?.installedCSV;
+      })
+      .filter((name): name is string => name !== undefined && name !== ''),
+  );
+  for (const name of replacedByUpgrade(own, referenced)) steppedOver.add(name);
   for (const csv of own) {
     if (steppedOver.has(csv.metadata.name ?? '')) continue;
     try {

@@ -34,6 +34,7 @@ export function addBundle(
   const packageProps: z.infer<typeof PackagePropertySchema>[] = [];
   // Properties the index turns into fields (providedApis, requiredApis, dependencies).
   const derived: CatalogProperty[] = [];
+  const listed: CatalogProperty[] = [];
   for (const property of b.properties ?? []) {
     const schema =
       property.type === 'olm.gvk' || property.type === 'olm.gvk.required'
@@ -61,6 +62,7 @@ export function addBundle(
     } else if (property.type === 'olm.csv.metadata') {
       csvMetadata = property.value;
     } else {
+      listed.push({ type: property.type, value: property.value });
       if (property.type === 'olm.package') {
         packageProps.push(property.value as z.infer<typeof PackagePropertySchema>);
       } else if (derivedPropertyTypes.has(property.type)) {
@@ -146,6 +148,7 @@ export function addBundle(
     image,
     properties,
     derived,
+    listed,
     content: { objects, csvMetadata: csvMetadata ?? null, relatedImages },
     csv,
     channels: [],

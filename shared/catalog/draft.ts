@@ -17,6 +17,8 @@ export interface DraftBundle {
   readonly image: string;
   readonly properties: CatalogProperty[];
   readonly derived: CatalogProperty[];
+  /** Every property but the manifests, in the catalog's order. */
+  readonly listed: CatalogProperty[];
   readonly content: BundleContent;
   readonly csv: CsvSummary | null;
   readonly channels: string[];

@@ -2,13 +2,14 @@
 // channel dropped, the default channel checked, each bundle's APIs and dependencies assembled.
 import { finishChannel } from './channel-graph.js';
 import { compareText, type DraftBundle, type DraftPackage, type WarningSink } from './draft.js';
-import type {
-  CatalogApi,
-  CatalogBundle,
-  CatalogChannel,
-  CatalogChannelEntry,
-  CatalogDependency,
-  CatalogPackage,
+import {
+  canonicalBundleProperties,
+  type CatalogApi,
+  type CatalogBundle,
+  type CatalogChannel,
+  type CatalogChannelEntry,
+  type CatalogDependency,
+  type CatalogPackage,
 } from './model.js';
 import { CatalogWarningCode as W } from './problems.js';
 
@@ -165,7 +166,7 @@ function finishBundle(
   const skips = new Set(csv?.skips ?? []);
   for (const e of entries) for (const s of e.skips) skips.add(s);
   const entrySkipRange = entries.find((e) => e.skipRange !== null)?.skipRange ?? null;
-  return {
+  const bundle: CatalogBundle = {
     name: draft.name,
     package: pkg.name,
     version: draft.version,
@@ -184,4 +185,8 @@ function finishBundle(
     provider: csv?.provider ?? null,
     deprecation: draft.deprecation,
   };
+  // Most catalogs list properties as `opm render` writes them, which the fields rebuild; only a
+  // list that differs is kept (it costs index bytes every resolver loads).
+  const same = JSON.stringify(canonicalBundleProperties(bundle)) === JSON.stringify(draft.listed);
+  return same ? bundle : { ...bundle, listedProperties: draft.listed };
 }

@@ -139,6 +139,12 @@ export interface CatalogBundle {
   readonly provider: string | null;
   /** Deprecation message from olm.deprecations, or null. */
   readonly deprecation: string | null;
+  /**
+   * The catalog's own list of properties (without manifests), kept only when it differs from
+   * what allBundleProperties() rebuilds from the fields (another order, duplicates, an olm.gvk
+   * the CSV owns but the catalog does not list): upstream records the list as the catalog has it.
+   */
+  readonly listedProperties?: readonly CatalogProperty[];
 }
 
 /** The data an index is made of (what serialization writes). */
@@ -180,6 +186,12 @@ export const derivedPropertyTypes: ReadonlySet<string> = new Set([
 
 /** A bundle's properties as a catalog lists them (without manifests), rebuilt from its fields. */
 export function allBundleProperties(bundle: CatalogBundle): CatalogProperty[] {
+  if (bundle.listedProperties !== undefined) return [...bundle.listedProperties];
+  return canonicalBundleProperties(bundle);
+}
+
+/** A bundle's properties rebuilt from its fields, in the order `opm render` writes them. */
+export function canonicalBundleProperties(bundle: CatalogBundle): CatalogProperty[] {
   // olm.gvk before olm.package, the order `opm render` writes and upstream then copies into
   // the CSV's operatorframework.io/properties annotation.
   const out: CatalogProperty[] = bundle.providedApis.map((api) => ({

@@ -7,6 +7,7 @@ import type { Step } from '../api/index.js';
 import { codes } from '../api/index.js';
 import type { BundleManifests, BundleObject } from '../catalog/index.js';
 import type { RecordedBundle } from '../resolver/record.js';
+import { declaredCsvFields } from './csv-fields.js';
 import { rbacForCsv } from './permissions.js';
 import { groupVersionOf, stepKindOf } from './step-resource.js';
 
@@ -39,9 +40,9 @@ function nameOf(object: BundleObject): string {
  * catalog's replaces edge for it, and the bundle's properties recorded on it.
  */
 function plannedCsv(planned: PlannedBundle, namespace: string): BundleObject {
-  const csv = planned.manifests.csv;
-  if (csv === undefined)
+  if (planned.manifests.csv === undefined)
     throw new BundleManifestError(planned.bundle.name, 'it has no ClusterServiceVersion');
+  const csv = declaredCsvFields(planned.manifests.csv);
   const metadata = (csv['metadata'] ?? {}) as Record<string, unknown>;
   const spec = { ...((csv['spec'] ?? {}) as Record<string, unknown>) };
   const replaces = planned.bundle.replaces ?? planned.bundle.channelReplaces ?? null;
@@ -80,12 +81,24 @@ function plannedCsv(planned: PlannedBundle, namespace: string): BundleObject {
       namespace,
       annotations: {
         ...((metadata['annotations'] ?? {}) as Record<string, string>),
-        [codes.OlmAnnotation.Properties]: JSON.stringify({ properties: planned.bundle.properties }),
+        [codes.OlmAnnotation.Properties]: goJson({ properties: planned.bundle.properties }),
       },
     },
     spec,
     status: { ...status, cleanup: status['cleanup'] ?? {} },
   };
+}
+
+/**
+ * JSON as Go's encoding/json writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped. Upstream
+ * marshals the properties annotation so, and a versionRange such as `>2.0.0` shows as
+ * `\u003e2.0.0` in it.
+ */
+export function goJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Upstream's name of a Subscription created for a dependency. */
@@ -94,7 +107,8 @@ export function dependencySubscriptionName(b: RecordedBundle): string {
 }
 
 // `typeMeta: false` leaves apiVersion and kind out of the manifest, as upstream serialises the
-// RBAC it generates (typed objects without TypeMeta); the step's group, version and kind say them.
+// RBAC and Subscriptions it generates (typed objects without TypeMeta); the step's group,
+// version and kind say them.
 function step(b: RecordedBundle, object: BundleObject, typeMeta = true): Step {
   const { group, version } = groupVersionOf(object['apiVersion']);
   const { apiVersion: _apiVersion, kind: _kind, ...untyped } = object;
@@ -131,20 +145,26 @@ export function planSteps(namespace: string, bundles: readonly PlannedBundle[]):
       rest.push(step(b, object, false));
     }
     if (b.subscription === null) {
+      // Untyped, with the zero status upstream's typed Subscription serialises.
       rest.push(
-        step(b, {
-          apiVersion: 'operators.coreos.com/v1alpha1',
-          kind: 'Subscription',
-          metadata: { name: dependencySubscriptionName(b), namespace },
-          spec: {
-            source: b.catalog.name,
-            sourceNamespace: b.catalog.namespace,
-            name: b.package,
-            ...(b.channel === null ? {} : { channel: b.channel }),
-            startingCSV: b.name,
-            installPlanApproval: codes.Approval.Automatic,
+        step(
+          b,
+          {
+            apiVersion: 'operators.coreos.com/v1alpha1',
+            kind: 'Subscription',
+            metadata: { name: dependencySubscriptionName(b), namespace },
+            spec: {
+              source: b.catalog.name,
+              sourceNamespace: b.catalog.namespace,
+              name: b.package,
+              ...(b.channel === null ? {} : { channel: b.channel }),
+              startingCSV: b.name,
+              installPlanApproval: codes.Approval.Automatic,
+            },
+            status: { lastUpdated: null },
           },
-        }),
+          false,
+        ),
       );
     }
   }

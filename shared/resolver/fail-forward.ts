@@ -74,3 +74,30 @@ export function replacedByFailure(csvs: readonly ChainCsv[]): Set<string> {
   }
   return out;
 }
+
+/**
+ * CSVs an upgrade in progress is replacing, which resolution leaves out with either strategy:
+ * no Subscription names the CSV, and its replacement chain ends in a CSV that a Subscription
+ * names (`referenced`: per Subscription its currentCSV once that exists, else its installedCSV)
+ * and that has not Failed. The CSV lifecycle
+ * deletes such a CSV once its replacement succeeds; counting it meanwhile as an operator
+ * installed without a Subscription made each resolution in that window fail (upstream fails
+ * the same way when it happens to resolve then). A failed upgrade keeps its predecessor in,
+ * so `Default` still reports the conflict.
+ */
+export function replacedByUpgrade(
+  csvs: readonly ChainCsv[],
+  referenced: ReadonlySet<string>,
+): Set<string> {
+  const mapping = replacementMapping(csvs);
+  const out = new Set<string>();
+  for (const csv of csvs) {
+    const name = csv.metadata.name ?? '';
+    if (referenced.has(name)) continue;
+    const last = lastInReplacementChain(csv, mapping);
+    if (last === undefined || last === csv) continue;
+    if (last.status?.phase === codes.CsvPhase.Failed) continue;
+    if (referenced.has(last.metadata.name ?? '')) out.add(name);
+  }
+  return out;
+}

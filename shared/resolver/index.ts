@@ -33,6 +33,7 @@ export {
   failForwardEnabled,
   lastInReplacementChain,
   replacedByFailure,
+  replacedByUpgrade,
   replacementMapping,
   type ChainCsv,
 } from './fail-forward.js';

@@ -8,6 +8,7 @@ import {
   failForwardEnabled,
   lastInReplacementChain,
   replacedByFailure,
+  replacedByUpgrade,
   replacementMapping,
 } from '../../shared/resolver/index.js';
 
@@ -106,12 +107,16 @@ const catalog = buildCatalogFromTexts({
     .join('\n'),
 }).index;
 
-function snapshot(og: OperatorGroup): ResolveSnapshot {
+function snapshot(
+  og: OperatorGroup,
+  newPhase = 'Failed',
+  installedCSV = 'ff.v0.2.0',
+): ResolveSnapshot {
   const sub = {
     metadata: { name: 'ff', namespace: 'ns', resourceVersion: '1' },
     spec: { name: 'ff', channel: 'stable', source: 'cat', sourceNamespace: 'ns' },
     status: {
-      installedCSV: 'ff.v0.2.0',
+      installedCSV,
       currentCSV: 'ff.v0.2.0',
       state: 'AtLatestKnown',
       lastUpdated: '2026-01-01T00:00:00Z',
@@ -123,7 +128,7 @@ function snapshot(og: OperatorGroup): ResolveSnapshot {
     globalNamespace: 'olm',
     subscriptions: [sub],
     // The upgrade to v0.2.0 failed: v0.1.0 is Replacing, v0.2.0 Failed.
-    csvs: [csv('ff.v0.1.0', 'Replacing'), csv('ff.v0.2.0', 'Failed', 'ff.v0.1.0')],
+    csvs: [csv('ff.v0.1.0', 'Replacing'), csv('ff.v0.2.0', newPhase, 'ff.v0.1.0')],
     operatorGroups: [og],
     catalogs: [
       {
@@ -160,3 +165,46 @@ void t.test('fail forward - with Default, a failed upgrade holds the Subscriptio
   t.match(d.resolution?.problems[0]?.message, /conflicts with clusterserviceversion ff\.v0\.1\.0/);
   t.end();
 });
+
+void t.test('upgrade in progress - the CSV being replaced is left out of resolution', (t) => {
+  const v1 = csv('ff.v0.1.0', 'Replacing');
+  const v2 = csv('ff.v0.2.0', 'Installing', 'ff.v0.1.0');
+  const referenced = new Set(['ff.v0.2.0']);
+  t.same([...replacedByUpgrade([v1, v2], referenced)], ['ff.v0.1.0']);
+  t.same(
+    [...replacedByUpgrade([csv('ff.v0.1.0', 'Succeeded'), v2], referenced)],
+    ['ff.v0.1.0'],
+    'before the CSV lifecycle marks it Replacing',
+  );
+  t.same(
+    [...replacedByUpgrade([v1, csv('ff.v0.2.0', 'Failed', 'ff.v0.1.0')], referenced)],
+    [],
+    'a failed upgrade keeps its predecessor',
+  );
+  t.same([...replacedByUpgrade([v1, v2], new Set())], [], 'a chain no Subscription names');
+  t.same(
+    [...replacedByUpgrade([v1, v2], new Set(['ff.v0.1.0', 'ff.v0.2.0']))],
+    [],
+    'a CSV a Subscription names stays',
+  );
+  t.end();
+});
+
+for (const strategy of ['Default', 'TechPreviewUnsafeFailForward']) {
+  void t.test(`upgrade in progress - no ResolutionFailed while it runs (${strategy})`, (t) => {
+    for (const phase of ['Pending', 'InstallReady', 'Installing', 'Succeeded']) {
+      const d = decideResolve(snapshot(group(strategy), phase)).writes;
+      t.same(d.resolution?.problems, [], phase);
+      // Before the Subscription's installedCSV catches up: its currentCSV exists, so it names that.
+      const lagging = decideResolve(snapshot(group(strategy), phase, 'ff.v0.1.0')).writes;
+      t.same(lagging.resolution?.problems, [], `${phase}, installedCSV still the old CSV`);
+      t.equal(
+        d.writes.some((w) => w.op === 'event'),
+        false,
+        `${phase}: no ResolutionFailed Event`,
+      );
+      t.match(d.record?.bundles, [{ name: 'ff.v0.3.0', action: 'upgrade', replaces: 'ff.v0.2.0' }]);
+    }
+    t.end();
+  });
+}

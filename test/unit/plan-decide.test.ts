@@ -315,6 +315,12 @@ void t.test('steps: dependencies without a subscription get one', (t) => {
       sourceNamespace: 'olm',
     },
   });
+  // As upstream serialises the typed Subscription it generates: no apiVersion/kind (the step's
+  // group, version and kind say them), a zero status.
+  const manifest = JSON.parse(subStep?.resource.manifest ?? '{}') as Record<string, unknown>;
+  t.notOk('apiVersion' in manifest || 'kind' in manifest, 'untyped');
+  t.same(manifest['status'], { lastUpdated: null });
+  t.match(subStep?.resource, { group: 'operators.coreos.com', version: 'v1alpha1' });
   t.throws(
     () => planSteps('ns', [{ bundle: dep, manifests: { csv: undefined, others: [] } }]),
     /bundle dep\.v1 cannot be planned: it has no ClusterServiceVersion/,
@@ -448,6 +454,99 @@ void t.test(
       snapshot({ ...base, record: undefined, failForward: true }),
     ).writes.find((w) => w.op === 'updateStatus');
     t.match(waiting, { object: { status: { state: 'UpgradeFailed' } } });
+    t.end();
+  },
+);
+
+void t.test(
+  'a dependency Subscription adopts the plan that created it without an installPlanGeneration',
+  (t) => {
+    // Upstream (ensureSubscriptionInstallPlanState) links a Subscription its plan created —
+    // installPlanRef, installplan, currentCSV = startingCSV, UpgradePending — and leaves its
+    // installPlanGeneration unset; only the Subscriptions a resolution changed get one.
+    const creator = plan('install-abcde', 4, {
+      spec: {
+        clusterServiceVersionNames: ['a.v1', 'dep.v1'],
+        approval: 'Automatic',
+        approved: true,
+        generation: 4,
+      },
+      status: { phase: 'Installing', catalogSources: ['community'], plan: [] },
+    });
+    const dependency = sub('dep-stable-community-olm', {
+      metadata: {
+        name: 'dep-stable-community-olm',
+        namespace: 'ns',
+        uid: 'uid-dep',
+        resourceVersion: '1',
+        annotations: { 'olm.generated-by': 'install-abcde' },
+      },
+      spec: { source: 'community', sourceNamespace: 'olm', name: 'dep', startingCSV: 'dep.v1' },
+    });
+    const d = decidePlan(snapshot({ subscriptions: [dependency], installPlans: [creator] }));
+    const [update] = d.writes.filter((w) => w.op === 'updateStatus');
+    const status = (update?.op === 'updateStatus' ? update.object : {}) as {
+      status?: Record<string, unknown>;
+    };
+    t.match(status.status, {
+      installPlanRef: { name: 'install-abcde' },
+      installplan: { name: 'install-abcde' },
+      currentCSV: 'dep.v1',
+      state: 'UpgradePending',
+    });
+    t.notOk('installPlanGeneration' in (status.status ?? {}), 'no installPlanGeneration');
+    t.end();
+  },
+);
+
+void t.test('plan steps - the properties annotation is escaped as Go writes JSON', (t) => {
+  const needs = {
+    type: 'olm.package.required',
+    value: { packageName: 'b', versionRange: '>2.0.0 <3.0.0 & more' },
+  };
+  const [csvStep] = planSteps('ns', [
+    { bundle: bundle('a', { properties: [needs] }), manifests: manifests('a.v1') },
+  ]);
+  const csv = JSON.parse(csvStep?.resource.manifest ?? '{}') as {
+    metadata: { annotations: Record<string, string> };
+  };
+  t.equal(
+    csv.metadata.annotations['operatorframework.io/properties'],
+    '{"properties":[{"type":"olm.package.required","value":{"packageName":"b","versionRange":"\\u003e2.0.0 \\u003c3.0.0 \\u0026 more"}}]}',
+  );
+  t.end();
+});
+
+void t.test(
+  'plan steps - the CSV keeps only the fields its type declares, as upstream plans it',
+  (t) => {
+    const bundled = manifests('a.v1');
+    const csv = bundled.csv as Record<string, unknown>;
+    csv['metadata'] = { name: 'a.v1', annotations: { 'x.io/kept': 'yes' }, labels: { l: 'v' } };
+    csv['spec'] = {
+      displayName: 'A',
+      support: 'Community based',
+      install: {
+        strategy: 'deployment',
+        spec: {
+          deployments: [{ name: 'a', spec: { replicas: 1, template: { anything: 'kept' } } }],
+        },
+      },
+    };
+    const [step] = planSteps('ns', [{ bundle: bundle('a'), manifests: bundled }]);
+    const planned = JSON.parse(step?.resource.manifest ?? '{}') as {
+      metadata: { annotations: Record<string, string>; labels: Record<string, string> };
+      spec: Record<string, unknown>;
+    };
+    t.notOk('support' in planned.spec, 'a field the CSV type lacks is dropped');
+    t.equal(planned.spec['displayName'], 'A');
+    t.same(
+      (planned.spec['install'] as { spec: { deployments: unknown[] } }).spec.deployments,
+      [{ name: 'a', spec: { replicas: 1, template: { anything: 'kept' } } }],
+      'the embedded DeploymentSpec is kept whole',
+    );
+    t.equal(planned.metadata.annotations['x.io/kept'], 'yes', 'metadata is kept');
+    t.same(planned.metadata.labels, { l: 'v' });
     t.end();
   },
 );

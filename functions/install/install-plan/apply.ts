@@ -1,6 +1,7 @@
 // Performs a plan pass: each step write in order (as the OperatorGroup's service account for a
 // scoped install), the API warnings each step drew recorded as upstream does, then the plan
 // status that follows from what the writes did.
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { KubeClient } from '../../../shared/kube/client.js';
 import { isConflict } from '../../../shared/kube/errors.js';
@@ -38,6 +39,43 @@ async function recordWarnings(
     await executeWrites(c.client, [{ op: 'event', object: event }], installFieldManager);
   } catch (e) {
     c.log.warn({ step, err: e }, 'recording the AppliedWithWarnings Event failed');
+  }
+}
+
+/**
+ * Writes the plan status a pass led to. When the write conflicts only because the plan's
+ * metadata moved on (the Operator API labels it, a user annotates it) — spec and status as this
+ * pass read them — it is written again on the fresh plan: deciding again would find the objects
+ * this pass created and report them Present rather than Created (upstream's behaviour when its
+ * status write conflicts, which olmq avoids).
+ */
+async function writePlanStatus(
+  client: KubeClient,
+  plan: ServedInstallPlan,
+  status: NonNullable<ServedInstallPlan['status']>,
+): Promise<void> {
+  try {
+    await client.updateStatus({ ...plan, status });
+    return;
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+    const fresh = await client.get<ServedInstallPlan>({
+      apiVersion: plan.apiVersion,
+      kind: plan.kind,
+      namespace: plan.metadata.namespace,
+      name: plan.metadata.name ?? '',
+    });
+    const unchanged =
+      fresh !== undefined &&
+      fresh.metadata.uid === plan.metadata.uid &&
+      isDeepStrictEqual(fresh.spec, plan.spec) &&
+      isDeepStrictEqual(fresh.status, plan.status);
+    if (!unchanged) {
+      throw new StaleDecisionError(`InstallPlan status: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    await updateStatusOrStale(client, { ...fresh, status }, 'InstallPlan');
   }
 }
 
@@ -85,5 +123,5 @@ export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promis
     c.now(),
   );
   if (status === undefined || !statusChanged(writes.plan.status, status)) return;
-  await updateStatusOrStale(client, { ...writes.plan, status }, 'InstallPlan');
+  await writePlanStatus(client, writes.plan, status);
 }
