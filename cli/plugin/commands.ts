@@ -1,6 +1,8 @@
 // The commands of `kubectl olmq`, one table (words, flags, help, handler), and the run of one
 // command line with its exit code: 0 done, 1 failed or not found, 2 bad usage (naming the flag).
 import {
+  choiceFlag,
+  durationFlag,
   globalFlags,
   globalOptions,
   parseArgs,
@@ -19,6 +21,8 @@ interface Command {
   usage: string;
   doc: string;
   flags: readonly FlagSpec[];
+  /** Checks of flags that need no cluster, made before connecting to one. */
+  validate?(args: ParsedArgs): void;
   /** Commands that span contexts open their own sessions. */
   session: boolean;
   run(
@@ -90,6 +94,10 @@ export const commands: readonly Command[] = [
       flag('catalog', 'The catalog to install from, when several serve the package'),
       ...waitFlags,
     ],
+    validate: (a) => {
+      choiceFlag(a, 'approval', ['Automatic', 'Manual']);
+      durationFlag(a, 'timeout', 0);
+    },
     run: async (s, a, g, p) => (await import('./install.js')).install(need(s), a, g, p),
   },
   {
@@ -186,6 +194,25 @@ function help(command?: Command): string {
   return `kubectl olmq: manage operators on an olmq (or OLM) cluster.\n\nCommands:\n${lines.join('\n')}\n\nGlobal flags:\n${globalFlags.map((f) => `  ${f.short === undefined ? '    ' : `-${f.short}, `}--${f.name}`.padEnd(40) + f.doc).join('\n')}\n\nRun "kubectl olmq COMMAND --help" for a command's flags.\n`;
 }
 
+// Flags that take a value, in any command: their values are not command words.
+const valued = new Set(
+  [...globalFlags, ...commands.flatMap((c) => c.flags)]
+    .filter((f) => f.kind === 'string')
+    .flatMap((f) => [`--${f.name}`, ...(f.short === undefined ? [] : [`-${f.short}`])]),
+);
+
+/** The words of a command line, flags and their values left out. */
+function commandWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') break;
+    if (!arg.startsWith('-')) words.push(arg);
+    else if (valued.has(arg)) i++;
+  }
+  return words;
+}
+
 /** Finds the command the words name. */
 function commandOf(words: readonly string[]): Command | undefined {
   return commands
@@ -200,7 +227,7 @@ export async function runPlugin(
 ): Promise<number> {
   try {
     // Find the command from the leading words, then parse with its flags.
-    const loose = argv.filter((a) => !a.startsWith('-'));
+    const loose = commandWords(argv);
     const command = commandOf(loose);
     if (command === undefined) {
       if (
@@ -228,6 +255,7 @@ export async function runPlugin(
         `unknown command "${args.positionals.slice(0, 2).join(' ')}" (see kubectl olmq --help)`,
       );
     // Handlers load on use: a command pays only for its own imports (the gRPC client is preview's).
+    command.validate?.(args);
     const session = command.session
       ? await (await import('./session.js')).openSession(global)
       : undefined;

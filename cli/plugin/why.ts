@@ -108,8 +108,9 @@ export function whyText(sub: SubscriptionView, diagnosis: Diagnosis, colour: boo
         ? s.green(link.status)
         : s.yellow(link.status);
   const firstFailed = diagnosis.links.findIndex((l) => l.status === 'FAILED');
+  // A blank (not `<none>`) marker cell for the links that are not the cause.
   const rows = diagnosis.links.map((l, i) => [
-    i === firstFailed ? '=>' : '',
+    i === firstFailed ? '=>' : ' ',
     l.stage,
     l.object,
     l.status,
