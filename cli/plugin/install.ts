@@ -203,7 +203,12 @@ export async function install(
   if (booleanFlag(args, 'wait')) {
     const sub = await waitInstalled(session, pkgName, timeoutMs, printer, startingCSV);
     result = sub ?? created;
-    printer.progress(`operator "${pkgName}" installed: ${sub?.status?.installedCSV ?? ''}\n`);
+    const installed = sub?.status?.installedCSV;
+    printer.progress(
+      installed === undefined
+        ? `the InstallPlan waits for approval; approve with: kubectl olmq upgrade ${pkgName} -n ${session.namespace}\n`
+        : `operator "${pkgName}" installed: ${installed}\n`,
+    );
   }
   printer.out(
     render(global.output, result, () => `subscription.operators.coreos.com/${pkgName} created\n`),

@@ -37,6 +37,7 @@ t.test('plugin args - long, short and = forms; positionals in order', (t) => {
     output: 'json',
     help: false,
   });
+  t.end();
 });
 
 t.test('plugin args - errors name the flag', (t) => {
@@ -64,6 +65,7 @@ t.test('plugin args - errors name the flag', (t) => {
   t.equal(durationFlag(parseArgs(['--timeout', '2m'], specs), 'timeout', 1), 120_000);
   t.equal(durationFlag(parseArgs(['--timeout', '45'], specs), 'timeout', 1), 45_000);
   t.equal(durationFlag(parseArgs([], specs), 'timeout', 7), 7);
+  t.end();
 });
 
 t.test(
@@ -102,6 +104,7 @@ t.test(
       ),
       'NAME     DISPLAY NAME\na        <none>\nlonger   x\n',
     );
+    t.end();
   },
 );
 
@@ -111,6 +114,7 @@ t.test('plugin catalog - host:port is a registry address, anything else an image
   t.ok(isRegistryAddress('[::1]:50051'));
   t.notOk(isRegistryAddress('quay.io/operatorhubio/catalog:latest'));
   t.notOk(isRegistryAddress('localhost:5000/catalog:v1'));
+  t.end();
 });
 
 t.test('plugin output - ages as kubectl shows them', (t) => {
@@ -120,4 +124,5 @@ t.test('plugin output - ages as kubectl shows them', (t) => {
   t.equal(age('2026-01-01T20:00:00Z', now), '4h');
   t.equal(age('2025-12-20T00:00:00Z', now), '13d');
   t.equal(age(undefined, now), '');
+  t.end();
 });

@@ -79,6 +79,7 @@ t.test('why diagnosis - a healthy chain is Installed with no cause', (t) => {
     d.links.map((l) => l.status),
     ['OK', 'OK', 'OK', 'OK', 'OK', 'OK'],
   );
+  t.end();
 });
 
 t.test('why diagnosis - a missing or unhealthy catalog comes first', (t) => {
@@ -108,6 +109,7 @@ t.test('why diagnosis - a missing or unhealthy catalog comes first', (t) => {
     unhealthy.links.map((l) => l.status),
     ['OK', 'FAILED', 'NOT REACHED', 'NOT REACHED', 'NOT REACHED'],
   );
+  t.end();
 });
 
 t.test('why diagnosis - ResolutionFailed is unsatisfiable constraints', (t) => {
@@ -130,6 +132,7 @@ t.test('why diagnosis - ResolutionFailed is unsatisfiable constraints', (t) => {
   t.equal(d.finding?.cause, 'ResolutionFailed');
   t.match(d.finding?.message, /no operator provides Foo/);
   t.equal(d.summary, 'Broken');
+  t.end();
 });
 
 t.test('why diagnosis - a plan waiting for approval says how to approve it', (t) => {
@@ -145,6 +148,7 @@ t.test('why diagnosis - a plan waiting for approval says how to approve it', (t)
     'approve with: kubectl olmq upgrade etcd -n team',
     `or: kubectl patch installplan install-abc -n team --type merge -p '{"spec":{"approved":true}}'`,
   ]);
+  t.end();
 });
 
 t.test('why diagnosis - a failed plan names the failed step', (t) => {
@@ -166,6 +170,7 @@ t.test('why diagnosis - a failed plan names the failed step', (t) => {
     d.finding?.message,
     'InstallPlan install-abc failed: step Service bad: Service "bad" is invalid',
   );
+  t.end();
 });
 
 t.test(
@@ -194,6 +199,7 @@ t.test(
     );
     const alone = diagnose({ ...base, csv: csv('Failed', 'InstallComponentFailed') });
     t.equal(alone.finding?.cause, 'CsvFailed');
+    t.end();
   },
 );
 
@@ -214,4 +220,5 @@ t.test('why diagnosis - a CSV waiting for requirements lists them', (t) => {
   });
   t.equal(d.finding?.cause, 'RequirementsNotMet');
   t.match(d.finding?.message, /CustomResourceDefinition x\.example\.com NotPresent/);
+  t.end();
 });
