@@ -1,5 +1,7 @@
 // `kubectl olmq` command lines: kubectl's global flags beside each command's, values given
 // either way, errors naming the flag; tables printed as kubectl prints them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import {
   choiceFlag,
@@ -11,9 +13,10 @@ import {
 } from '../../cli/plugin/args.js';
 import { isRegistryAddress } from '../../cli/plugin/catalog.js';
 import { runPlugin } from '../../cli/plugin/commands.js';
-import { table } from '../../cli/plugin/output.js';
+import { processPrinter, styles, table } from '../../cli/plugin/output.js';
 import { age } from '../../cli/plugin/progress.js';
 import { UsageError } from '../../cli/plugin/types.js';
+import { repoRoot } from '../harness/repo.js';
 
 const specs: FlagSpec[] = [
   ...globalFlags,
@@ -126,3 +129,27 @@ t.test('plugin output - ages as kubectl shows them', (t) => {
   t.equal(age(undefined, now), '');
   t.end();
 });
+
+t.test('plugin package - the bin kubectl-olmq is the compiled plugin, runnable as is', (t) => {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    bin: Record<string, string>;
+  };
+  t.equal(manifest.bin['kubectl-olmq'], './dist/cli/plugin/main.js');
+  const main = readFileSync(join(repoRoot, 'dist', 'cli', 'plugin', 'main.js'), 'utf8');
+  t.match(main, /^#!\/usr\/bin\/env node\n/, 'kubectl execs it directly');
+  t.end();
+});
+
+t.test(
+  'plugin output - colour only when asked: escape codes on a terminal, plain otherwise',
+  (t) => {
+    t.equal(styles(false).red('FAILED'), 'FAILED');
+    t.equal(styles(true).red('FAILED'), '\u001b[31mFAILED\u001b[0m');
+    const saved = process.env['NO_COLOR'];
+    process.env['NO_COLOR'] = '1';
+    t.equal(processPrinter().colour, false, 'NO_COLOR wins even on a terminal');
+    if (saved === undefined) delete process.env['NO_COLOR'];
+    else process.env['NO_COLOR'] = saved;
+    t.end();
+  },
+);
