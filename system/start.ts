@@ -97,6 +97,8 @@ export async function startSystem(options: SystemOptions): Promise<System> {
         leaseName: settings.leaseName ?? `olmq-watcher-${cluster.id}`.slice(0, 63),
         leaseDurationSeconds: settings.leaseDurationSeconds ?? 15,
         ...(settings.kinds === undefined ? {} : { kinds: settings.kinds }),
+        stallTimeoutMs: settings.stallTimeoutMs,
+        resyncMs: settings.resyncMs,
       });
       watcher = started;
       teardown.add(() => started.stop());

@@ -78,6 +78,10 @@ export interface WatcherSettings {
   kinds?: readonly MirroredKind[];
   /** Registry of the watcher's metrics; default the system's. */
   registry?: Registry;
+  /** A watch silent this long is resumed; default 150 s. */
+  stallTimeoutMs?: number;
+  /** Full resync period; default 6 h, 0 never. */
+  resyncMs?: number;
 }
 
 /** The functions startSystem hosts in this process. */

@@ -18,6 +18,7 @@ import { update } from './handlers/update.js';
 import { watch } from './handlers/watch.js';
 import { parseResourcePath, requestTarget, verbOf } from './request.js';
 import type {
+  FaultAction,
   FrontEndOptions,
   ResourceHandler,
   ResourcePath,
@@ -106,6 +107,49 @@ function resourceRequest(
   return handlers[verb](request);
 }
 
+const faultAnswers = {
+  429: ['TooManyRequests', 'Too many requests, please try again later.'],
+  500: ['InternalError', 'Internal error occurred: injected fault'],
+  503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
+} as const;
+
+/**
+ * Applies an injected fault; true when the request is thereby handled (answered, dropped or
+ * held), false when it goes on (after a delay).
+ */
+async function injectFault(
+  server: FrontEndOptions,
+  req: ApiRequest,
+  res: ApiResponse,
+  action: FaultAction,
+): Promise<boolean> {
+  switch (action.kind) {
+    case 'delay':
+      await new Promise((resolve) => setTimeout(resolve, action.ms));
+      return false;
+    case 'drop':
+      req.discardBody();
+      req.tlsSocket.destroy();
+      return true;
+    case 'stall':
+      req.discardBody();
+      res.start(200, { 'content-type': 'application/json' });
+      server.faults?.hold(res);
+      return true;
+    case 'answer': {
+      req.discardBody();
+      const [reason, message] = faultAnswers[action.code];
+      const seconds = action.retryAfterSeconds;
+      if (seconds !== undefined) res.setHeader('retry-after', String(seconds));
+      sendError(
+        res,
+        new ApiError(reason, message, seconds === undefined ? {} : { retryAfterSeconds: seconds }),
+      );
+      return true;
+    }
+  }
+}
+
 /**
  * One debug line per request once it is over, as kube-apiserver's HTTP log at -v=3: what a
  * client asked, what it got and how long it took (watches log when they end).
@@ -164,6 +208,14 @@ export function createRequestListener(
     if (aggregated !== undefined) return aggregated;
     const path = parseResourcePath(pathname);
     if (!path) return discovery(req, res, pathname, outcome.user);
+    const action = server.faults?.actionFor({
+      verb: verbOf(req.method, path, query),
+      group: path.group,
+      resource: path.resource,
+      namespace: path.namespace ?? '',
+      userAgent: String(req.headers['user-agent'] ?? ''),
+    });
+    if (action !== undefined && (await injectFault(server, req, res, action))) return;
     await resourceRequest(server, req, res, path, query, outcome.user);
   }
 
