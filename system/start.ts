@@ -76,6 +76,9 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     const clients = await clientsFor([cluster], registry, options.client?.userAgent ?? 'olmq', {
       ...(options.client?.qps === undefined ? {} : { qps: options.client.qps }),
       ...(options.client?.burst === undefined ? {} : { burst: options.client.burst }),
+      ...(options.client?.transientRetryWindowMs === undefined
+        ? {}
+        : { transientRetryWindowMs: options.client.transientRetryWindowMs }),
     });
     const client = clients.get(cluster.id);
     if (client === undefined) throw new Error(`no API client for cluster ${cluster.id}`);
