@@ -4,6 +4,7 @@
 import type { Test } from 'tap';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';
+import type { System, SystemOptions } from '../../system/index.js';
 import type { ClusterFixture } from './devcluster.js';
 import { capturingLogger } from './log.js';
 import { smallCatalog } from './repo.js';
@@ -14,15 +15,26 @@ export interface Pipeline {
   fixture: ClusterFixture;
   client: KubeClient;
   lines: Record<string, unknown>[];
+  system: System;
 }
 
-export async function pipelineFor(t: Test): Promise<Pipeline> {
+/** The pipeline; `options` override the system's test defaults (function host options are merged). */
+export async function pipelineFor(
+  t: Test,
+  options: Pick<SystemOptions, 'client'> & {
+    host?: NonNullable<SystemOptions['functions']>['host'];
+  } = {},
+): Promise<Pipeline> {
   const { log, lines } = capturingLogger('warn');
-  const { fixture, client } = await systemFor(t, {
+  const { fixture, client, system } = await systemFor(t, {
     log,
     backbone: { leaseTtlMs: 2_000 },
     watcher: { identity: 'test-watcher', leaseName: 'olmq-watcher' },
-    functions: { host: { baseBackoffMs: 20, contentionDelayMs: 20 }, stopGraceMs: 1_000 },
+    functions: {
+      host: { baseBackoffMs: 20, contentionDelayMs: 20, ...options.host },
+      stopGraceMs: 1_000,
+    },
+    ...(options.client === undefined ? {} : { client: { userAgent: 'olmq-test', ...options.client } }),
   });
   const served = await startRegistryServer({
     catalog: (await loadRegistryCatalog(smallCatalog)).catalog,
@@ -51,5 +63,5 @@ export async function pipelineFor(t: Test): Promise<Pipeline> {
     },
     30_000,
   );
-  return { fixture, client, lines };
+  return { fixture, client, lines, system };
 }
