@@ -4,11 +4,7 @@
 import type { ConflictInjector } from './api/types.js';
 import type { IssuedToken } from './auth/index.js';
 import { storageKey } from './resources/registry.js';
-import type {
-  FaultAction,
-  FaultedRequest,
-  RequestFaults,
-} from './server/http/types.js';
+import type { FaultAction, FaultedRequest, RequestFaults } from './server/http/types.js';
 import type { ApiResponse } from './server/transport.js';
 import type { ObjectStore } from './storage/store.js';
 import type { WatchHub } from './storage/watch.js';
@@ -99,7 +95,10 @@ export class Faults implements FaultHooks, ConflictInjector, RequestFaults {
   inject(rule: FaultRule): InjectedFault {
     const fault = new Injected(rule, (ended) => {
       this.rules = this.rules.filter((r) => r !== ended);
-      if (ended.rule.action.kind === 'stall' && !this.rules.some((r) => r.rule.action.kind === 'stall'))
+      if (
+        ended.rule.action.kind === 'stall' &&
+        !this.rules.some((r) => r.rule.action.kind === 'stall')
+      )
         this.releaseStalled();
     });
     this.rules.push(fault);

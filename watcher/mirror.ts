@@ -187,7 +187,10 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
         publish('put', object, '#resync');
       }
       if (missing > 0)
-        log.info({ kind: kind.kind, republished: missing }, 'resync: republished objects missing from the mirror');
+        log.info(
+          { kind: kind.kind, republished: missing },
+          'resync: republished objects missing from the mirror',
+        );
     }
     index.converge(
       objects.map((o) => ({ namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' })),

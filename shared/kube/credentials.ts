@@ -165,7 +165,9 @@ function runPlugin(exec: ExecConfig): Promise<string> {
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', (error) =>
-      reject(new CredentialError(`exec plugin ${exec.command}: ${error.message}`, { cause: error })),
+      reject(
+        new CredentialError(`exec plugin ${exec.command}: ${error.message}`, { cause: error }),
+      ),
     );
     child.on('close', (code) => {
       if (code === 0) resolve(stdout);

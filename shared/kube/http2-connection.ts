@@ -115,8 +115,8 @@ export class Http2Connection {
       const chunks: Buffer[] = [];
       stream.on('response', (h) => {
         code = Number(h[constants.HTTP2_HEADER_STATUS] ?? 0);
-        const after = h['retry-after'];
-        retryAfter = Array.isArray(after) ? after[0] : after;
+        const after: unknown = h['retry-after'];
+        retryAfter = typeof after === 'string' ? after : undefined;
         const warning = h['warning'];
         warnings = warning === undefined ? [] : Array.isArray(warning) ? warning : [warning];
       });

@@ -306,7 +306,12 @@ export class ClusterTransport {
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
       await this.connection.bucket.take();
-      let answer: { code: number; text: string; warnings: string[]; retryAfter?: string | undefined };
+      let answer: {
+        code: number;
+        text: string;
+        warnings: string[];
+        retryAfter?: string | undefined;
+      };
       let failure: Error | undefined;
       try {
         const authorization = await this.authenticate();
@@ -398,7 +403,14 @@ export class ClusterTransport {
 }
 
 function certificateOf(base: RequestOptions): string {
-  const text = (v: unknown): string => (v === undefined ? '' : String(v as string));
+  const text = (v: unknown): string =>
+    v === undefined
+      ? ''
+      : typeof v === 'string'
+        ? v
+        : Buffer.isBuffer(v)
+          ? v.toString()
+          : JSON.stringify(v);
   return `${text(base.cert)}\n${text(base.key)}`;
 }
 

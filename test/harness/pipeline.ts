@@ -34,7 +34,9 @@ export async function pipelineFor(
       host: { baseBackoffMs: 20, contentionDelayMs: 20, ...options.host },
       stopGraceMs: 1_000,
     },
-    ...(options.client === undefined ? {} : { client: { userAgent: 'olmq-test', ...options.client } }),
+    ...(options.client === undefined
+      ? {}
+      : { client: { userAgent: 'olmq-test', ...options.client } }),
   });
   const served = await startRegistryServer({
     catalog: (await loadRegistryCatalog(smallCatalog)).catalog,

@@ -43,26 +43,29 @@ const post = (fixture: ClusterFixture, name: string) =>
     JSON.stringify(configMap(name)),
   );
 
-t.test('devcluster faults - 429 with Retry-After on chosen verbs and resources, for a count', async (t) => {
-  const { fixture } = await clusterFor(t, 0);
-  const fault = fixture.cluster.faults.inject({
-    verbs: writeVerbs,
-    resources: ['configmaps'],
-    action: { kind: 'answer', code: 429, retryAfterSeconds: 3 },
-    count: 1,
-  });
-  const refused = await post(fixture, 'a');
-  t.equal(refused.status, 429);
-  t.equal(refused.headers['retry-after'], '3');
-  const status = JSON.parse(refused.body) as { reason: string; details?: unknown };
-  t.equal(status.reason, 'TooManyRequests');
-  t.same(status.details, { retryAfterSeconds: 3 });
-  const read = await rawRequest(fixture, 'GET', '/api/v1/namespaces/default/configmaps');
-  t.equal(read.status, 200, 'reads are not matched');
-  t.equal((await post(fixture, 'a')).status, 201, 'the fault ended after its count');
-  t.equal(fault.hits, 1);
-  t.equal(fault.active, false);
-});
+t.test(
+  'devcluster faults - 429 with Retry-After on chosen verbs and resources, for a count',
+  async (t) => {
+    const { fixture } = await clusterFor(t, 0);
+    const fault = fixture.cluster.faults.inject({
+      verbs: writeVerbs,
+      resources: ['configmaps'],
+      action: { kind: 'answer', code: 429, retryAfterSeconds: 3 },
+      count: 1,
+    });
+    const refused = await post(fixture, 'a');
+    t.equal(refused.status, 429);
+    t.equal(refused.headers['retry-after'], '3');
+    const status = JSON.parse(refused.body) as { reason: string; details?: unknown };
+    t.equal(status.reason, 'TooManyRequests');
+    t.same(status.details, { retryAfterSeconds: 3 });
+    const read = await rawRequest(fixture, 'GET', '/api/v1/namespaces/default/configmaps');
+    t.equal(read.status, 200, 'reads are not matched');
+    t.equal((await post(fixture, 'a')).status, 201, 'the fault ended after its count');
+    t.equal(fault.hits, 1);
+    t.equal(fault.active, false);
+  },
+);
 
 t.test('devcluster faults - a 503 window ends by itself; end() ends a fault at once', async (t) => {
   const { fixture } = await clusterFor(t, 0);
@@ -88,18 +91,21 @@ t.test('devcluster faults - a 503 window ends by itself; end() ends a fault at o
   );
 });
 
-t.test('devcluster faults - drop closes the connection; delay answers late but answers', async (t) => {
-  const { fixture } = await clusterFor(t, 0);
-  fixture.cluster.faults.inject({ verbs: ['create'], action: { kind: 'drop' }, count: 1 });
-  await t.rejects(post(fixture, 'c'), 'the connection is gone before an answer');
-  const slow = fixture.cluster.faults.inject({
-    verbs: ['create'],
-    action: { kind: 'delay', ms: 200 },
-    count: 1,
-  });
-  t.equal((await post(fixture, 'c')).status, 201);
-  t.equal(slow.hits, 1);
-});
+t.test(
+  'devcluster faults - drop closes the connection; delay answers late but answers',
+  async (t) => {
+    const { fixture } = await clusterFor(t, 0);
+    fixture.cluster.faults.inject({ verbs: ['create'], action: { kind: 'drop' }, count: 1 });
+    await t.rejects(post(fixture, 'c'), 'the connection is gone before an answer');
+    const slow = fixture.cluster.faults.inject({
+      verbs: ['create'],
+      action: { kind: 'delay', ms: 200 },
+      count: 1,
+    });
+    t.equal((await post(fixture, 'c')).status, 201);
+    t.equal(slow.hits, 1);
+  },
+);
 
 t.test('kube client - rides out a brownout of 503s on writes and succeeds after it', async (t) => {
   const { fixture, client } = await clusterFor(t, 20_000);
@@ -113,38 +119,44 @@ t.test('kube client - rides out a brownout of 503s on writes and succeeds after 
   t.ok(fault.hits >= 2, `retried through the window (${fault.hits} refused tries)`);
 });
 
-t.test('kube client - honours Retry-After, and after its window reports a transient 429', async (t) => {
-  const { fixture, client } = await clusterFor(t, 2_500);
-  const fault = fixture.cluster.faults.inject({
-    verbs: ['create'],
-    action: { kind: 'answer', code: 429, retryAfterSeconds: 1 },
-  });
-  const error = await client.create(configMap('throttled')).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  t.type(error, KubeApiError);
-  const apiError = error as KubeApiError;
-  t.equal(apiError.code, 429);
-  t.equal(apiError.transient, true);
-  t.equal(apiError.retryAfterMs, 1000);
-  // Backoff alone (50 ms, doubling) would have tried about ten times in 2.5 s.
-  t.ok(fault.hits >= 2 && fault.hits <= 3, `tried once per Retry-After (${fault.hits} tries)`);
-});
+t.test(
+  'kube client - honours Retry-After, and after its window reports a transient 429',
+  async (t) => {
+    const { fixture, client } = await clusterFor(t, 2_500);
+    const fault = fixture.cluster.faults.inject({
+      verbs: ['create'],
+      action: { kind: 'answer', code: 429, retryAfterSeconds: 1 },
+    });
+    const error = await client.create(configMap('throttled')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.type(error, KubeApiError);
+    const apiError = error as KubeApiError;
+    t.equal(apiError.code, 429);
+    t.equal(apiError.transient, true);
+    t.equal(apiError.retryAfterMs, 1000);
+    // Backoff alone (50 ms, doubling) would have tried about ten times in 2.5 s.
+    t.ok(fault.hits >= 2 && fault.hits <= 3, `tried once per Retry-After (${fault.hits} tries)`);
+  },
+);
 
-t.test('kube client - a refused connection is a transient error with code 0 (regression: was not retryable)', async (t) => {
-  const client = KubeClient.fromConnection(
-    'gone',
-    { server: 'https://127.0.0.1:1' },
-    { transientRetryWindowMs: 300, transientBackoffMs: 50 },
-  );
-  t.teardown(() => client.close());
-  const error = await client.request('GET', '/api/v1/namespaces', 'list').then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  t.type(error, KubeApiError);
-  t.equal((error as KubeApiError).code, 0);
-  t.equal((error as KubeApiError).retryable, true);
-  t.equal((error as KubeApiError).transient, true);
-});
+t.test(
+  'kube client - a refused connection is a transient error with code 0 (regression: was not retryable)',
+  async (t) => {
+    const client = KubeClient.fromConnection(
+      'gone',
+      { server: 'https://127.0.0.1:1' },
+      { transientRetryWindowMs: 300, transientBackoffMs: 50 },
+    );
+    t.teardown(() => client.close());
+    const error = await client.request('GET', '/api/v1/namespaces', 'list').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.type(error, KubeApiError);
+    t.equal((error as KubeApiError).code, 0);
+    t.equal((error as KubeApiError).retryable, true);
+    t.equal((error as KubeApiError).transient, true);
+  },
+);

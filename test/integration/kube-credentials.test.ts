@@ -73,24 +73,34 @@ async function clientOf(t: Test, path: string): Promise<KubeClient> {
 
 const namespaces = { apiVersion: 'v1', kind: 'Namespace' };
 
-t.test('credentials - a token file rotated in place is read again; the old token is refused', async (t) => {
-  const { fixture, admin } = await clusterFor(t);
-  await robot(admin);
-  const tokenFile = join(fixture.dir, 'token');
-  const first = fixture.cluster.faults.rotateServiceAccountToken('default', 'robot');
-  writeFileSync(tokenFile, first);
-  const client = await clientOf(t, kubeconfigFile(fixture, { 'token-file': tokenFile }));
-  t.ok((await client.list(namespaces)).items.length > 0, 'the first token works');
+t.test(
+  'credentials - a token file rotated in place is read again; the old token is refused',
+  async (t) => {
+    const { fixture, admin } = await clusterFor(t);
+    await robot(admin);
+    const tokenFile = join(fixture.dir, 'token');
+    const first = fixture.cluster.faults.rotateServiceAccountToken('default', 'robot');
+    writeFileSync(tokenFile, first);
+    const client = await clientOf(t, kubeconfigFile(fixture, { 'token-file': tokenFile }));
+    t.ok((await client.list(namespaces)).items.length > 0, 'the first token works');
 
-  const second = fixture.cluster.faults.rotateServiceAccountToken('default', 'robot');
-  const old = await rawRequest(fixture, 'GET', '/api/v1/namespaces', undefined, {
-    authorization: `Bearer ${first}`,
-  }, 'none');
-  t.equal(old.status, 401, 'the rotated-out token is refused');
-  writeFileSync(tokenFile, second);
-  // Whether the file check or the 401 notices first, the request succeeds.
-  t.ok((await client.list(namespaces)).items.length > 0, 'the rotated token is picked up');
-});
+    const second = fixture.cluster.faults.rotateServiceAccountToken('default', 'robot');
+    const old = await rawRequest(
+      fixture,
+      'GET',
+      '/api/v1/namespaces',
+      undefined,
+      {
+        authorization: `Bearer ${first}`,
+      },
+      'none',
+    );
+    t.equal(old.status, 401, 'the rotated-out token is refused');
+    writeFileSync(tokenFile, second);
+    // Whether the file check or the 401 notices first, the request succeeds.
+    t.ok((await client.list(namespaces)).items.length > 0, 'the rotated token is picked up');
+  },
+);
 
 t.test('credentials - a 401 reads the token file again and retries once', async (t) => {
   const { fixture, admin } = await clusterFor(t);

@@ -65,17 +65,24 @@ function stallNextWatch(fixture: ClusterFixture) {
   return fault;
 }
 
-t.test('kube informer - a watch that goes quiet is taken for stalled and resumed, missing no change', async (t) => {
-  const { fixture, client } = await clusterFor(t);
-  const { informer, events, errors, counts } = recorded(t, client, { stallTimeoutMs: 1_500 });
-  await informer.start();
-  const fault = stallNextWatch(fixture);
-  await waitFor('the resumed watch to stall', () => fault.hits === 1);
-  await client.create(configMap('during-stall'));
-  await waitFor('the change made during the stall', () => events.includes('add during-stall'), 15_000);
-  t.ok(counts.stalled >= 1, 'the stall was noticed');
-  t.same(errors, [], 'a stall is resumed, not an error');
-});
+t.test(
+  'kube informer - a watch that goes quiet is taken for stalled and resumed, missing no change',
+  async (t) => {
+    const { fixture, client } = await clusterFor(t);
+    const { informer, events, errors, counts } = recorded(t, client, { stallTimeoutMs: 1_500 });
+    await informer.start();
+    const fault = stallNextWatch(fixture);
+    await waitFor('the resumed watch to stall', () => fault.hits === 1);
+    await client.create(configMap('during-stall'));
+    await waitFor(
+      'the change made during the stall',
+      () => events.includes('add during-stall'),
+      15_000,
+    );
+    t.ok(counts.stalled >= 1, 'the stall was noticed');
+    t.same(errors, [], 'a stall is resumed, not an error');
+  },
+);
 
 t.test('kube informer - a periodic resync reports only what differs from the cache', async (t) => {
   const { fixture, client } = await clusterFor(t);
