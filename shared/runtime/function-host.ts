@@ -437,10 +437,11 @@ export class FunctionHost<Key, Snapshot, Writes> {
   ): Promise<void> {
     const labels = { cluster: work.cluster, function: this.queue };
     if (isTransientApiFailure(error)) {
-      // The client already retried for its window: wait longer, without counting a failure.
+      // The client already retried for its window: wait a little (at most 3.2 s, or as long as
+      // Retry-After asks) and try again, without counting a failure.
       const delay = Math.max(
         retryAfterOf(error) ?? 0,
-        backoffDelayMs(Math.min(m.info.deliveryCount, 8), this.options),
+        backoffDelayMs(Math.min(m.info.deliveryCount, 5), this.options),
       );
       this.settle(() => m.nak(delay));
       this.metrics.processed.inc({ ...labels, outcome: 'unavailable' });
