@@ -28,6 +28,7 @@ import {
   TokenSecretController,
 } from './controllers/lifecycle.js';
 import { WorkloadControllers } from './controllers/workloads.js';
+import { FaultAdminEndpoint } from './faults-admin.js';
 import { Faults } from './faults.js';
 import { builtinResourceTypes } from './resources/builtin.js';
 import { ResourceRegistry, storageKey } from './resources/registry.js';
@@ -183,6 +184,7 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     logger,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5000,
     faults,
+    faultAdmin: new FaultAdminEndpoint(faults),
   });
   const { certificates } = secrets;
   const listening = await listen({ host, port: options.port ?? 0, certificates, listener });

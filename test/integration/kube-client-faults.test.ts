@@ -160,3 +160,39 @@ t.test(
     t.equal((error as KubeApiError).transient, true);
   },
 );
+
+t.test(
+  'devcluster faults - the admin endpoint injects, lists and ends faults; bad rules are a 400 naming the field',
+  async (t) => {
+    const { fixture } = await clusterFor(t, 0);
+    const rule = {
+      verbs: ['create'],
+      resources: ['configmaps'],
+      action: { kind: 'answer', code: 503 },
+    };
+    const made = await rawRequest(fixture, 'POST', '/devcluster/faults', JSON.stringify(rule));
+    t.equal(made.status, 201);
+    const { id } = JSON.parse(made.body) as { id: string };
+    t.equal((await post(fixture, 'd')).status, 503);
+    const listed = JSON.parse((await rawRequest(fixture, 'GET', '/devcluster/faults')).body) as {
+      items: { id: string; hits: number; active: boolean }[];
+    };
+    t.same(
+      listed.items.map(({ id, hits, active }) => ({ id, hits, active })),
+      [{ id, hits: 1, active: true }],
+    );
+    t.equal((await rawRequest(fixture, 'DELETE', `/devcluster/faults/${id}`)).status, 200);
+    t.equal((await post(fixture, 'd')).status, 201, 'ended');
+
+    const invalid = await rawRequest(
+      fixture,
+      'POST',
+      '/devcluster/faults',
+      JSON.stringify({ action: { kind: 'answer', code: 418 } }),
+    );
+    t.equal(invalid.status, 400);
+    t.match(JSON.parse(invalid.body), { message: /^invalid fault rule: action\.code/ });
+    const anonymous = await rawRequest(fixture, 'GET', '/devcluster/faults', undefined, {}, 'none');
+    t.equal(anonymous.status, 401, 'not for anonymous callers');
+  },
+);

@@ -2,6 +2,7 @@
 // OpenAPI, and resource requests — authorized, checked against the served type (scope,
 // subresource, verb) and handed to the handler of their verb.
 import { ApiError, internalError } from '../../api/errors.js';
+import type { JsonValue } from '../../../shared/kube/json.js';
 import { versionInfo } from '../../discovery/documents.js';
 import type { UserInfo } from '../../auth/index.js';
 import type { ApiRequest, ApiResponse } from '../transport.js';
@@ -16,9 +17,10 @@ import { list } from './handlers/list.js';
 import { patch } from './handlers/patch.js';
 import { update } from './handlers/update.js';
 import { watch } from './handlers/watch.js';
-import { parseResourcePath, requestTarget, verbOf } from './request.js';
+import { parseResourcePath, readBody, requestTarget, verbOf } from './request.js';
 import type {
   FaultAction,
+  FaultAdmin,
   FrontEndOptions,
   ResourceHandler,
   ResourcePath,
@@ -105,6 +107,29 @@ function resourceRequest(
     server,
   };
   return handlers[verb](request);
+}
+
+// The fault admin endpoint: system:masters only, a JSON body in and out.
+async function faultAdmin(
+  admin: FaultAdmin,
+  req: ApiRequest,
+  res: ApiResponse,
+  pathname: string,
+  user: UserInfo,
+): Promise<void> {
+  if (!user.groups.includes('system:masters')) {
+    req.discardBody();
+    throw new ApiError('Forbidden', `user "${user.username}" may not inject faults`);
+  }
+  const text = (await readBody(req)).toString('utf8');
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    throw new ApiError('BadRequest', 'the body is not JSON');
+  }
+  const answer = admin.answer(req.method, pathname, body);
+  sendJson(res, answer.code, answer.body as JsonValue);
 }
 
 const faultAnswers = {
@@ -197,6 +222,8 @@ export function createRequestListener(
       req.discardBody();
       throw new ApiError(outcome.reason, outcome.message);
     }
+    if (pathname.startsWith('/devcluster/') && server.faultAdmin !== undefined)
+      return faultAdmin(server.faultAdmin, req, res, pathname, outcome.user);
     const aggregated = server.aggregator?.serve({
       req,
       res,

@@ -28,6 +28,20 @@ export interface FrontEndOptions {
   aggregator?: AggregatedApis;
   /** Injected faults, looked up for every authenticated resource request. */
   faults?: RequestFaults;
+  /** The fault hooks' admin endpoint under /devcluster/ (system:masters only). */
+  faultAdmin?: FaultAdmin;
+}
+
+/** What the fault admin endpoint answers: a status code and a JSON body. */
+export interface FaultAdminAnswer {
+  code: number;
+  body: unknown;
+}
+
+/** The fault hooks' admin endpoint as the router sees it. */
+export interface FaultAdmin {
+  /** Answers a request under /devcluster/ (the body parsed as JSON, undefined when empty). */
+  answer(method: string, path: string, body: unknown): FaultAdminAnswer;
 }
 
 /** What an injected fault does to a request it matches. */
