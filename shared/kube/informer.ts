@@ -106,14 +106,18 @@ export class Informer {
     this.run++;
     this.watch?.stop();
     this.watch = undefined;
+    this.halt();
+  }
+
+  // The watch loop gave up (until start() again): no stall checks or resyncs meanwhile.
+  private halt(): void {
     clearInterval(this.watchdog);
     clearInterval(this.resyncTimer);
   }
 
   // The stall watchdog and the periodic resync of run `run`.
   private keepWatch(run: number): void {
-    clearInterval(this.watchdog);
-    clearInterval(this.resyncTimer);
+    this.halt();
     const stallMs = this.options.stallTimeoutMs ?? defaultStallTimeoutMs;
     if (stallMs > 0) {
       this.watchdog = setInterval(
@@ -160,6 +164,7 @@ export class Informer {
       } catch (error) {
         if (run !== this.run) return;
         if (!(error instanceof GoneInStream)) {
+          this.halt();
           this.handlers.error(error);
           return;
         }
@@ -167,7 +172,10 @@ export class Informer {
           await this.relist(run);
           current = await this.openWatch(run);
         } catch (relistError) {
-          if (run === this.run) this.handlers.error(relistError);
+          if (run === this.run) {
+            this.halt();
+            this.handlers.error(relistError);
+          }
           return;
         }
       }
