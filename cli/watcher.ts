@@ -33,6 +33,8 @@ export async function runWatcher(config: CommandConfig<'watcher'>): Promise<numb
     leaseNamespace: config.leaseNamespace,
     leaseName: `olmq-watcher-${cluster.id}`.slice(0, 63),
     leaseDurationSeconds: config.leaseDuration,
+    stallTimeoutMs: config.watchStallTimeout * 1000,
+    resyncMs: config.resyncInterval * 1000,
   });
   let synced = false;
   void watcher.synced().then(() => (synced = true));

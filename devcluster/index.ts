@@ -28,6 +28,7 @@ import {
   TokenSecretController,
 } from './controllers/lifecycle.js';
 import { WorkloadControllers } from './controllers/workloads.js';
+import { FaultAdminEndpoint } from './faults-admin.js';
 import { Faults } from './faults.js';
 import { builtinResourceTypes } from './resources/builtin.js';
 import { ResourceRegistry, storageKey } from './resources/registry.js';
@@ -45,9 +46,13 @@ export type {
   ClockHooks,
   Devcluster,
   DevclusterOptions,
+  FaultAction,
   FaultHooks,
+  FaultRule,
+  InjectedFault,
   ObjectTarget,
 } from './types.js';
+export { writeVerbs } from './faults.js';
 export { failAnnotation } from './controllers/workload-objects.js';
 
 /** Default Kubernetes version reported by /version. */
@@ -68,7 +73,16 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
   if (options.dataDir !== undefined) recoverStore(options.dataDir, store);
   const registry = new ResourceRegistry([...builtinResourceTypes(), endpointsResourceType()]);
   const hub = new WatchHub(store);
-  const faults = new Faults(store, hub);
+  const serviceAccountUid = (namespace: string, name: string): string | undefined => {
+    const account = store.get('serviceaccounts', namespace, name);
+    const uid = account ? (account['metadata'] as JsonObject)['uid'] : undefined;
+    return typeof uid === 'string' ? uid : undefined;
+  };
+  const faults = new Faults(store, hub, {
+    uid: serviceAccountUid,
+    issue: (account, seconds) =>
+      issueServiceAccountToken(secrets.signingKeyPem, account, seconds, new Date()).token,
+  });
   const rbac: RbacSource = {
     roles: (ns) => store.list(storageKey('rbac.authorization.k8s.io', 'roles'), ns),
     roleBindings: (ns) => store.list(storageKey('rbac.authorization.k8s.io', 'rolebindings'), ns),
@@ -108,11 +122,8 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
   const authContext = (): AuthenticationContext => ({
     signingKeyPem: secrets.signingKeyPem,
     staticTokens,
-    serviceAccountUid: (namespace, name) => {
-      const account = store.get('serviceaccounts', namespace, name);
-      const uid = account ? (account['metadata'] as JsonObject)['uid'] : undefined;
-      return typeof uid === 'string' ? uid : undefined;
-    },
+    serviceAccountUid,
+    tokenRevoked: faults.tokenRevoked,
     rbac,
     now: new Date(),
   });
@@ -172,6 +183,8 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
     signingKeyPem: secrets.signingKeyPem,
     logger,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 5000,
+    faults,
+    faultAdmin: new FaultAdminEndpoint(faults),
   });
   const { certificates } = secrets;
   const listening = await listen({ host, port: options.port ?? 0, certificates, listener });
@@ -199,6 +212,7 @@ export async function startDevcluster(options: DevclusterOptions = {}): Promise<
       if (closed) return;
       closed = true;
       for (const stop of stops) stop();
+      faults.clearFaults();
       hub.closeAll();
       await listening.close();
       await journal?.close();

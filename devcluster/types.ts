@@ -1,5 +1,6 @@
 // Contract types of the devcluster's public entry (index.ts): how to start one, what a running
 // one offers, and the fault hooks of failure tests.
+import type { FaultAction } from './server/http/types.js';
 import type { Logger } from 'pino';
 
 /** Options of startDevcluster. */
@@ -69,6 +70,49 @@ export interface FaultHooks {
   conflictNextWrites(target: ObjectTarget, count: number): void;
   /** Forgets the event history: the next watch or list continuation from an older version gets 410 Expired. */
   expireWatches(): void;
-  /** Ends every open watch connection now. */
+  /** Ends every open watch connection now (and every stalled one). */
   dropWatches(): void;
+  /**
+   * Makes the API requests `rule` matches fail (429 with Retry-After, 500, 503), answer late,
+   * lose their connection or (watches) stall, for `rule.forMs` or `rule.count` requests, or
+   * until `end()`.
+   */
+  inject(rule: FaultRule): InjectedFault;
+  /** Ends every injected fault (stalled watches are let go). */
+  clearFaults(): void;
+  /**
+   * Rotates a ServiceAccount's token: every token of the account issued until now is refused
+   * from now on; returns a fresh one (valid a year).
+   */
+  rotateServiceAccountToken(namespace: string, name: string): string;
+}
+
+/** What an injected fault does to the requests it matches. */
+export type { FaultAction } from './server/http/types.js';
+
+/** Which requests an injected fault applies to, what it does, and for how long. */
+export interface FaultRule {
+  /** Authorizer verbs (get, list, watch, create, update, patch, delete, deletecollection); all when absent. */
+  verbs?: readonly string[];
+  /** Plural resources, as "configmaps" (any group) or "apps/deployments"; all when absent. */
+  resources?: readonly string[];
+  /** Namespaces ("" for cluster-scoped requests); all when absent. */
+  namespaces?: readonly string[];
+  /** Only requests whose User-Agent starts with this (e.g. "olmq-install"). */
+  userAgent?: string;
+  action: FaultAction;
+  /** The window: the fault ends this long after inject(). */
+  forMs?: number;
+  /** The fault ends after this many requests. */
+  count?: number;
+}
+
+/** A fault injected with inject(). */
+export interface InjectedFault {
+  /** Requests it has hit so far. */
+  readonly hits: number;
+  /** Whether it still applies. */
+  readonly active: boolean;
+  /** Ends it now. */
+  end(): void;
 }

@@ -36,7 +36,7 @@ export async function clientsFor(
   clusters: readonly ClusterAccess[],
   registry: Registry,
   userAgent: string,
-  limits: { qps?: number; burst?: number } = {},
+  limits: { qps?: number; burst?: number; transientRetryWindowMs?: number } = {},
 ): Promise<Map<string, KubeClient>> {
   const requests = createApiRequestCounter(registry);
   const clients = new Map<string, KubeClient>();

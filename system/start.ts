@@ -76,6 +76,9 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     const clients = await clientsFor([cluster], registry, options.client?.userAgent ?? 'olmq', {
       ...(options.client?.qps === undefined ? {} : { qps: options.client.qps }),
       ...(options.client?.burst === undefined ? {} : { burst: options.client.burst }),
+      ...(options.client?.transientRetryWindowMs === undefined
+        ? {}
+        : { transientRetryWindowMs: options.client.transientRetryWindowMs }),
     });
     const client = clients.get(cluster.id);
     if (client === undefined) throw new Error(`no API client for cluster ${cluster.id}`);
@@ -97,6 +100,8 @@ export async function startSystem(options: SystemOptions): Promise<System> {
         leaseName: settings.leaseName ?? `olmq-watcher-${cluster.id}`.slice(0, 63),
         leaseDurationSeconds: settings.leaseDurationSeconds ?? 15,
         ...(settings.kinds === undefined ? {} : { kinds: settings.kinds }),
+        stallTimeoutMs: settings.stallTimeoutMs,
+        resyncMs: settings.resyncMs,
       });
       watcher = started;
       teardown.add(() => started.stop());

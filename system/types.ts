@@ -46,7 +46,15 @@ export interface SystemOptions {
   /** Settings of the backbone's assets; default: the backbone's defaults. */
   backbone?: Partial<BackboneOptions> | undefined;
   /** The system's API client (the functions', watcher's lease aside): user agent and limits. */
-  client?: { userAgent?: string; qps?: number; burst?: number } | undefined;
+  client?:
+    | {
+        userAgent?: string;
+        qps?: number;
+        burst?: number;
+        /** How long a request is retried while the API is unreachable or throttling (default 30 s). */
+        transientRetryWindowMs?: number;
+      }
+    | undefined;
   /** Metrics registry of the client, the functions and, by default, the watcher; default: new. */
   registry?: Registry | undefined;
   /** The global catalog namespace handed to functions and the package server; default "olm". */
@@ -78,6 +86,10 @@ export interface WatcherSettings {
   kinds?: readonly MirroredKind[];
   /** Registry of the watcher's metrics; default the system's. */
   registry?: Registry;
+  /** A watch silent this long is resumed; default 150 s. */
+  stallTimeoutMs?: number;
+  /** Full resync period; default 6 h, 0 never. */
+  resyncMs?: number;
 }
 
 /** The functions startSystem hosts in this process. */

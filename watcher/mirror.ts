@@ -37,6 +37,12 @@ export interface MirrorContext {
   log: Logger;
   /** Counts published changes by kind and operation (put, delete). */
   published: Counter<'cluster' | 'kind' | 'operation'>;
+  /** Counts watches given up as stalled and resumed, and resyncs, by kind. */
+  watchEvents?: Counter<'cluster' | 'kind' | 'event'>;
+  /** A watch silent this long is stalled (InformerOptions.stallTimeoutMs). */
+  stallTimeoutMs?: number | undefined;
+  /** Full resync period (InformerOptions.resyncMs); 0 never. */
+  resyncMs?: number | undefined;
 }
 
 /** A running mirror of one kind. */
@@ -83,7 +89,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     large?: boolean;
     signature?: string;
     /** Sent again: after a failed publish, or after its name index entry failed. */
-    retry?: '#retry' | '#indexed';
+    retry?: '#retry' | '#indexed' | '#resync';
   };
   let seq = 0;
   const latest = new Map<string, Intent>();
@@ -225,16 +231,19 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   };
 
   // Deletes mirror keys of this kind whose object is not in the informer's cache, and names
-  // of such objects from the index.
-  const converge = async (cache: Informer): Promise<void> => {
+  // of such objects from the index. With `republish` (a resync) objects whose key is missing
+  // from the mirror (lost there) are published again; the rest is already current.
+  const converge = async (cache: Informer, republish = false): Promise<void> => {
     const objects = cache.list();
-    const live = new Set(objects.map((o) => keyOf(cluster, kind.kind, o)));
+    const live = new Map(objects.map((o) => [keyOf(cluster, kind.kind, o), o]));
     const prefix = objectKey({ cluster, kind: kind.kind, namespace: '-', name: 'x' })
       .split('.')
       .slice(0, 2)
       .join('.');
     const stale: string[] = [];
+    const mirrored = new Set<string>();
     for (const key of await mirroredKeys(backbone, `${prefix}.>`)) {
+      mirrored.add(key);
       if (!live.has(key)) stale.push(key);
     }
     await Promise.all(
@@ -244,6 +253,19 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       }),
     );
     await sweepUploads(prefix);
+    if (republish) {
+      let missing = 0;
+      for (const [key, object] of live) {
+        if (mirrored.has(key) || latest.has(subjectOf(object))) continue;
+        missing++;
+        publish('put', object, '#resync');
+      }
+      if (missing > 0)
+        log.info(
+          { kind: kind.kind, republished: missing },
+          'resync: republished objects missing from the mirror',
+        );
+    }
     index.converge(
       objects.map((o) => ({ namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' })),
     );
@@ -303,11 +325,34 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
           log.warn({ err: error, kind: kind.kind }, 'watch failed; restarting the informer');
           restartTimer = setTimeout(() => void run().catch(() => undefined), 1_000);
         };
-        const current = new Informer(
+        const counted = (event: string): void =>
+          context.watchEvents?.inc({ cluster, kind: kind.kind, event });
+        const current: Informer = new Informer(
           context.client,
           { apiVersion: kind.apiVersion, kind: kind.kind },
-          { add: put, update: put, delete: remove, error: onError },
-          kind.labelSelector === undefined ? {} : { labelSelector: kind.labelSelector },
+          {
+            add: put,
+            update: put,
+            delete: remove,
+            error: onError,
+            stalled: () => {
+              counted('stalled');
+              log.warn({ kind: kind.kind }, 'watch stalled (no event or bookmark); resuming it');
+            },
+            resynced: () => {
+              counted('resync');
+              converge(current, true).catch((error: unknown) =>
+                log.warn({ err: error, kind: kind.kind }, 'resync could not converge the mirror'),
+              );
+            },
+          },
+          {
+            ...(kind.labelSelector === undefined ? {} : { labelSelector: kind.labelSelector }),
+            ...(context.stallTimeoutMs === undefined
+              ? {}
+              : { stallTimeoutMs: context.stallTimeoutMs }),
+            ...(context.resyncMs === undefined ? {} : { resyncMs: context.resyncMs }),
+          },
         );
         informer = current;
         const run = async (): Promise<void> => {

@@ -24,7 +24,14 @@ export interface WatcherOptions {
   leaseDurationSeconds: number;
   /** Kinds to mirror; default all of ./kinds.ts. */
   kinds?: readonly MirroredKind[];
+  /** A watch without an event or bookmark for this long is resumed; default 150 s. */
+  stallTimeoutMs?: number | undefined;
+  /** How often every kind is listed again and differences mirrored; default 6 h, 0 never. */
+  resyncMs?: number | undefined;
 }
+
+/** Default WatcherOptions.resyncMs. */
+export const defaultResyncMs = 6 * 3600_000;
 
 /** The watcher's metrics. */
 export interface WatcherMetrics {
@@ -32,6 +39,8 @@ export interface WatcherMetrics {
   leading: Counter<'cluster'>;
   /** 1 while this replica is the active watcher of the cluster, 0 while it stands by. */
   isLeader: Gauge<'cluster'>;
+  /** Watches resumed after stalling, and periodic resyncs, by kind. */
+  watchEvents: Counter<'cluster' | 'kind' | 'event'>;
 }
 
 function metricsOf(registry: Registry): WatcherMetrics {
@@ -41,6 +50,9 @@ function metricsOf(registry: Registry): WatcherMetrics {
       published: existing as WatcherMetrics['published'],
       leading: registry.getSingleMetric('olmq_lease_takeovers_total') as WatcherMetrics['leading'],
       isLeader: registry.getSingleMetric('olmq_watcher_leading') as WatcherMetrics['isLeader'],
+      watchEvents: registry.getSingleMetric(
+        'olmq_watcher_watch_events_total',
+      ) as WatcherMetrics['watchEvents'],
     };
   }
   return {
@@ -60,6 +72,12 @@ function metricsOf(registry: Registry): WatcherMetrics {
       name: 'olmq_watcher_leading',
       help: 'Whether this replica is the active watcher of the cluster (1) or a standby (0).',
       labelNames: ['cluster'],
+      registers: [registry],
+    }),
+    watchEvents: new Counter({
+      name: 'olmq_watcher_watch_events_total',
+      help: 'Watches resumed after stalling (event="stalled") and periodic resyncs (event="resync"), by kind.',
+      labelNames: ['cluster', 'kind', 'event'],
       registers: [registry],
     }),
   };
@@ -113,6 +131,9 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
           backbone,
           log,
           published: metrics.published,
+          watchEvents: metrics.watchEvents,
+          stallTimeoutMs: options.stallTimeoutMs,
+          resyncMs: options.resyncMs ?? defaultResyncMs,
         },
         kind,
       ),

@@ -64,6 +64,7 @@ function authenticatedUser(
     context.signingKeyPem,
     (namespace, name) => context.serviceAccountUid(namespace, name),
     context.now,
+    context.tokenRevoked,
   );
   return verified.ok ? withAuthenticatedGroup(verified.user) : undefined;
 }

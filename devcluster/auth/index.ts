@@ -39,3 +39,4 @@ export {
   verifyServiceAccountToken,
 } from './service-account-token.js';
 export type { TokenRejection, TokenVerification } from './service-account-token.js';
+export type { IssuedToken } from './types.js';

@@ -11,7 +11,7 @@ import {
 } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { serviceAccountGroups, serviceAccountUsername } from './identity.js';
-import type { UserInfo } from './types.js';
+import type { IssuedToken, UserInfo } from './types.js';
 import { kubeTime } from '../../shared/kube/time.js';
 
 /** Issuer and audience of every token the devcluster issues (kube's default in-cluster issuer). */
@@ -134,7 +134,8 @@ export type TokenRejection =
   | 'bad-signature'
   | 'expired'
   | 'not-yet-valid'
-  | 'service-account-deleted';
+  | 'service-account-deleted'
+  | 'revoked';
 
 /** Outcome of checking a ServiceAccount token. */
 export type TokenVerification =
@@ -170,6 +171,7 @@ export function verifyServiceAccountToken(
   signingKeyPem: string,
   serviceAccountUid: (namespace: string, name: string) => string | undefined,
   now: Date,
+  revoked?: (token: IssuedToken) => boolean,
 ): TokenVerification {
   const segments = token.split('.');
   if (segments.length !== 3) return { ok: false, rejection: 'malformed' };
@@ -216,6 +218,8 @@ export function verifyServiceAccountToken(
     return { ok: false, rejection: 'service-account-deleted' };
   }
   const jti = claims['jti'];
+  if (revoked?.({ namespace, name, issuedAt: typeof iat === 'number' ? iat : 0, jti: String(jti) }))
+    return { ok: false, rejection: 'revoked' };
   const user: UserInfo = {
     username: serviceAccountUsername(namespace, name),
     uid,

@@ -72,6 +72,15 @@ export interface AuthenticationInput {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** Which account a verified token is for, when it was issued, and its id (for revocation). */
+export interface IssuedToken {
+  namespace: string;
+  name: string;
+  /** `iat`, in seconds since the epoch. */
+  issuedAt: number;
+  jti: string;
+}
+
 /** What `authenticate` needs from the cluster: keys, tokens, ServiceAccounts, RBAC and the clock. */
 export interface AuthenticationContext {
   signingKeyPem: string;
@@ -79,6 +88,8 @@ export interface AuthenticationContext {
   staticTokens: ReadonlyMap<string, UserInfo>;
   /** Whether a ServiceAccount (and its uid) still exists, so tokens of deleted accounts fail. */
   serviceAccountUid(namespace: string, name: string): string | undefined;
+  /** Whether a ServiceAccount token was revoked (the devcluster's token rotation hook). */
+  tokenRevoked?: ((token: IssuedToken) => boolean) | undefined;
   rbac: RbacSource;
   now: Date;
 }

@@ -4,6 +4,7 @@
 // The wire is ./transport.ts, watches ./watch-stream.ts, the shapes exchanged ./objects.ts.
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeConfigCredentials, withoutCredentials } from './credentials.js';
 import { KubeApiError, isNotFound, kubeApiError } from './errors.js';
 import type {
   KubeObject,
@@ -83,8 +84,13 @@ export class KubeClient {
       port: url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port),
       headers: {},
     };
-    await kubeConfig.applyToHTTPSOptions(base);
-    return new KubeClient(cluster, base, { ...defaultKubeClientOptions, ...options });
+    // TLS settings from the kubeconfig; credentials per request, so rotated ones are picked up.
+    await withoutCredentials(kubeConfig).applyToHTTPSOptions(base);
+    return new KubeClient(cluster, base, {
+      ...defaultKubeClientOptions,
+      credentials: kubeConfigCredentials(kubeConfig),
+      ...options,
+    });
   }
 
   /** A client from explicit connection material (PEM strings), without a KubeConfig. */
@@ -187,9 +193,13 @@ export class KubeClient {
   async get<T extends KubeObject = KubeObject>(ref: ObjectRef): Promise<T | undefined> {
     // A missing object is a common answer (a function looking for what it may create): it is
     // not made into an error first.
-    const { code, text } = await this.transport.exchange('GET', await this.pathOf(ref), 'get');
+    const { code, text, retryAfter } = await this.transport.exchange(
+      'GET',
+      await this.pathOf(ref),
+      'get',
+    );
     if (code === statusCodes.NotFound) return undefined;
-    if (code >= 400) throw kubeApiError(this.cluster, code, text);
+    if (code >= 400) throw kubeApiError(this.cluster, code, text, retryAfter);
     return JSON.parse(text) as T;
   }
 
@@ -348,7 +358,7 @@ export class KubeClient {
     contentType = 'application/json',
     accept = 'application/json',
   ): Promise<unknown> {
-    const { code, text } = await this.transport.exchange(
+    const { code, text, retryAfter } = await this.transport.exchange(
       method,
       path,
       verb,
@@ -356,7 +366,7 @@ export class KubeClient {
       contentType,
       accept,
     );
-    if (code >= 400) throw kubeApiError(this.cluster, code, text);
+    if (code >= 400) throw kubeApiError(this.cluster, code, text, retryAfter);
     return text === '' ? undefined : JSON.parse(text);
   }
 }

@@ -1,9 +1,10 @@
 // Which clusters a process serves, from kubeconfig files. One pool of function replicas can
 // serve a fleet: every context of a kubeconfig file, or every file of a directory, is a
 // cluster, named by its context (file: by its name without extension).
-import { readdirSync, statSync } from 'node:fs';
-import { basename, extname, join } from 'node:path';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parse as parseYaml } from 'yaml';
 
 /** One cluster and how to reach it. */
 export interface ClusterAccess {
@@ -30,7 +31,32 @@ function load(file: string): KubeConfig {
       cause: error,
     });
   }
+  followTokenFiles(kubeConfig, file);
   return kubeConfig;
+}
+
+/**
+ * client-node reads a user's `token-file` once, when the kubeconfig is loaded; a projected
+ * token is rotated in place. Such users get the in-cluster form (a tokenFile auth provider)
+ * instead, which our credentials (./credentials.ts) re-read when the file changes.
+ */
+function followTokenFiles(kubeConfig: KubeConfig, file: string): void {
+  let raw: { users?: { name?: unknown; user?: { 'token-file'?: unknown } | null }[] } | null;
+  try {
+    raw = parseYaml(readFileSync(file, 'utf8')) as typeof raw;
+  } catch {
+    return; // client-node read it: a kubeconfig in JSON, say; nothing to follow
+  }
+  for (const entry of raw?.users ?? []) {
+    const tokenFile = entry.user?.['token-file'];
+    if (typeof entry.name !== 'string' || typeof tokenFile !== 'string') continue;
+    const path = isAbsolute(tokenFile) ? tokenFile : join(dirname(file), tokenFile);
+    kubeConfig.users = kubeConfig.users.map((user) => {
+      if (user.name !== entry.name || user.exec !== undefined) return user;
+      const { token: _read, ...rest } = user;
+      return { ...rest, authProvider: { name: 'tokenFile', config: { tokenFile: path } } };
+    });
+  }
 }
 
 function withContext(file: string, context: string): KubeConfig {

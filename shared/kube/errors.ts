@@ -15,6 +15,8 @@ export class KubeApiError extends Error {
   readonly details: StatusDetails;
   /** The cluster the request went to. */
   readonly cluster: string;
+  /** How long the server asked us to wait before trying again (its Retry-After), if it said. */
+  retryAfterMs: number | undefined;
 
   constructor(
     cluster: string,
@@ -35,21 +37,45 @@ export class KubeApiError extends Error {
     this.code = code;
     this.reason = reason;
     this.details = details;
+    this.retryAfterMs = undefined;
   }
 
-  /** Whether the same request may succeed later (throttling, timeouts, server trouble). */
+  /** Whether the same request may succeed later (throttling, timeouts, server trouble, no answer). */
   get retryable(): boolean {
     return (
+      this.code === 0 ||
       this.code === 429 ||
       this.code >= 500 ||
       this.reason === 'Conflict' ||
       this.reason === 'Forbidden'
     );
   }
+
+  /**
+   * Whether the API is unreachable or shedding load rather than refusing this request: no answer
+   * (code 0: connection refused or lost, no answer in time), 429, 502, 503, 504, or a server-side
+   * timeout. Such failures are waited out; they say nothing about the work itself.
+   */
+  get transient(): boolean {
+    return (
+      this.code === 0 ||
+      this.code === 429 ||
+      this.code === 502 ||
+      this.code === 503 ||
+      this.code === 504 ||
+      this.reason === 'Timeout' ||
+      this.reason === 'ServerTimeout'
+    );
+  }
 }
 
 /** Builds the typed error of an HTTP error answer (a Status body when the server sent one). */
-export function kubeApiError(cluster: string, code: number, body: string): KubeApiError {
+export function kubeApiError(
+  cluster: string,
+  code: number,
+  body: string,
+  retryAfter?: string,
+): KubeApiError {
   let status: { reason?: unknown; message?: unknown; details?: unknown } = {};
   try {
     status = JSON.parse(body) as typeof status;
@@ -65,7 +91,47 @@ export function kubeApiError(cluster: string, code: number, body: string): KubeA
     typeof status.details === 'object' && status.details !== null
       ? (status.details as StatusDetails)
       : {};
-  return new KubeApiError(cluster, code, reason, message, details);
+  const error = new KubeApiError(cluster, code, reason, message, details);
+  error.retryAfterMs = retryAfterMs(retryAfter, details);
+  return error;
+}
+
+/**
+ * The wait a server asked for: its Retry-After header (seconds, or an HTTP date), else the
+ * Status's details.retryAfterSeconds (kube sends both on 429 and on some 5xx).
+ */
+export function retryAfterMs(
+  header: string | undefined,
+  details: StatusDetails = {},
+  now = Date.now(),
+): number | undefined {
+  if (header !== undefined && header.trim() !== '') {
+    const text = header.trim();
+    if (/^\d+$/.test(text)) return Number(text) * 1000;
+    const at = Date.parse(text);
+    if (!Number.isNaN(at)) return Math.max(0, at - now);
+  }
+  const seconds = details.retryAfterSeconds;
+  return seconds !== undefined && seconds >= 0 ? seconds * 1000 : undefined;
+}
+
+/**
+ * True when an error (or one of its causes) is a transient API failure (KubeApiError.transient):
+ * the work should wait and try again without counting it as a failure of its own.
+ */
+export function isTransientApiFailure(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof KubeApiError) return e.transient;
+  }
+  return false;
+}
+
+/** The longest Retry-After among an error and its causes, if any said one. */
+export function retryAfterOf(error: unknown): number | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof KubeApiError && e.retryAfterMs !== undefined) return e.retryAfterMs;
+  }
+  return undefined;
 }
 
 /** True for a 404 NotFound answer. */

@@ -22,6 +22,8 @@ export interface Http2Answer {
   code: number;
   text: string;
   warnings: string[];
+  /** The Retry-After header, when the server sent one (429, 503). */
+  retryAfter?: string | undefined;
 }
 
 /** Where a streamed answer's body goes. */
@@ -109,9 +111,12 @@ export class Http2Connection {
       );
       let code = 0;
       let warnings: string[] = [];
+      let retryAfter: string | undefined;
       const chunks: Buffer[] = [];
       stream.on('response', (h) => {
         code = Number(h[constants.HTTP2_HEADER_STATUS] ?? 0);
+        const after: unknown = h['retry-after'];
+        retryAfter = typeof after === 'string' ? after : undefined;
         const warning = h['warning'];
         warnings = warning === undefined ? [] : Array.isArray(warning) ? warning : [warning];
       });
@@ -120,7 +125,7 @@ export class Http2Connection {
       // failure, not an empty success, and without the close its caller would wait forever.
       stream.on('end', () => {
         if (code === 0) reject(new Error('the connection went away before an answer'));
-        else resolve({ code, text: Buffer.concat(chunks).toString('utf8'), warnings });
+        else resolve({ code, text: Buffer.concat(chunks).toString('utf8'), warnings, retryAfter });
       });
       stream.on('close', () => reject(new Error('the stream closed before its answer ended')));
       stream.on('error', (error: Error) =>

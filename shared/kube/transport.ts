@@ -4,7 +4,8 @@
 import { Agent, request, type AgentOptions, type RequestOptions } from 'node:https';
 import { request as plainRequest, Agent as PlainAgent } from 'node:http';
 import type { Counter } from 'prom-client';
-import { KubeApiError } from './errors.js';
+import type { AuthMaterial, Credentials } from './credentials.js';
+import { KubeApiError, retryAfterMs } from './errors.js';
 import {
   Http2Connection,
   Http2UnavailableError,
@@ -28,6 +29,18 @@ export interface KubeClientOptions {
   impersonate?: string;
   /** Receives the warnings (HTTP `Warning` headers) of every answer; see withWarningHandler. */
   onWarning?: WarningHandler;
+  /**
+   * Where each request's credentials come from (a 401 refreshes them and retries once); absent,
+   * the connection's own headers and certificate are used as given.
+   */
+  credentials?: Credentials;
+  /**
+   * How long a request is tried again while the API is unreachable or shedding load (no answer,
+   * 429, 502–504, a 500 with Retry-After), waiting as Retry-After asks; 0 tries once.
+   */
+  transientRetryWindowMs: number;
+  /** The first wait between such tries (doubling, with jitter, up to 5 s) when no Retry-After says. */
+  transientBackoffMs: number;
 }
 
 /** Default KubeClientOptions. */
@@ -35,7 +48,23 @@ export const defaultKubeClientOptions: KubeClientOptions = {
   qps: 200,
   burst: 400,
   userAgent: 'olmq',
+  transientRetryWindowMs: 30_000,
+  transientBackoffMs: 200,
 };
+
+/** Whether an answer (or its absence, code 0) is worth the same request again shortly. */
+function worthRetrying(code: number, retryAfter: string | undefined): boolean {
+  return (
+    code === 0 ||
+    code === 429 ||
+    code === 502 ||
+    code === 503 ||
+    code === 504 ||
+    (code === 500 && retryAfter !== undefined)
+  );
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Spends tokens at `qps` with room for `burst`; callers wait for a token.
 class TokenBucket {
@@ -70,6 +99,8 @@ class TokenBucket {
 export interface Connection {
   agent: Agent | PlainAgent;
   http2: Http2Connection | undefined;
+  /** The client certificate and key the connections were made with (rebuilt when they change). */
+  clientCertificate: string;
   bucket: TokenBucket;
   discovery: Map<string, Promise<Map<string, ResourceInfo>>>;
 }
@@ -88,14 +119,21 @@ export class ClusterTransport {
     this.server = new URL(
       `${base.protocol ?? 'https:'}//${base.hostname ?? 'localhost'}:${base.port ?? 443}`,
     );
-    const https = this.server.protocol === 'https:';
     this.connection = shared ?? {
-      agent: https
-        ? new Agent({ keepAlive: true, maxSockets: 64, ...tlsOf(base) })
-        : new PlainAgent({ keepAlive: true, maxSockets: 64 }),
-      http2: https ? new Http2Connection(this.server.origin, tlsOf(base)) : undefined,
+      ...this.connect(tlsOf(base)),
+      clientCertificate: certificateOf(base),
       bucket: new TokenBucket(options.qps, options.burst),
       discovery: new Map<string, Promise<Map<string, ResourceInfo>>>(),
+    };
+  }
+
+  private connect(tls: AgentOptions): Pick<Connection, 'agent' | 'http2'> {
+    const https = this.server.protocol === 'https:';
+    return {
+      agent: https
+        ? new Agent({ keepAlive: true, maxSockets: 64, ...tls })
+        : new PlainAgent({ keepAlive: true, maxSockets: 64 }),
+      http2: https ? new Http2Connection(this.server.origin, tls) : undefined,
     };
   }
 
@@ -103,6 +141,35 @@ export class ClusterTransport {
   close(): void {
     this.connection.agent.destroy();
     this.connection.http2?.close();
+  }
+
+  /**
+   * The credentials for the next request: its Authorization header, and the connections
+   * remade when the client certificate changed (in-flight requests finish on the old ones).
+   */
+  async authenticate(): Promise<string | undefined> {
+    const credentials = this.options.credentials;
+    if (credentials === undefined) return undefined;
+    const material = await credentials.current();
+    this.useCertificate(material);
+    return material.authorization;
+  }
+
+  private useCertificate(material: AuthMaterial): void {
+    if (material.cert === undefined || material.key === undefined) return;
+    const fingerprint = `${material.cert}\n${material.key}`;
+    const connection = this.connection;
+    if (fingerprint === connection.clientCertificate) return;
+    const http1 = connection.http2 === undefined && connection.agent instanceof Agent;
+    const old = { agent: connection.agent, http2: connection.http2 };
+    const fresh = this.connect({ ...tlsOf(this.base), cert: material.cert, key: material.key });
+    connection.agent = fresh.agent;
+    // A server found to speak only HTTP/1.1 stays so.
+    connection.http2 = http1 ? undefined : fresh.http2;
+    connection.clientCertificate = fingerprint;
+    old.http2?.close();
+    // Idle sockets go now; busy ones when their answer is in.
+    old.agent.destroy();
   }
 
   /** Waits for a token of the rate limit. */
@@ -115,17 +182,29 @@ export class ClusterTransport {
     this.options.requests?.inc({ cluster: this.cluster, verb, code });
   }
 
-  /** Sends a request whose 2xx body goes to `sink` as it arrives. */
-  openStream(
+  /** Sends a request whose 2xx body goes to `sink` as it arrives (a 401 refreshes credentials and retries once). */
+  async openStream(
     method: string,
     path: string,
     headers: Record<string, string | number>,
     sink: StreamSink,
   ): Promise<StreamedAnswer> {
-    return this.overHttp2OrHttp1(
-      (http2) => http2.stream(method, path, headers, sink),
-      () => this.streamHttp1(method, path, headers, sink),
-    );
+    const open = async (): Promise<StreamedAnswer> => {
+      const authorization = await this.authenticate();
+      const sent = authorization === undefined ? headers : { ...headers, authorization };
+      return this.overHttp2OrHttp1(
+        (http2) => http2.stream(method, path, sent, sink),
+        () => this.streamHttp1(method, path, sent, sink),
+      );
+    };
+    const answer = await open();
+    if (answer.code !== 401 || !(await this.refreshCredentials())) return answer;
+    return open();
+  }
+
+  // After a 401: whether fresh credentials differ from those refused (then one retry may help).
+  private async refreshCredentials(): Promise<boolean> {
+    return (await this.options.credentials?.refresh()) ?? false;
   }
 
   // HTTP/2 while the server offers it; HTTP/1.1 from its first ALPN refusal on.
@@ -219,31 +298,65 @@ export class ClusterTransport {
     body?: unknown,
     contentType = 'application/json',
     accept = 'application/json',
-  ): Promise<{ code: number; text: string }> {
-    await this.connection.bucket.take();
+  ): Promise<{ code: number; text: string; retryAfter?: string | undefined }> {
     const payload =
       body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const headers = this.headersFor(payload, contentType, accept);
-    const { code, text, warnings } = await this.send(method, path, headers, payload).catch(
-      (error: Error) => {
+    const deadline = Date.now() + this.options.transientRetryWindowMs;
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      await this.connection.bucket.take();
+      let answer: {
+        code: number;
+        text: string;
+        warnings: string[];
+        retryAfter?: string | undefined;
+      };
+      let failure: Error | undefined;
+      try {
+        const authorization = await this.authenticate();
+        const sent = authorization === undefined ? headers : { ...headers, authorization };
+        answer = await this.send(method, path, sent, payload);
+      } catch (error) {
+        failure = error as Error;
+        answer = { code: 0, text: '', warnings: [] };
         this.count(verb, 'error');
+      }
+      if (failure === undefined) {
+        this.count(verb, String(answer.code));
+        const onWarning = this.options.onWarning;
+        if (onWarning !== undefined) {
+          for (const value of answer.warnings)
+            for (const warning of parseWarningHeader(value)) onWarning(warning);
+        }
+      }
+      // A 401 may be a credential rotated since we read it: read again and retry once.
+      if (answer.code === 401 && !refreshed) {
+        refreshed = true;
+        if (await this.refreshCredentials()) continue;
+      }
+      if (worthRetrying(answer.code, answer.retryAfter)) {
+        const wait =
+          retryAfterMs(answer.retryAfter) ??
+          Math.min(5_000, this.options.transientBackoffMs * 2 ** (attempt - 1)) *
+            (0.5 + Math.random() / 2);
+        if (Date.now() + wait < deadline) {
+          await sleep(wait);
+          continue;
+        }
+      }
+      if (failure !== undefined) {
         throw new KubeApiError(
           this.cluster,
           0,
           'ServiceUnavailable',
-          `${method} ${path}: ${error.message}`,
+          `${method} ${path}: ${failure.message}`,
           {},
-          { cause: error },
+          { cause: failure },
         );
-      },
-    );
-    const onWarning = this.options.onWarning;
-    if (onWarning !== undefined) {
-      for (const value of warnings)
-        for (const warning of parseWarningHeader(value)) onWarning(warning);
+      }
+      return { code: answer.code, text: answer.text, retryAfter: answer.retryAfter };
     }
-    this.count(verb, String(code));
-    return { code, text };
   }
 
   private async send(
@@ -251,7 +364,7 @@ export class ClusterTransport {
     path: string,
     headers: Record<string, string | number>,
     payload: string | undefined,
-  ): Promise<{ code: number; text: string; warnings: string[] }> {
+  ): Promise<{ code: number; text: string; warnings: string[]; retryAfter?: string | undefined }> {
     return this.overHttp2OrHttp1(
       (http2) => http2.request(method, path, headers, payload),
       () => this.sendHttp1(method, path, headers, payload),
@@ -263,7 +376,7 @@ export class ClusterTransport {
     path: string,
     headers: Record<string, string | number>,
     payload: string | undefined,
-  ): Promise<{ code: number; text: string; warnings: string[] }> {
+  ): Promise<{ code: number; text: string; warnings: string[]; retryAfter?: string | undefined }> {
     const send = this.server.protocol === 'https:' ? request : plainRequest;
     return new Promise((resolve, reject) => {
       const req = send(
@@ -277,6 +390,7 @@ export class ClusterTransport {
               code: res.statusCode ?? 0,
               text: Buffer.concat(chunks).toString('utf8'),
               warnings,
+              retryAfter: res.headers['retry-after'],
             }),
           );
           res.on('error', reject);
@@ -286,6 +400,18 @@ export class ClusterTransport {
       req.end(payload);
     });
   }
+}
+
+function certificateOf(base: RequestOptions): string {
+  const text = (v: unknown): string =>
+    v === undefined
+      ? ''
+      : typeof v === 'string'
+        ? v
+        : Buffer.isBuffer(v)
+          ? v.toString()
+          : JSON.stringify(v);
+  return `${text(base.cert)}\n${text(base.key)}`;
 }
 
 function tlsOf(base: RequestOptions): AgentOptions {

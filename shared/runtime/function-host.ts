@@ -16,6 +16,8 @@
 // 4. Failure: the key's consecutive failures are counted in olmq_attempts; the item is
 //    redelivered after exponential backoff with jitter, and after `maxAttempts` failures (or
 //    at once for errors that say retrying cannot help) it goes to OLMQ_DEAD with the error.
+//    An unreachable or throttling API (isTransientApiFailure) is waited out instead: the item
+//    comes back after Retry-After or a backoff and the failure is not counted.
 // Everything is level-triggered: an item names a key, never a change, so redelivery,
 // duplicates and reordering are harmless.
 import { setMaxListeners } from 'node:events';
@@ -42,6 +44,7 @@ import {
   type QueueConsumer,
 } from '../bus/work-queue.js';
 import type { KubeClient } from '../kube/client.js';
+import { isTransientApiFailure, retryAfterOf } from '../kube/errors.js';
 import { StaleDecisionError } from '../kube/executor.js';
 import { kubeTime } from '../kube/time.js';
 import {
@@ -433,6 +436,22 @@ export class FunctionHost<Key, Snapshot, Writes> {
     error: unknown,
   ): Promise<void> {
     const labels = { cluster: work.cluster, function: this.queue };
+    if (isTransientApiFailure(error)) {
+      // The client already retried for its window: wait a little (at most 3.2 s, or as long as
+      // Retry-After asks) and try again, without counting a failure.
+      const delay = Math.max(
+        retryAfterOf(error) ?? 0,
+        backoffDelayMs(Math.min(m.info.deliveryCount, 5), this.options),
+      );
+      this.settle(() => m.nak(delay));
+      this.metrics.processed.inc({ ...labels, outcome: 'unavailable' });
+      this.metrics.retried.inc(labels);
+      work.log.warn(
+        { err: error, retryInMs: delay },
+        'Kubernetes API unavailable; retrying without counting a failure',
+      );
+      return;
+    }
     const failures = record.failures + 1;
     const message = error instanceof Error ? error.message : String(error);
     this.metrics.processed.inc({ ...labels, outcome: 'failure' });

@@ -53,7 +53,7 @@ export function createFunctionMetrics(registry: Registry): FunctionMetrics {
     },
     processed: new Counter({
       name: 'olmq_work_processed_total',
-      help: 'Work items reconciled, by outcome (success, failure).',
+      help: 'Work items reconciled, by outcome (success, failure, unavailable: the API was unreachable or throttling).',
       labelNames: [...labelNames, 'outcome'],
       registers: [registry],
     }),

@@ -4,6 +4,7 @@
 import type { Test } from 'tap';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';
+import type { System, SystemOptions } from '../../system/index.js';
 import type { ClusterFixture } from './devcluster.js';
 import { capturingLogger } from './log.js';
 import { smallCatalog } from './repo.js';
@@ -14,20 +15,32 @@ export interface Pipeline {
   fixture: ClusterFixture;
   client: KubeClient;
   lines: Record<string, unknown>[];
+  system: System;
 }
 
-/** Which catalog the registry serves: a directory of FBC packages; default the small catalog. */
-export interface PipelineOptions {
-  catalogDir?: string;
-}
-
-export async function pipelineFor(t: Test, options: PipelineOptions = {}): Promise<Pipeline> {
+/**
+ * The pipeline; `options` override the system's test defaults (function host options are
+ * merged), and `catalogDir` is the FBC directory the registry serves (default the example catalog).
+ */
+export async function pipelineFor(
+  t: Test,
+  options: Pick<SystemOptions, 'client'> & {
+    host?: NonNullable<SystemOptions['functions']>['host'];
+    catalogDir?: string;
+  } = {},
+): Promise<Pipeline> {
   const { log, lines } = capturingLogger('warn');
-  const { fixture, client } = await systemFor(t, {
+  const { fixture, client, system } = await systemFor(t, {
     log,
     backbone: { leaseTtlMs: 2_000 },
     watcher: { identity: 'test-watcher', leaseName: 'olmq-watcher' },
-    functions: { host: { baseBackoffMs: 20, contentionDelayMs: 20 }, stopGraceMs: 1_000 },
+    functions: {
+      host: { baseBackoffMs: 20, contentionDelayMs: 20, ...options.host },
+      stopGraceMs: 1_000,
+    },
+    ...(options.client === undefined
+      ? {}
+      : { client: { userAgent: 'olmq-test', ...options.client } }),
   });
   const served = await startRegistryServer({
     catalog: (await loadRegistryCatalog(options.catalogDir ?? smallCatalog)).catalog,
@@ -56,5 +69,5 @@ export async function pipelineFor(t: Test, options: PipelineOptions = {}): Promi
     },
     30_000,
   );
-  return { fixture, client, lines };
+  return { fixture, client, lines, system };
 }

@@ -2,6 +2,7 @@
 // OpenAPI, and resource requests — authorized, checked against the served type (scope,
 // subresource, verb) and handed to the handler of their verb.
 import { ApiError, internalError } from '../../api/errors.js';
+import type { JsonValue } from '../../../shared/kube/json.js';
 import { versionInfo } from '../../discovery/documents.js';
 import type { UserInfo } from '../../auth/index.js';
 import type { ApiRequest, ApiResponse } from '../transport.js';
@@ -16,8 +17,10 @@ import { list } from './handlers/list.js';
 import { patch } from './handlers/patch.js';
 import { update } from './handlers/update.js';
 import { watch } from './handlers/watch.js';
-import { parseResourcePath, requestTarget, verbOf } from './request.js';
+import { parseResourcePath, readBody, requestTarget, verbOf } from './request.js';
 import type {
+  FaultAction,
+  FaultAdmin,
   FrontEndOptions,
   ResourceHandler,
   ResourcePath,
@@ -106,6 +109,72 @@ function resourceRequest(
   return handlers[verb](request);
 }
 
+// The fault admin endpoint: system:masters only, a JSON body in and out.
+async function faultAdmin(
+  admin: FaultAdmin,
+  req: ApiRequest,
+  res: ApiResponse,
+  pathname: string,
+  user: UserInfo,
+): Promise<void> {
+  if (!user.groups.includes('system:masters')) {
+    req.discardBody();
+    throw new ApiError('Forbidden', `user "${user.username}" may not inject faults`);
+  }
+  const text = (await readBody(req)).toString('utf8');
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    throw new ApiError('BadRequest', 'the body is not JSON');
+  }
+  const answer = admin.answer(req.method, pathname, body);
+  sendJson(res, answer.code, answer.body as JsonValue);
+}
+
+const faultAnswers = {
+  429: ['TooManyRequests', 'Too many requests, please try again later.'],
+  500: ['InternalError', 'Internal error occurred: injected fault'],
+  503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
+} as const;
+
+/**
+ * Applies an injected fault; true when the request is thereby handled (answered, dropped or
+ * held), false when it goes on (after a delay).
+ */
+async function injectFault(
+  server: FrontEndOptions,
+  req: ApiRequest,
+  res: ApiResponse,
+  action: FaultAction,
+): Promise<boolean> {
+  switch (action.kind) {
+    case 'delay':
+      await new Promise((resolve) => setTimeout(resolve, action.ms));
+      return false;
+    case 'drop':
+      req.discardBody();
+      req.tlsSocket.destroy();
+      return true;
+    case 'stall':
+      req.discardBody();
+      res.start(200, { 'content-type': 'application/json' });
+      server.faults?.hold(res);
+      return true;
+    case 'answer': {
+      req.discardBody();
+      const [reason, message] = faultAnswers[action.code];
+      const seconds = action.retryAfterSeconds;
+      if (seconds !== undefined) res.setHeader('retry-after', String(seconds));
+      sendError(
+        res,
+        new ApiError(reason, message, seconds === undefined ? {} : { retryAfterSeconds: seconds }),
+      );
+      return true;
+    }
+  }
+}
+
 /**
  * One debug line per request once it is over, as kube-apiserver's HTTP log at -v=3: what a
  * client asked, what it got and how long it took (watches log when they end).
@@ -153,6 +222,8 @@ export function createRequestListener(
       req.discardBody();
       throw new ApiError(outcome.reason, outcome.message);
     }
+    if (pathname.startsWith('/devcluster/') && server.faultAdmin !== undefined)
+      return faultAdmin(server.faultAdmin, req, res, pathname, outcome.user);
     const aggregated = server.aggregator?.serve({
       req,
       res,
@@ -164,6 +235,14 @@ export function createRequestListener(
     if (aggregated !== undefined) return aggregated;
     const path = parseResourcePath(pathname);
     if (!path) return discovery(req, res, pathname, outcome.user);
+    const action = server.faults?.actionFor({
+      verb: verbOf(req.method, path, query),
+      group: path.group,
+      resource: path.resource,
+      namespace: path.namespace ?? '',
+      userAgent: String(req.headers['user-agent'] ?? ''),
+    });
+    if (action !== undefined && (await injectFault(server, req, res, action))) return;
     await resourceRequest(server, req, res, path, query, outcome.user);
   }
 

@@ -26,6 +26,50 @@ export interface FrontEndOptions {
   bookmarkIntervalMs: number;
   /** Serves aggregated APIs (APIServices with a service) before the local routes. */
   aggregator?: AggregatedApis;
+  /** Injected faults, looked up for every authenticated resource request. */
+  faults?: RequestFaults;
+  /** The fault hooks' admin endpoint under /devcluster/ (system:masters only). */
+  faultAdmin?: FaultAdmin;
+}
+
+/** What the fault admin endpoint answers: a status code and a JSON body. */
+export interface FaultAdminAnswer {
+  code: number;
+  body: unknown;
+}
+
+/** The fault hooks' admin endpoint as the router sees it. */
+export interface FaultAdmin {
+  /** Answers a request under /devcluster/ (the body parsed as JSON, undefined when empty). */
+  answer(method: string, path: string, body: unknown): FaultAdminAnswer;
+}
+
+/** What an injected fault does to a request it matches. */
+export type FaultAction =
+  /** Answers with this error (429 TooManyRequests, 500 InternalError, 503 ServiceUnavailable). */
+  | { kind: 'answer'; code: 429 | 500 | 503; retryAfterSeconds?: number }
+  /** Serves the request after this long. */
+  | { kind: 'delay'; ms: number }
+  /** Closes the request's connection (every request and watch on it fails). */
+  | { kind: 'drop' }
+  /** Watches only: accepted (200) but nothing is ever sent, not even bookmarks. */
+  | { kind: 'stall' };
+
+/** The request a fault rule is matched against. */
+export interface FaultedRequest {
+  verb: ResourceVerb;
+  group: string;
+  resource: string;
+  namespace: string;
+  userAgent: string;
+}
+
+/** Fault injection as the router sees it. */
+export interface RequestFaults {
+  /** The action of the first live rule matching the request (counting the hit), if any. */
+  actionFor(request: FaultedRequest): FaultAction | undefined;
+  /** Keeps a stalled watch's answer until the fault hooks let it go. */
+  hold(res: ApiResponse): void;
 }
 
 /** A parsed /api or /apis resource path. */
