@@ -78,6 +78,32 @@ function ensureNatsServer() {
   }
 }
 
+// docker-registry (distribution 2.8): the test suite pushes and pulls catalog and bundle images
+// through a real registry. Debian's package, like nats-server; only `npm test` needs it.
+function ensureDockerRegistry() {
+  if (onPath('docker-registry')) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !onPath('apt-get')) {
+    fail(
+      'docker-registry is not on PATH and cannot be installed automatically ' +
+        `(${isRoot ? 'apt-get not found' : 'not running as root'}). ` +
+        'Install it (Debian: `sudo apt-get install docker-registry`); the tests start it on a free port.',
+    );
+  }
+  step('installing docker-registry from Debian packages (apt-get)');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  mustRun('apt-get', ['update', '-qq'], 'apt-get update');
+  // --no-install-recommends: the package's service is not wanted, only the binary.
+  const status = run(
+    'apt-get',
+    ['install', '-y', '-qq', '--no-install-recommends', 'docker-registry'],
+    { env },
+  );
+  if (status !== 0 || !onPath('docker-registry')) {
+    fail('apt-get could not install docker-registry; install it by hand');
+  }
+}
+
 // The test suite drives the devcluster with the real kubectl; say so plainly when it is absent.
 function ensureKubectl() {
   if (onPath('kubectl')) return;
@@ -117,6 +143,7 @@ switch (mode) {
   case 'test': {
     ensureDependencies();
     ensureNatsServer();
+    ensureDockerRegistry();
     ensureKubectl();
     build({ clean: true }); // tsc is also the type-check: the build fails on any type error
     step('linting (layers, eslint, prettier --check)');
