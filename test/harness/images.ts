@@ -46,7 +46,10 @@ export async function registryRequest(
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   const url = new URL(path, registry.url);
   const all: Record<string, string> = { ...headers };
-  if (registry.username !== undefined && registry.password !== undefined)
+  const repository = /^\/v2\/(.+?)\/(blobs|manifests)\//.exec(url.pathname)?.[1];
+  if (registry.token !== undefined && repository !== undefined)
+    all.authorization = `Bearer ${registry.token.tokenFor(`repository:${repository}:pull,push`)}`;
+  else if (registry.username !== undefined && registry.password !== undefined)
     all.authorization = `Basic ${Buffer.from(`${registry.username}:${registry.password}`).toString('base64')}`;
   if (body !== undefined) all['content-length'] = String(body.length);
   const options: https.RequestOptions = { method, headers: all };

@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Test } from 'tap';
+import { startTokenServer, type TokenServer } from './token-server.js';
 
 /** A running registry. */
 export interface TestRegistry {
@@ -21,6 +22,8 @@ export interface TestRegistry {
   /** The user and password the htpasswd variant accepts. */
   username?: string;
   password?: string;
+  /** The token server (token variant). */
+  token?: TokenServer;
   /** The store directory (docker/registry/v2/...). */
   storeDir: string;
   /** Overwrites a stored blob's bytes (fault injection: the registry then serves wrong content). */
@@ -32,6 +35,8 @@ export interface TestRegistry {
 export interface TestRegistryOptions {
   /** Require basic auth with a generated user (htpasswd). */
   htpasswd?: boolean;
+  /** Require Bearer tokens from a token server started alongside (the distribution token spec). */
+  token?: boolean;
   /** Serve HTTPS with a generated CA. */
   tls?: boolean;
   /** Address to bind (default 127.0.0.1). */
@@ -101,6 +106,18 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
       `    path: ${join(dir, 'htpasswd')}`,
     );
   }
+  let token: TokenServer | undefined;
+  if (options.token === true) {
+    token = await startTokenServer(dir);
+    lines.push(
+      'auth:',
+      '  token:',
+      `    realm: ${token.realm}`,
+      `    service: ${token.service}`,
+      `    issuer: ${token.issuer}`,
+      `    rootcertbundle: ${token.certificateFile}`,
+    );
+  }
   await writeFile(join(dir, 'config.yml'), `${lines.join('\n')}\n`);
   const child = spawn(binary, ['serve', join(dir, 'config.yml')], {
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -110,6 +127,7 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
     port = await listeningPort(child);
   } catch (error) {
     child.kill('SIGKILL');
+    await token?.stop();
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
@@ -134,10 +152,12 @@ export async function startTestRegistry(options: TestRegistryOptions = {}): Prom
         child.kill('SIGTERM');
         await exited;
       }
+      await token?.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
   if (caPem !== undefined) registry.caPem = caPem;
+  if (token !== undefined) registry.token = token;
   if (username !== undefined && password !== undefined) {
     registry.username = username;
     registry.password = password;

@@ -164,3 +164,43 @@ t.test(
     await t.rejects(digestOnly.pullImage(`${source}/app:v1`), { code: 'Unreachable' });
   },
 );
+
+t.test(
+  'oci client - token auth: Bearer tokens for Basic credentials or an identity token; 401 and 403 from the token endpoint',
+  async (t) => {
+    const registry = await registryFor(t, { token: true });
+    const token = registry.token;
+    if (token === undefined) throw new Error('the token variant has a token server');
+    await pushImage(registry, 'olmq-test/tokened', 'v1', { layers: [new Map([['a', 'bearer']])] });
+    const ref = `${registry.host}/olmq-test/tokened:v1`;
+    const client = new RegistryClient();
+    const lookup = (entry: Record<string, string>) =>
+      credentialsFromDockerConfigs([
+        { source: 'test', json: JSON.stringify({ auths: { [registry.host]: entry } }) },
+      ]);
+    await t.rejects(client.pullImage(ref), {
+      code: 'Unauthorized',
+      message: /the token endpoint of .* refused the credentials \(401\)/,
+    });
+    await t.rejects(
+      client.pullImage(ref, { credentials: lookup({ username: 'denied', password: 'x' }) }),
+      {
+        code: 'Denied',
+        message: /the token endpoint of .* denied access \(403\)/,
+      },
+    );
+    const basic = await client.pullImage(ref, {
+      credentials: lookup({ username: token.username, password: token.password }),
+    });
+    t.equal(basic.files.get('a')?.toString(), 'bearer');
+    const identity = await new RegistryClient().pullImage(ref, {
+      credentials: lookup({ identitytoken: token.identityToken }),
+    });
+    t.equal(identity.files.get('a')?.toString(), 'bearer');
+    t.ok(
+      await client.resolveDigest(ref, {
+        credentials: lookup({ username: token.username, password: token.password }),
+      }),
+    );
+  },
+);
