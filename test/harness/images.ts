@@ -297,7 +297,8 @@ export async function pushCatalogImage(
         const meta = manifest.metadata as { name?: string } | undefined;
         bundleFiles.set(
           `manifests/${String(manifest.kind).toLowerCase()}-${meta?.name ?? 'unnamed'}.yaml`,
-          stringify(manifest),
+          // JSON is YAML too, and writing it is far quicker for the big CRDs of some bundles.
+          `${JSON.stringify(manifest, null, 2)}\n`,
         );
       }
       bundleFiles.set('metadata/annotations.yaml', stringify({ annotations: labels }));

@@ -2,7 +2,10 @@
 // docker-registry: the index built from the image's FBC (olm.csv.metadata bundles, as opm
 // renders them), credentials from spec.secrets through htpasswd + TLS, registryPoll picking up
 // a newly pushed tag with a HEAD, pod mode per CatalogSource, and each bad input's status.
-import t from 'tap';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
 import { objectKey } from '../../shared/bus/subjects.js';
 import {
   catalogIndexKind,
@@ -10,7 +13,6 @@ import {
   openCatalogStore,
   type CatalogIndexRecord,
 } from '../../shared/handoff/index.js';
-import { RegistryClient } from '../../shared/oci/index.js';
 import { imageModeAnnotation } from '../../functions/catalog/image-source.js';
 import {
   catalogFunctionFor,
@@ -24,6 +26,13 @@ import { smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
 const ns = 'default';
+
+async function tempFile(t: Test, name: string, text: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'olmq-catalog-images-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, name), text);
+  return join(dir, name);
+}
 
 type Status = {
   reason?: string;
@@ -101,9 +110,9 @@ t.test(
   async (t) => {
     const registry = await registryFor(t, { htpasswd: true, tls: true });
     const pushed = await pushCatalogImage(registry, smallCatalog, { packages: ['etcd'] });
-    const f = await catalogFunctionFor(t, {
-      registryClient: new RegistryClient({ caCertificates: [registry.caPem ?? ''] }),
-    });
+    // The CA comes in as operators configure it: a file named by OLMQ_REGISTRY_CA_FILES.
+    const caFile = await tempFile(t, 'ca.pem', registry.caPem ?? '');
+    const f = await catalogFunctionFor(t, { config: { registryCaFiles: [caFile] } });
     await f.client.create(
       catalogSource(ns, 'nocreds', { sourceType: 'grpc', image: pushed.image }),
     );
@@ -144,6 +153,26 @@ t.test(
       missing.message,
       `failed to pull catalog image ${pushed.image}: pull secret ${ns}/absent not found`,
     );
+  },
+);
+
+t.test(
+  'catalog images - the operator-wide auth file serves CatalogSources without spec.secrets',
+  async (t) => {
+    const registry = await registryFor(t, { htpasswd: true });
+    const pushed = await pushCatalogImage(registry, smallCatalog, { packages: ['etcd'] });
+    const auth = Buffer.from(`${registry.username ?? ''}:${registry.password ?? ''}`).toString(
+      'base64',
+    );
+    const authFile = await tempFile(
+      t,
+      'auth.json',
+      JSON.stringify({ auths: { [registry.host]: { auth } } }),
+    );
+    const f = await catalogFunctionFor(t, { config: { registryAuthFile: authFile } });
+    await f.client.create(catalogSource(ns, 'wide', { sourceType: 'grpc', image: pushed.image }));
+    const s = await waitState(f, 'wide', 'READY');
+    t.notOk(s.reason);
   },
 );
 
