@@ -1,5 +1,6 @@
 // Layers into files: decompression under a size budget (a layer that expands beyond it is
 // refused as a decompression bomb), then the layers stacked in order with OCI whiteouts.
+import { constants } from 'node:buffer';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { OciError } from './errors.js';
@@ -57,7 +58,9 @@ export async function decompressLayer(
     return blob;
   }
   try {
-    return await gunzipAsync(blob, { maxOutputLength: Math.max(1, budget) });
+    return await gunzipAsync(blob, {
+      maxOutputLength: Math.max(1, Math.min(budget, constants.MAX_LENGTH)),
+    });
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE')
       throw bomb(what, blob.length, budget);

@@ -201,7 +201,7 @@ function bcrypt(password: string): string {
   const salt = [...randomBytes(22)].map((b) => alphabet[b % 64]).join('');
   const result = spawnSync(
     'perl',
-    ['-e', 'print crypt($ARGV[0], $ARGV[1])', password, `$2b$05$${salt}`],
+    ['-e', 'print crypt($ARGV[0], $ARGV[1])', '--', password, `$2b$05$${salt}`],
     { encoding: 'utf8' },
   );
   if (result.status !== 0 || !result.stdout.startsWith('$2b$'))

@@ -54,6 +54,15 @@ t.test(
       byDigest.files.get('configs/a/catalog.json')?.toString(),
       '{"schema":"olm.package","name":"a"}',
     );
+    // Regression: a budget beyond Node's largest Buffer (4 GiB) made gunzip throw.
+    const huge = await client.pullImage(`${registry.host}/olmq-test/app:v1`, {
+      limits: { unpackedBytes: 8 * 1024 ** 3 },
+    });
+    t.equal(
+      huge.files.get('keep.txt')?.toString(),
+      'replaced',
+      'an unpacked limit over 4 GiB works',
+    );
   },
 );
 
