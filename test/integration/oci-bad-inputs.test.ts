@@ -1,5 +1,6 @@
 // Every bad input of the registry client against a real docker-registry, each with its typed
 // error and a message that says what went wrong.
+import { networkInterfaces } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { MediaType, RegistryClient } from '../../shared/oci/index.js';
@@ -130,3 +131,28 @@ t.test('oci client - bad inputs', async (t) => {
     await t.rejects(client.pullImage(`${ref}@sha256:short`), { code: 'InvalidReference' });
   });
 });
+
+// A plain-HTTP registry on this machine's non-loopback address, when it has one.
+const lanAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
+
+t.test(
+  'oci client - plain HTTP is refused for a registry that is not on loopback',
+  {
+    skip:
+      lanAddress === undefined
+        ? 'this machine has no non-loopback IPv4 address to bind a plain-HTTP registry to'
+        : false,
+  },
+  async (t) => {
+    const registry = await registryFor(t, { bindHost: lanAddress ?? '' });
+    await pushImage(registry, 'olmq-test/app', 'v1', { layers: [new Map([['a', 'x']])] });
+    await t.rejects(new RegistryClient().pullImage(`${registry.host}/olmq-test/app:v1`), {
+      code: 'InsecureRegistry',
+      message: new RegExp(
+        `registry ${registry.host.replace(/\./g, '\\.')} speaks plain HTTP; olmq uses plain HTTP only for loopback registries`,
+      ),
+    });
+  },
+);
