@@ -14,6 +14,9 @@ const benches: Record<string, { about: string; nodeFlags?: string[] }> = {
   rbac: { about: 'rbac and copy-csv at namespace scale' },
   install: { about: 'InstallPlan approved → CSV Succeeded' },
   devcluster: { about: 'devcluster creates/s, watch events/s, list latency' },
+  'catalog-image': {
+    about: 'catalog image pull + index, poll HEAD, bundle image pulls (catalog dir argument)',
+  },
   registry: { about: 'registry gRPC serve and read of a large catalog (catalog dir argument)' },
   'catalog-real': { about: 'whole-catalog checks of a real catalog (--catalog DIR)' },
   resolver: { about: 'resolution over a large catalog', nodeFlags: ['--expose-gc'] },

@@ -41,6 +41,7 @@ export const roomRanks = {
 export const sharedRanks = {
   api: 0,
   bus: 0,
+  oci: 0,
   kube: 1,
   catalog: 1,
   'operator-group': 2,

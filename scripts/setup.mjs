@@ -94,6 +94,12 @@ function ensurePrometheus() {
   ensureDebianPackage({ binary: 'promtool', pkg: 'prometheus' });
 }
 
+// docker-registry (distribution 2.8): the tests push and pull catalog and bundle images through
+// a real registry, started on a free port (the package's own service is not used).
+function ensureDockerRegistry() {
+  ensureDebianPackage({ binary: 'docker-registry', pkg: 'docker-registry' });
+}
+
 // The test suite drives the devcluster with the real kubectl; say so plainly when it is absent.
 function ensureKubectl() {
   if (onPath('kubectl')) return;
@@ -134,6 +140,7 @@ switch (mode) {
     ensureDependencies();
     ensureNatsServer();
     ensurePrometheus();
+    ensureDockerRegistry();
     ensureKubectl();
     build({ clean: true }); // tsc is also the type-check: the build fails on any type error
     step('linting (layers, eslint, prettier --check)');

@@ -1,7 +1,11 @@
 // Configuration of the catalog function, from environment variables (the host passes no
 // function-specific flags). Parsed once at start; errors name the variable; the result is frozen.
 import { z } from 'zod';
+import { parseMirrorRules, type MirrorRule } from '../../shared/oci/index.js';
 import { parseGoDuration } from './spec.js';
+
+/** How an image source is served: read directly (default) or through a registry Pod. */
+export type ImageMode = 'direct' | 'pod';
 
 /** The catalog function's settings. */
 export interface CatalogConfig {
@@ -21,6 +25,14 @@ export interface CatalogConfig {
   updatePodRequeueMs: number;
   /** Give up reading a registry after this long. */
   fetchTimeoutMs: number;
+  /** How `spec.image` sources are served unless annotated: read directly, or a registry Pod. */
+  imageMode: ImageMode;
+  /** A dockerconfigjson file with credentials for every catalog image (after spec.secrets). */
+  registryAuthFile?: string;
+  /** PEM files of CAs trusted for registries, besides the system ones. */
+  registryCaFiles: readonly string[];
+  /** Registry mirror rules (registries.conf / ImageDigestMirrorSet style). */
+  registryMirrors: readonly MirrorRule[];
 }
 
 /** Defaults of CatalogConfig. */
@@ -31,6 +43,9 @@ export const defaultCatalogConfig: CatalogConfig = Object.freeze({
   connectingRetryMs: 5_000,
   updatePodRequeueMs: 30_000,
   fetchTimeoutMs: 60_000,
+  imageMode: 'direct',
+  registryCaFiles: [],
+  registryMirrors: [],
 });
 
 /** Environment variables of the catalog function. */
@@ -39,6 +54,10 @@ export const catalogEnv = {
   resync: 'OLMQ_CATALOG_RESYNC',
   retry: 'OLMQ_CATALOG_RETRY',
   fetchTimeout: 'OLMQ_CATALOG_FETCH_TIMEOUT',
+  imageMode: 'OLMQ_CATALOG_IMAGE_MODE',
+  registryAuthFile: 'OLMQ_REGISTRY_AUTH_FILE',
+  registryCaFiles: 'OLMQ_REGISTRY_CA_FILES',
+  registryMirrors: 'OLMQ_REGISTRY_MIRRORS',
 } as const;
 
 /** A bad environment variable; names it. */
@@ -87,6 +106,12 @@ const envSchema = z.object({
   [catalogEnv.resync]: duration(catalogEnv.resync).optional(),
   [catalogEnv.retry]: duration(catalogEnv.retry).optional(),
   [catalogEnv.fetchTimeout]: duration(catalogEnv.fetchTimeout).optional(),
+  [catalogEnv.imageMode]: z
+    .enum(['direct', 'pod'], { message: `${catalogEnv.imageMode}: must be direct or pod` })
+    .optional(),
+  [catalogEnv.registryAuthFile]: z.string().min(1).optional(),
+  [catalogEnv.registryCaFiles]: z.string().optional(),
+  [catalogEnv.registryMirrors]: z.string().optional(),
 });
 
 /** Reads the catalog function's configuration from `env`. */
@@ -101,5 +126,24 @@ export function catalogConfigFromEnv(env: NodeJS.ProcessEnv): CatalogConfig {
     resyncMs: values[catalogEnv.resync] ?? defaultCatalogConfig.resyncMs,
     retryMs: values[catalogEnv.retry] ?? defaultCatalogConfig.retryMs,
     fetchTimeoutMs: values[catalogEnv.fetchTimeout] ?? defaultCatalogConfig.fetchTimeoutMs,
+    imageMode: values[catalogEnv.imageMode] ?? defaultCatalogConfig.imageMode,
+    ...authFileOf(values[catalogEnv.registryAuthFile]),
+    registryCaFiles: (values[catalogEnv.registryCaFiles] ?? '')
+      .split(',')
+      .map((f) => f.trim())
+      .filter((f) => f !== ''),
+    registryMirrors: mirrorsOf(values[catalogEnv.registryMirrors] ?? ''),
   });
+}
+
+function mirrorsOf(text: string): MirrorRule[] {
+  try {
+    return parseMirrorRules(text, catalogEnv.registryMirrors);
+  } catch (error) {
+    throw new CatalogConfigError((error as Error).message);
+  }
+}
+
+function authFileOf(file: string | undefined): { registryAuthFile?: string } {
+  return file === undefined ? {} : { registryAuthFile: file };
 }

@@ -105,6 +105,15 @@ export function decideCatalogSource(s: CatalogSnapshot): Decision<CatalogWrites>
         requeueAt(interval);
         return;
       }
+      case 'checked':
+        // A poll found the same digest: nothing to build, the next poll counts from now.
+        state = 'READY';
+        if (s.sync !== undefined) {
+          sync = { ...s.sync, fetchedAt: now };
+          if (s.sync.summary !== '') status.message = s.sync.summary;
+        }
+        requeueAt(interval);
+        return;
       case 'unreachable':
         state = 'TRANSIENT_FAILURE';
         fail(
@@ -170,6 +179,11 @@ export function decideCatalogSource(s: CatalogSnapshot): Decision<CatalogWrites>
   } else if (kind === 'grpc-address') {
     status.registryService ??= { protocol: 'grpc', createdAt: now };
     applyRead(kind, source.spec, source.spec.address);
+  } else if (kind === 'image') {
+    // Read directly: no registry objects; the connection is the image itself.
+    applyRead(kind, source.spec, source.spec.image);
+    const polled = s.read.kind === 'built' || s.read.kind === 'checked';
+    if (polled && pollSettingOf(source.spec) !== undefined) status.latestImageRegistryPoll = now;
   } else {
     const plan = planRegistry(
       registrySourceOf(object, source),

@@ -34,9 +34,17 @@ import type {
   StartedFunction,
 } from '../../shared/runtime/function-module.js';
 import { fetchRegistryCatalog, type RegistryFetchOptions } from '../../shared/registry/client.js';
+import type { RegistryClient } from '../../shared/oci/index.js';
 import { catalogConfigFromEnv, defaultCatalogConfig, type CatalogConfig } from './config.js';
 import { readConfigMapCatalog } from './configmap-catalog.js';
 import { adoptedConfigMap, decideCatalogSource } from './decide.js';
+import {
+  catalogCredentials,
+  imageAccessOf,
+  imageModeOf,
+  imageSourceVersion,
+  readImageCatalog,
+} from './image-source.js';
 import { createCatalogMetrics, type CatalogMetrics } from './metrics.js';
 import { planRegistry, registrySourceOf } from './registry-plan.js';
 import {
@@ -79,6 +87,8 @@ export interface CatalogFunctionOptions {
   config?: Partial<CatalogConfig>;
   /** Reads a registry; fetchRegistryCatalog unless replaced (e.g. by a test's stand-in). */
   fetchCatalog?: RegistryCatalogFetcher;
+  /** Reads catalog images; built from the configuration unless given (e.g. with a test CA). */
+  registryClient?: RegistryClient;
 }
 
 type CatalogWork = WorkContext<NamespacedName>;
@@ -166,6 +176,7 @@ export async function startCatalogFunction(
 ): Promise<StartedFunction> {
   const config: CatalogConfig = { ...defaultCatalogConfig, ...options.config };
   const fetchCatalog = options.fetchCatalog ?? fetchRegistryCatalog;
+  const images = await imageAccessOf(config, options.registryClient);
   const { backbone, log } = context;
   const store = await openCatalogStore(backbone);
   const syncs = await new Kvm(backbone.js).create(catalogSyncBucket, {
@@ -243,11 +254,15 @@ export async function startCatalogFunction(
       snapshot.invalid = error.message;
       return snapshot;
     }
-    const kind = sourceKindOf(snapshot.source.spec);
-    if (kind instanceof Error) {
-      snapshot.invalid = kind.message;
+    const parsedKind = sourceKindOf(snapshot.source.spec);
+    if (parsedKind instanceof Error) {
+      snapshot.invalid = parsedKind.message;
       return snapshot;
     }
+    const kind: SourceKind =
+      parsedKind === 'grpc-image' && imageModeOf(object, config.imageMode) === 'direct'
+        ? 'image'
+        : parsedKind;
     snapshot.kind = kind;
     const spec = snapshot.source.spec;
     const status = (object['status'] ?? {}) as CatalogStatus;
@@ -280,6 +295,24 @@ export async function startCatalogFunction(
       const address = spec.address ?? '';
       const version = sourceVersionOf(kind, spec, {});
       if (needed(version)) snapshot.read = await fetchFrom(address, address, version, work);
+      return snapshot;
+    }
+    if (kind === 'image') {
+      const image = spec.image ?? '';
+      const unknown = imageSourceVersion(image, '');
+      const served =
+        sync?.sourceVersion.startsWith(unknown) === true ? sync.sourceVersion : undefined;
+      if (!needed(served ?? unknown)) return snapshot;
+      // While the served index is current and healthy, a HEAD decides whether to pull.
+      const healthy =
+        record?.digest === sync?.digest && status.connectionState?.lastObservedState === 'READY';
+      snapshot.read = await readImageCatalog({
+        client: images.client,
+        image,
+        served: healthy ? served : undefined,
+        credentials: () => catalogCredentials(client, namespace, spec, images.credentials),
+        index: (objects, version, what) => indexObjects(objects, [], version, what),
+      });
       return snapshot;
     }
     const registry = await observeRegistry(client, namespace, name);

@@ -36,6 +36,9 @@ export function sourceVersionOf(
       return `grpc:${spec.address ?? ''}`;
     case 'grpc-image':
       return `image:${spec.image ?? ''}@${observed.servingPod?.metadata.uid ?? ''}`;
+    case 'image':
+      // The digest is only known after asking the registry (image-source.ts).
+      return `image:${spec.image ?? ''}@`;
   }
 }
 

@@ -2,8 +2,12 @@
 // (validateSourceType, RegistryPoll's interval parsing), with upstream's messages.
 import type { CatalogSourceSpec } from '../../shared/api/catalogsource.js';
 
-/** The kinds of source olmq reads, derived from spec.sourceType and spec.image/address. */
-export type SourceKind = 'configmap' | 'grpc-address' | 'grpc-image';
+/**
+ * The kinds of source olmq reads, derived from spec.sourceType and spec.image/address:
+ * 'grpc-image' is an image served by a registry Pod, 'image' one read directly (the default;
+ * chosen after sourceKindOf, see image-source.ts).
+ */
+export type SourceKind = 'configmap' | 'grpc-address' | 'grpc-image' | 'image';
 
 /** A spec that cannot be served: upstream's SpecInvalidError with its message. */
 export class CatalogSourceSpecError extends Error {

@@ -44,6 +44,8 @@ export interface BuiltCatalog {
 export type SourceRead =
   | { kind: 'none' }
   | { kind: 'built'; built: BuiltCatalog }
+  /** A directly read image whose digest has not moved since the served index was built. */
+  | { kind: 'checked' }
   | { kind: 'unreachable'; address: string; message: string }
   | { kind: 'unusable'; message: string };
 

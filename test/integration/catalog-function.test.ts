@@ -371,7 +371,11 @@ t.test('catalog function - an image source gets upstream registry objects, once'
   });
   t.teardown(() => served.stop());
   const f = await catalogFunctionFor(t, {
-    config: { registryAddresses: new Map([[`${ns}/my-catalog`, served.address]]) },
+    // Upstream's pod mode (the default reads images directly).
+    config: {
+      imageMode: 'pod',
+      registryAddresses: new Map([[`${ns}/my-catalog`, served.address]]),
+    },
   });
   await f.client.create(
     catalogSource(ns, 'my.catalog', {

@@ -20,7 +20,11 @@ t.test('catalog registry pods - an evicted registry pod is replaced', async (t) 
   });
   t.teardown(() => served.stop());
   const f = await catalogFunctionFor(t, {
-    config: { registryAddresses: new Map([[`${ns}/evicted`, served.address]]) },
+    // Upstream's pod mode (the default reads images directly).
+    config: {
+      imageMode: 'pod',
+      registryAddresses: new Map([[`${ns}/evicted`, served.address]]),
+    },
   });
   await f.client.create(
     catalogSource(ns, 'evicted', { sourceType: 'grpc', image: 'quay.io/example/catalog:v1' }),

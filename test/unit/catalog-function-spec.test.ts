@@ -100,3 +100,31 @@ t.test('catalog config - the environment is parsed once, errors name the variabl
   });
   t.end();
 });
+
+t.test('catalog config - image mode, registry files and mirrors from the environment', (t) => {
+  const defaults = catalogConfigFromEnv({});
+  t.equal(defaults.imageMode, 'direct', 'images are read directly by default');
+  t.same(defaults.registryCaFiles, []);
+  t.equal(defaults.registryAuthFile, undefined);
+  const config = catalogConfigFromEnv({
+    OLMQ_CATALOG_IMAGE_MODE: 'pod',
+    OLMQ_REGISTRY_AUTH_FILE: '/run/secrets/auth.json',
+    OLMQ_REGISTRY_CA_FILES: '/a.pem, /b.pem',
+    OLMQ_REGISTRY_MIRRORS: 'quay.io=mirror.local/quay',
+  });
+  t.equal(config.imageMode, 'pod');
+  t.equal(config.registryAuthFile, '/run/secrets/auth.json');
+  t.same(config.registryCaFiles, ['/a.pem', '/b.pem']);
+  t.same(config.registryMirrors, [
+    { source: 'quay.io', mirrors: ['mirror.local/quay'], digestOnly: true },
+  ]);
+  t.throws(() => catalogConfigFromEnv({ OLMQ_CATALOG_IMAGE_MODE: 'sidecar' }), {
+    name: 'CatalogConfigError',
+    message: 'OLMQ_CATALOG_IMAGE_MODE: must be direct or pod',
+  });
+  t.throws(() => catalogConfigFromEnv({ OLMQ_REGISTRY_MIRRORS: 'quay.io' }), {
+    name: 'CatalogConfigError',
+    message: /^OLMQ_REGISTRY_MIRRORS: bad mirror rule "quay.io"/,
+  });
+  t.end();
+});
