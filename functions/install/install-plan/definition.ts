@@ -18,6 +18,8 @@ type PlanWork = WorkContext<NamespacedName>;
 export function installPlanFunction(options: {
   scoped: ScopedClients;
   warnings?: Counter<'cluster'>;
+  /** How long a failing plan retries before it is Failed (upstream's install plan timeout). */
+  retryWindowMs?: number;
 }): FunctionDefinition<NamespacedName, PlanSnapshot, PlanWrites> {
   return {
     key: installPlanKey,
@@ -38,6 +40,7 @@ export function installPlanFunction(options: {
         now: work.now,
         log: work.log,
         countWarnings: () => options.warnings?.inc({ cluster: work.cluster }),
+        ...(options.retryWindowMs === undefined ? {} : { retryWindowMs: options.retryWindowMs }),
       });
     },
   };
