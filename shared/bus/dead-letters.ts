@@ -100,10 +100,7 @@ function parseLetter(seq: number, data: Uint8Array): DeadLetter {
 }
 
 /** Publishes a dead letter (checked against the schema) to OLMQ_DEAD. */
-export async function publishDeadLetter(
-  backbone: Backbone,
-  entry: DeadLetterInput,
-): Promise<void> {
+export async function publishDeadLetter(backbone: Backbone, entry: DeadLetterInput): Promise<void> {
   const letter = deadLetterSchema.parse(entry);
   await backbone.js.publish(subjectOf(letter), JSON.stringify(letter));
 }
