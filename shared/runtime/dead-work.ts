@@ -30,7 +30,7 @@ export interface FailureHost {
   options: FunctionHostOptions;
   metrics: FunctionMetrics;
   /** Sends an ack, nak or term with this turn's other messages. */
-  settle(action: () => void): void;
+  settle: (action: () => void) => void;
 }
 
 const messageOf = (error: unknown): string =>

@@ -60,7 +60,7 @@ export async function runTrigger(
   messages: ConsumerMessages,
   host: TriggerHost,
 ): Promise<void> {
-  const { backbone, queue, options, log, stopping, settle } = host;
+  const { backbone, queue, options, stopping, settle } = host;
   const inflight = new Set<Promise<void>>();
   const lastSeen = new LastSeen(options.lastSeenLimit);
   const handle = async (m: JsMsg): Promise<void> => {

@@ -9,11 +9,12 @@ import {
   namespaceWithOperatorGroup,
 } from '../harness/install.js';
 import { createInstallPlan, smallBundle } from '../harness/install-plan.js';
+import { runOlmq } from '../harness/cli.js';
 import { waitFor } from '../harness/wait.js';
 
 t.test('install - a v1beta1 CRD step fails its InstallPlan after the retry window', async (t) => {
   const windowMs = 1_500;
-  const { client, registry } = await installFunctionFor(t, {
+  const { client, registry, natsUrl } = await installFunctionFor(t, {
     installPlanRetryTimeoutMs: windowMs,
   });
   await namespaceWithOperatorGroup(client, 'ns1');
@@ -71,4 +72,8 @@ t.test('install - a v1beta1 CRD step fails its InstallPlan after the retry windo
 
   const metrics = await registry.getSingleMetricAsString('olmq_work_dead_lettered_total');
   t.notMatch(metrics, /function="install-plan"/, 'no install-plan work dead-lettered');
+
+  const dlq = await runOlmq(['dlq', 'list', '--nats-url', natsUrl, '-o', 'json']);
+  t.equal(dlq.code, 0, dlq.stderr);
+  t.same(JSON.parse(dlq.stdout), [], 'olmq dlq list: no dead letters');
 });
