@@ -9,6 +9,7 @@ import { installPlanKey } from '../keys.js';
 import type { ScopedClients } from '../scope.js';
 import { applyPlan } from './apply.js';
 import { decidePlan } from './decide.js';
+import { failPlanOnDeadWork } from './give-up.js';
 import { loadPlan } from './load.js';
 import type { PlanSnapshot, PlanWrites } from './types.js';
 
@@ -43,5 +44,6 @@ export function installPlanFunction(options: {
         ...(options.retryWindowMs === undefined ? {} : { retryWindowMs: options.retryWindowMs }),
       });
     },
+    giveUp: failPlanOnDeadWork,
   };
 }

@@ -27,6 +27,27 @@ export function setCondition(
   ];
 }
 
+/** Pure: `status` Failed with `message`, as upstream fails a plan (Installed=False, InstallComponentFailed). */
+export function failedPlanStatus(
+  status: InstallPlanStatus,
+  message: string,
+  now: Date,
+): InstallPlanStatus {
+  const { message: _message, ...rest } = status;
+  return {
+    ...rest,
+    phase: 'Failed',
+    message,
+    conditions: setCondition(status.conditions, {
+      type: 'Installed',
+      status: 'False',
+      reason: 'InstallComponentFailed',
+      message,
+      lastUpdateTime: kubeTime(now, 'millis'),
+    }),
+  };
+}
+
 /** Pure: the plan status after a pass, given what the writes did. */
 export function settlePlan(
   writes: PlanWrites,
@@ -54,19 +75,7 @@ export function settlePlan(
         message: `retrying execution due to error: ${error.message}`,
       };
     }
-    const { message: _message, ...rest } = status;
-    return {
-      ...rest,
-      phase: 'Failed',
-      message: error.message,
-      conditions: setCondition(status.conditions, {
-        type: 'Installed',
-        status: 'False',
-        reason: 'InstallComponentFailed',
-        message: error.message,
-        lastUpdateTime: at,
-      }),
-    };
+    return failedPlanStatus(status, error.message, now);
   }
   const { message: _message, ...rest } = status;
   if (steps.every((step) => done.has(step.status))) {
