@@ -1,9 +1,11 @@
 // What each function's giveUp writes when the host gives up on its work, against the devcluster:
-// the InstallPlan Failed (Installed=False InstallComponentFailed), the Subscriptions'
+// the InstallPlan Failed (Installed=False InstallComponentFailed), the CSVs being installed
+// Failed InstallComponentFailed, the Subscriptions'
 // ResolutionFailed ErrorPreventedResolution, the CatalogSource's reason and message — each with
 // its Warning Event. (That the host calls giveUp is dead-work-host.test.ts.)
 import t from 'tap';
 import { failCatalogSourceOnDeadWork } from '../../functions/catalog/give-up.js';
+import { failCsvsOnDeadWork } from '../../functions/install/csv/give-up.js';
 import { failPlanOnDeadWork } from '../../functions/install/install-plan/give-up.js';
 import { failResolutionOnDeadWork } from '../../functions/resolve/give-up.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
@@ -116,4 +118,37 @@ t.test('dead work - a CatalogSource given up on says why in reason and message',
   t.match(await read('grpc'), { reason: 'RegistryServerError', message: dead.message });
   t.equal((await warnings(client, 'olm', 'cm', 'ConfigMapError')).length, 1);
   t.equal((await warnings(client, 'olm', 'grpc', 'RegistryServerError')).length, 1);
+});
+
+t.test('dead work - a namespace of CSVs given up on fails the CSVs being installed', async (t) => {
+  const { client } = await clusterFor(t);
+  await namespaceWithOperatorGroup(client, 'ns1');
+  const { csv } = await smallBundle('etcd', 'etcdoperator.v0.9.4');
+  const phases = { installing: 'Installing', succeeded: 'Succeeded', ready: 'InstallReady' };
+  for (const [name, phase] of Object.entries(phases)) {
+    const created = await client.create({
+      ...csv,
+      metadata: { name, namespace: 'ns1' },
+    });
+    await client.updateStatus({ ...created, status: { phase, reason: 'InstallSucceeded' } });
+  }
+  await failCsvsOnDeadWork(workOn(client, { namespace: 'ns1' }), dead);
+  const read = async (name: string) =>
+    (
+      await client.get({
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'ClusterServiceVersion',
+        namespace: 'ns1',
+        name,
+      })
+    )?.['status'];
+  const failed = {
+    phase: 'Failed',
+    reason: 'InstallComponentFailed',
+    message: `install strategy failed: ${dead.message}`,
+  };
+  t.match(await read('installing'), failed);
+  t.match(await read('ready'), failed);
+  t.match(await read('succeeded'), { phase: 'Succeeded' }, 'an installed CSV keeps its phase');
+  t.equal((await warnings(client, 'ns1', 'installing', 'InstallComponentFailed')).length, 1);
 });
