@@ -52,7 +52,7 @@ export async function failCsvsOnDeadWork(
   });
   const now = work.now();
   for (const { csv, event } of csvsFailedByDeadWork(items as Csv[], dead.message, now)) {
-    await updateStatusOrStale(work.client, csv as KubeObject, 'CSV');
+    await updateStatusOrStale(work.client, csv, 'CSV');
     if (event !== undefined)
       await executeWrites(work.client, [{ op: 'event', object: event }], installFieldManager).catch(
         (error: unknown) =>
