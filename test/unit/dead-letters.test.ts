@@ -10,12 +10,13 @@ import {
 import { defaultFunctionHostOptions, redriveDelayMs } from '../../shared/runtime/host-options.js';
 import { redriveDueAt } from '../../shared/runtime/redrive.js';
 
-t.test('dead letters - the reason catalogue is pinned', async (t) => {
+t.test('dead letters - the reason catalogue is pinned', (t) => {
   t.same(Object.values(deadLetterReasons).sort(), [
     'Permanent',
     'TooManyFailures',
     'TriggerFailed',
   ]);
+  t.end();
 });
 
 t.test(
@@ -35,7 +36,7 @@ t.test(
   },
 );
 
-t.test('dead letters - subjects and filters name function, cluster and key', async (t) => {
+t.test('dead letters - subjects and filters name function, cluster and key', (t) => {
   t.equal(
     deadLetterSubject('install-plan', 'c1', ['ns1', 'a.b']),
     'olmq.dead.install-plan.c1.ns1.a_b',
@@ -52,9 +53,10 @@ t.test('dead letters - subjects and filters name function, cluster and key', asy
   t.equal(deadLetterFilter({}), 'olmq.dead.*.*.>');
   t.equal(deadLetterFilter({ fn: 'resolve' }), 'olmq.dead.resolve.*.>');
   t.equal(deadLetterFilter({ cluster: 'c2', key: ['ns1', 'x'] }), 'olmq.dead.*.c2.ns1.x');
+  t.end();
 });
 
-t.test('dead letters - scheduled redrives back off, doubling up to the cap', async (t) => {
+t.test('dead letters - scheduled redrives back off, doubling up to the cap', (t) => {
   const o = { ...defaultFunctionHostOptions, firstRedriveDelayMs: 1_000, maxRedriveDelayMs: 5_000 };
   t.same(
     [0, 1, 2, 3, 10].map((n) => redriveDelayMs(n, o)),
@@ -72,4 +74,5 @@ t.test('dead letters - scheduled redrives back off, doubling up to the cap', asy
   t.equal(redriveDueAt(letter, { options: o }), Date.parse('2026-11-26T12:00:02.000Z'));
   const asked = { ...letter, notBefore: '2026-11-26T11:00:00.000Z' };
   t.equal(redriveDueAt(asked, { options: o }), Date.parse(asked.notBefore), 'notBefore wins');
+  t.end();
 });
