@@ -19,23 +19,20 @@ t.test('dead letters - the reason catalogue is pinned', (t) => {
   t.end();
 });
 
-t.test(
-  'dead letters - a letter written without the newer fields reads with defaults',
-  (t) => {
-    const letter = deadLetterSchema.parse({
-      function: 'install-plan',
-      cluster: 'c1',
-      key: ['ns1', 'install-abc'],
-      failures: 10,
-      error: 'the API said no',
-      at: '2026-11-26T12:00:00.000Z',
-    });
-    t.match(letter, { origin: 'work', reason: 'TooManyFailures', redrives: 0 });
-    t.notOk(deadLetterSchema.safeParse({ ...letter, reason: 'Whatever' }).success);
-    t.notOk(deadLetterSchema.safeParse({ ...letter, cluster: '' }).success);
-    t.end();
-  },
-);
+t.test('dead letters - a letter written without the newer fields reads with defaults', (t) => {
+  const letter = deadLetterSchema.parse({
+    function: 'install-plan',
+    cluster: 'c1',
+    key: ['ns1', 'install-abc'],
+    failures: 10,
+    error: 'the API said no',
+    at: '2026-11-26T12:00:00.000Z',
+  });
+  t.match(letter, { origin: 'work', reason: 'TooManyFailures', redrives: 0 });
+  t.notOk(deadLetterSchema.safeParse({ ...letter, reason: 'Whatever' }).success);
+  t.notOk(deadLetterSchema.safeParse({ ...letter, cluster: '' }).success);
+  t.end();
+});
 
 t.test('dead letters - subjects and filters name function, cluster and key', (t) => {
   t.equal(
