@@ -13,6 +13,7 @@ const benches: Record<string, { about: string; nodeFlags?: string[] }> = {
   'backbone-trips': { about: 'NATS round trips and messages per work item' },
   rbac: { about: 'rbac and copy-csv at namespace scale' },
   install: { about: 'InstallPlan approved → CSV Succeeded' },
+  'dead-work': { about: 'a v1beta1-CRD InstallPlan: time to retrying and to Failed' },
   devcluster: { about: 'devcluster creates/s, watch events/s, list latency' },
   'catalog-image': {
     about: 'catalog image pull + index, poll HEAD, bundle image pulls (catalog dir argument)',

@@ -85,6 +85,34 @@ const clusterAccess = {
   logLevel,
 };
 
+// `olmq dlq`: which dead letters (none of these: all), and how to print them.
+const dlqSelection = {
+  function: option.optionalText({
+    flag: 'function',
+    placeholder: 'NAME',
+    doc: 'Only dead letters of this function definition (queue), e.g. install-plan.',
+  }),
+  cluster: option.optionalText({
+    flag: 'cluster',
+    placeholder: 'ID',
+    doc: 'Only dead letters of this cluster.',
+  }),
+  key: option.optionalText({
+    flag: 'key',
+    placeholder: 'WORDS',
+    doc: "Only the dead letter of this work key, its words joined by '/', e.g. ns1/install-abc.",
+  }),
+};
+const dlqOutput = option.choice({
+  flag: 'output',
+  short: 'o',
+  placeholder: 'FORMAT',
+  values: ['table', 'json'],
+  default: 'table',
+  doc: 'Output format: a kubectl-style table (or description, for show), or JSON.',
+});
+const dlqId = { usage: '<id>', doc: 'The ID (stream sequence) of a dead letter, as listed.' };
+
 /** One `--catalog` of `olmq resolve`: NAME=DIR[,priority=N][,namespace=NS]. */
 export interface CatalogSpec {
   /** CatalogSource name. */
@@ -443,6 +471,28 @@ export const commands = {
     words: ['version'],
     summary: 'Print the olmq version.',
     options: {},
+  }),
+  dlqList: command({
+    words: ['dlq', 'list'],
+    summary: 'List dead letters: work given up on, not handled yet.',
+    options: { ...dlqSelection, output: dlqOutput, natsUrl: clusterAccess.natsUrl },
+  }),
+  dlqShow: command({
+    words: ['dlq', 'show'],
+    summary: 'Show one dead letter in full.',
+    positionals: { ...dlqId, required: true },
+    options: { output: dlqOutput, natsUrl: clusterAccess.natsUrl },
+  }),
+  dlqRedrive: command({
+    words: ['dlq', 'redrive'],
+    summary: 'Give dead letters another go now: by ID, function, cluster, key, or --all.',
+    positionals: { ...dlqId, required: false },
+    options: {
+      ...dlqSelection,
+      all: option.switch({ flag: 'all', doc: 'Redrive every dead letter.' }),
+      output: dlqOutput,
+      natsUrl: clusterAccess.natsUrl,
+    },
   }),
 } satisfies Record<string, Command>;
 

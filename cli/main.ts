@@ -19,6 +19,9 @@ const handlers: Partial<Record<CommandName, () => Promise<Handler>>> = {
   registryServe: async () => (await import('./registry.js')).runRegistryServe,
   run: async () => (await import('./run.js')).runFunction,
   packageserver: async () => (await import('./packageserver.js')).runPackageServer,
+  dlqList: async () => (await import('./dlq.js')).runDlqList,
+  dlqShow: async () => (await import('./dlq.js')).runDlqShow,
+  dlqRedrive: async () => (await import('./dlq.js')).runDlqRedrive,
 };
 
 function usage(): string {

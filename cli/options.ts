@@ -63,7 +63,9 @@ function urlSchema(schemes: readonly string[]) {
     .string()
     .refine((value) => URL.canParse(value), 'must be a URL, e.g. nats://127.0.0.1:4222')
     .refine(
-      (value) => schemes.includes(new URL(value).protocol.replace(/:$/, '')),
+      // Unparsable values fail the first check alone (new URL would throw here).
+      (value) =>
+        !URL.canParse(value) || schemes.includes(new URL(value).protocol.replace(/:$/, '')),
       `must use ${schemes.map((s) => `${s}://`).join(' or ')}`,
     );
 }

@@ -72,6 +72,7 @@ import type {
   SyncRecord,
 } from './types.js';
 import { catalogSourceKey } from './keys.js';
+import { failCatalogSourceOnDeadWork } from './give-up.js';
 
 /** KV bucket of the catalog function's bookkeeping (what each served index was read from). */
 export const catalogSyncBucket = 'olmq_catalog_syncs';
@@ -373,6 +374,7 @@ export async function startCatalogFunction(
     load,
     decide: decideCatalogSource,
     apply,
+    giveUp: failCatalogSourceOnDeadWork,
   };
   log.info(
     { registryAddresses: Object.fromEntries(config.registryAddresses) },

@@ -13,7 +13,7 @@ import { ScopedClients } from './scope.js';
 
 /** The install function with `options` (see options.ts; validated here, before anything starts). */
 export function installFunction(options: unknown = {}): CreateFunction {
-  const { certificateLifetimeMs } = parseInstallOptions(options);
+  const { certificateLifetimeMs, installPlanRetryTimeoutMs } = parseInstallOptions(options);
   return (context) => {
     const metrics = createInstallMetrics(context.registry);
     const scoped = new ScopedClients();
@@ -23,6 +23,7 @@ export function installFunction(options: unknown = {}): CreateFunction {
         installPlanFunction({
           scoped,
           warnings: metrics.installPlanWarnings,
+          retryWindowMs: installPlanRetryTimeoutMs,
         }),
         csvFunction({
           scoped,

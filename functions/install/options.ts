@@ -2,6 +2,7 @@
 // frozen. Errors name the option.
 import { z } from 'zod';
 import { defaultCertificateLifetimeMs, rotationMarginMs } from './certificates.js';
+import { defaultPlanRetryWindowMs } from './install-plan/settle.js';
 
 /** The install function's options. */
 export const installOptionsSchema = z.object({
@@ -16,6 +17,11 @@ export const installOptionsSchema = z.object({
       `must exceed the rotation margin of ${rotationMarginMs} ms (certificates rotate a day before they expire)`,
     )
     .default(defaultCertificateLifetimeMs),
+  /**
+   * How long an InstallPlan whose execution fails keeps retrying before it is Failed, in ms
+   * (upstream's --install-plan-retry-timeout, one minute). Forbidden errors retry regardless.
+   */
+  installPlanRetryTimeoutMs: z.int().positive().default(defaultPlanRetryWindowMs),
 });
 /** Validated install options. */
 export type InstallOptions = Readonly<z.infer<typeof installOptionsSchema>>;

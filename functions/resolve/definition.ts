@@ -23,6 +23,7 @@ import { getMirrored, listMirrored, namespacesWith } from '../../shared/bus/mirr
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
+import { failResolutionOnDeadWork } from './give-up.js';
 import { resolveKey } from './keys.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type { FunctionDefinition, ObjectChange, WorkItem } from '../../shared/runtime/types.js';
@@ -142,6 +143,7 @@ export const createFunction: CreateFunction = async (context) => {
       else if (writes.record !== undefined)
         await resolutionRecords.put(backbone, ref, writes.record);
     },
+    giveUp: failResolutionOnDeadWork,
   };
   return { definitions: [definition] };
 };

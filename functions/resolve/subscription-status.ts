@@ -128,9 +128,12 @@ function notUnpacking(conditions: SubscriptionCondition[]): SubscriptionConditio
 }
 const unpackingDone: SubscriptionCondition = { type: Type.BundleUnpacking, status: 'False' };
 
-// Upstream sets ResolutionFailed with no lastTransitionTime, and an unsatisfiable resolution's
-// message starts `constraints not satisfiable: `; olmq's explanation follows that prefix.
-function withResolutionFailed(
+/**
+ * `conditions` with ResolutionFailed True for `outcome`. Upstream sets it with no
+ * lastTransitionTime, and an unsatisfiable resolution's message starts `constraints not
+ * satisfiable: `; olmq's explanation follows that prefix.
+ */
+export function withResolutionFailed(
   conditions: readonly SubscriptionCondition[],
   outcome: Extract<SubscriptionOutcome, { kind: 'failed' }>,
 ): SubscriptionCondition[] {

@@ -7,7 +7,7 @@
 //   changes coalesces into one reconcile of the latest state.
 // - KV bucket olmq_leases (entries expire after the lease TTL): which replica works a key.
 // - KV bucket olmq_attempts: consecutive failures per work key, for backoff and dead-lettering.
-// - stream OLMQ_DEAD: work items that failed too often, kept for inspection.
+// - stream OLMQ_DEAD: work given up on, one letter per key until handled (dead-letters.ts).
 // - stream OLMQ_BODIES: mirror values larger than the max payload, in chunks, referenced from
 //   their KV entry (large-values.ts).
 //
@@ -91,6 +91,7 @@ export async function openBackbone(
     name: assets.deadStream,
     subjects: [deadLetterSubjects],
     retention: RetentionPolicy.Limits,
+    max_msgs_per_subject: 1, // a key's newest letter says all there is to know
     max_age: nanos(options.deadLetterMaxAgeMs),
     storage: StorageType.File,
     num_replicas: replicas,

@@ -207,6 +207,36 @@ export function deadLetterSubject(fn: string, cluster: string, key: WorkKey): st
   return ['olmq.dead', encodeToken(fn), encodeToken(cluster), ...key.map(encodeToken)].join('.');
 }
 
+// The first key token of a trigger's dead letters: encodeToken writes `=` only before two hex
+// digits, so no work key's first word reads like it.
+const triggerToken = '=trigger';
+
+/** The dead-letter subject of a change of `ref` that `fn`'s trigger could not map to work. */
+export function triggerDeadLetterSubject(fn: string, ref: ObjectRef): string {
+  const ns = ref.namespace === '' ? clusterScope : encodeToken(ref.namespace);
+  return ['olmq.dead', encodeToken(fn), encodeToken(ref.cluster), triggerToken]
+    .concat([encodeToken(ref.kind), ns, encodeToken(ref.name)])
+    .join('.');
+}
+
+/**
+ * The filter of dead letters: of one function and cluster when given, and of one work key
+ * (its words, all of them) when given.
+ */
+export function deadLetterFilter(match: { fn?: string; cluster?: string; key?: WorkKey }): string {
+  const head = [
+    'olmq.dead',
+    match.fn === undefined ? '*' : encodeToken(match.fn),
+    match.cluster === undefined ? '*' : encodeToken(match.cluster),
+  ];
+  return [...head, ...(match.key === undefined ? ['>'] : match.key.map(encodeToken))].join('.');
+}
+
+/** The cluster a dead-letter subject names. */
+export function clusterOfDeadLetterSubject(subject: string): string {
+  return decodeToken(subject.split('.')[3] ?? '=');
+}
+
 /** Reverses workSubject (and deadLetterSubject). */
 export function parseWorkSubject(subject: string): { fn: string; cluster: string; key: WorkKey } {
   const parts = subject.split('.');

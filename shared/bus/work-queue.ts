@@ -1,6 +1,6 @@
 // The work queue's plumbing, behind named operations: the consumers of a queue and of its
 // triggers, work items and follow-ups, leases (which replica works a key), failure records
-// (consecutive failures per key) and dead letters. The function host (shared/runtime) decides
+// (consecutive failures per key); dead letters are dead-letters.ts'. The function host (shared/runtime) decides
 // when to call them; this file knows how they sit on JetStream (see subjects.ts for the layout
 // and backbone.ts for the assets).
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
@@ -9,7 +9,6 @@ import type { Backbone } from './backbone.js';
 import { JetStreamPublishError, wrongLastSequence, type PublishAck } from './pipe.js';
 import {
   assets,
-  deadLetterSubject,
   kvStream,
   leaseSubject,
   mirrorKindFilter,
@@ -70,6 +69,8 @@ export async function consumeChanges(
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: nanos(options.ackWaitMs),
+    // Unbounded here: the trigger loop bounds its retries itself and dead-letters the change
+    // (a server-side limit would drop it without a trace).
     max_deliver: -1,
   });
   const consumer = await backbone.js.consumers.get(mirrorStream, name);
@@ -156,6 +157,10 @@ export function releaseLease(backbone: Backbone, revision: number): void {
 export interface FailureRecord {
   failures: number;
   lastError: string;
+  /** The key has a dead letter (dead-letters.ts) that its next success clears. */
+  dead?: boolean;
+  /** How often the key died again after a dead letter, with no success between. */
+  redrives?: number;
 }
 
 /** The record of a key that has not failed. */
@@ -186,7 +191,8 @@ export async function recordFailures(
  */
 export const errorTextLimit = 8 * 1024;
 
-const bounded = (text: string): string =>
+/** `text` cut to errorTextLimit. */
+export const bounded = (text: string): string =>
   text.length <= errorTextLimit ? text : `${text.slice(0, errorTextLimit)}… (truncated)`;
 
 /** Forgets a key's failures. */
@@ -214,24 +220,4 @@ export async function watchFailures(
   })();
   for await (const key of await backbone.attempts.keys(filter)) onChange(key, true);
   return { stop: () => updates.stop(), ended };
-}
-
-/** What is kept of a work item given up on. */
-export interface DeadLetter {
-  /** The queue (function definition) that gave up. */
-  function: string;
-  cluster: string;
-  key: WorkKey;
-  failures: number;
-  error: string;
-  /** When, as an RFC 3339 time. */
-  at: string;
-}
-
-/** Publishes a dead letter to OLMQ_DEAD. */
-export async function publishDeadLetter(backbone: Backbone, entry: DeadLetter): Promise<void> {
-  await backbone.js.publish(
-    deadLetterSubject(entry.function, entry.cluster, entry.key),
-    JSON.stringify({ ...entry, error: bounded(entry.error) }),
-  );
 }

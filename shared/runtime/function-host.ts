@@ -13,11 +13,15 @@
 //    the writes, then publish the decision's follow-up work (`enqueue`). A StaleDecisionError
 //    (write conflict) means "re-read and decide again", at once. Success acks the item, or holds
 //    it back for `requeueAfterMs` when the decision asks to look again later.
-// 4. Failure: the key's consecutive failures are counted in olmq_attempts; the item is
-//    redelivered after exponential backoff with jitter, and after `maxAttempts` failures (or
-//    at once for errors that say retrying cannot help) it goes to OLMQ_DEAD with the error.
-//    An unreachable or throttling API (isTransientApiFailure) is waited out instead: the item
-//    comes back after Retry-After or a backoff and the failure is not counted.
+// 4. Failure (dead-work.ts): the key's consecutive failures are counted in olmq_attempts; the
+//    item is redelivered after exponential backoff with jitter, and after `maxAttempts`
+//    failures (or at once for errors that say retrying cannot help) it goes to OLMQ_DEAD with
+//    the error, and the definition's giveUp says so on the key's object. A trigger's failed
+//    change is retried the same way, then dead-lettered too. An unreachable or throttling API
+//    (isTransientApiFailure) is waited out instead: the item comes back after Retry-After or a
+//    backoff and the failure is not counted.
+// 5. Redrive (redrive.ts): a dead key's next success clears its letter (its object changed);
+//    letters are also redriven on a schedule with backoff, and by `olmq dlq redrive`.
 // Everything is level-triggered: an item names a key, never a change, so redelivery,
 // duplicates and reordering are harmless.
 import { setMaxListeners } from 'node:events';
@@ -25,16 +29,15 @@ import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
 import { parseWorkSubject, workItemKey } from '../bus/subjects.js';
+import { deadLetterCounts } from '../bus/dead-letters.js';
 import {
   backlogOf,
   clearFailures,
   consumeChanges,
   consumeWork,
   noFailures,
-  publishDeadLetter,
   publishWork,
   readFailures,
-  recordFailures,
   releaseLease,
   renewLease,
   takeLease,
@@ -44,14 +47,14 @@ import {
   type QueueConsumer,
 } from '../bus/work-queue.js';
 import type { KubeClient } from '../kube/client.js';
-import { isTransientApiFailure, retryAfterOf } from '../kube/errors.js';
 import { StaleDecisionError } from '../kube/executor.js';
-import { kubeTime } from '../kube/time.js';
+import { clearHandledLetter, isRetryable, settleFailure, type FailureHost } from './dead-work.js';
 import {
   backoffDelayMs,
   defaultFunctionHostOptions,
   type FunctionHostOptions,
 } from './host-options.js';
+import { startRedriver } from './redrive.js';
 import { runTrigger } from './trigger-loop.js';
 import type { FunctionMetrics } from './metrics.js';
 import type { Decision, FunctionDefinition, WorkContext, WorkItem } from './types.js';
@@ -65,13 +68,8 @@ export type {
   WorkItem,
   WorkKeyType,
 } from './types.js';
-export { StaleDecisionError };
+export { StaleDecisionError, isRetryable };
 export { backoffDelayMs, defaultFunctionHostOptions, type FunctionHostOptions };
-
-/** Errors may say retrying cannot help (bad input that only a person can fix). */
-export function isRetryable(error: unknown): boolean {
-  return !(error instanceof Error && 'retryable' in error && error.retryable === false);
-}
 
 /** A work item names a cluster this replica has no API client for. */
 export class NoClusterClientError extends Error {
@@ -95,6 +93,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
    */
   private readonly maybeFailing = new Set<string>();
   private stopFailureWatch: () => void = () => undefined;
+  private stopRedriver: () => Promise<void> = () => Promise.resolve();
   /** The watch ended early (it should not): every key may then have a record. */
   private failureWatchLost = false;
   /**
@@ -143,12 +142,9 @@ export class FunctionHost<Key, Snapshot, Writes> {
       this.streams.push(messages);
       this.loops.push(
         runTrigger(trigger, messages, {
-          backbone: this.backbone,
-          queue: this.queue,
-          options: this.options,
+          ...this.failureHost,
           log: this.log,
           stopping: this.stopping.signal,
-          settle: (action) => this.settle(action),
         }),
       );
     }
@@ -161,8 +157,28 @@ export class FunctionHost<Key, Snapshot, Writes> {
     this.metrics.addBacklogSource(async () =>
       (await backlogOf(this.backbone, consumers)).map((b) => ({ function: this.queue, ...b })),
     );
+    this.metrics.addDeadLetterSource(async () => ({
+      function: this.queue,
+      counts: await deadLetterCounts(this.backbone, this.queue),
+    }));
     this.streams.push(messages);
     this.loops.push(this.workLoop(messages));
+    this.stopRedriver = startRedriver({
+      ...this.failureHost,
+      triggers: this.definition.triggers,
+      log: this.log,
+    });
+  }
+
+  // What failure handling (dead-work.ts) needs of this host.
+  private get failureHost(): FailureHost {
+    return {
+      backbone: this.backbone,
+      queue: this.queue,
+      options: this.options,
+      metrics: this.metrics,
+      settle: (action) => this.settle(action),
+    };
   }
 
   /**
@@ -172,6 +188,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
   async stop(graceMs = 10_000): Promise<void> {
     for (const messages of this.streams) messages.stop();
     this.stopFailureWatch();
+    await this.stopRedriver();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
     await Promise.race([Promise.allSettled([...this.inflight]), grace]);
@@ -288,7 +305,8 @@ export class FunctionHost<Key, Snapshot, Writes> {
       context = this.contextOf(cluster, words, abort.signal);
     } catch (error) {
       // Words no key of this type has (a hand-published item): nothing to reconcile.
-      await this.fail(m, { cluster, key: words, log: this.log }, itemKey, noFailures, error);
+      const work = { cluster, key: words, log: this.log, itemKey, record: noFailures };
+      await settleFailure(this.failureHost, m, work, error);
       return;
     }
 
@@ -354,6 +372,10 @@ export class FunctionHost<Key, Snapshot, Writes> {
       this.metrics.processed.inc({ ...labels, outcome: 'success' });
       if (record.failures > 0 || this.mayBeFailing(itemKey))
         await clearFailures(this.backbone, itemKey).catch(() => undefined);
+      if (record.dead === true)
+        await clearHandledLetter(this.failureHost, { cluster, key: words, log: context.log }).catch(
+          (error: unknown) => context.log.warn({ err: error }, 'could not clear a dead letter'),
+        );
     } catch (error) {
       // A skipped record must be read now: the failures of this key count on from it.
       const settled = readRecord
@@ -361,7 +383,15 @@ export class FunctionHost<Key, Snapshot, Writes> {
         : readFailures(this.backbone, itemKey).catch(() => record);
       await settled
         .then((current) =>
-          this.fail(m, { cluster, key: words, log: context.log }, itemKey, current, error),
+          settleFailure(
+            this.failureHost,
+            m,
+            { cluster, key: words, log: context.log, itemKey, record: current },
+            error,
+            this.definition.giveUp === undefined
+              ? undefined
+              : (dead) => this.definition.giveUp?.(context, dead) ?? Promise.resolve(),
+          ),
         )
         .catch((failure: unknown) => {
           // Not even the failure could be recorded (NATS unreachable): redeliver soon.
@@ -426,57 +456,5 @@ export class FunctionHost<Key, Snapshot, Writes> {
         context.log.debug({ err: error }, 'write conflict; deciding again on fresh state');
       }
     }
-  }
-
-  private async fail(
-    m: JsMsg,
-    work: { cluster: string; key: readonly string[]; log: Logger },
-    itemKey: string,
-    record: FailureRecord,
-    error: unknown,
-  ): Promise<void> {
-    const labels = { cluster: work.cluster, function: this.queue };
-    if (isTransientApiFailure(error)) {
-      // The client already retried for its window: wait a little (at most 3.2 s, or as long as
-      // Retry-After asks) and try again, without counting a failure.
-      const delay = Math.max(
-        retryAfterOf(error) ?? 0,
-        backoffDelayMs(Math.min(m.info.deliveryCount, 5), this.options),
-      );
-      this.settle(() => m.nak(delay));
-      this.metrics.processed.inc({ ...labels, outcome: 'unavailable' });
-      this.metrics.retried.inc(labels);
-      work.log.warn(
-        { err: error, retryInMs: delay },
-        'Kubernetes API unavailable; retrying without counting a failure',
-      );
-      return;
-    }
-    const failures = record.failures + 1;
-    const message = error instanceof Error ? error.message : String(error);
-    this.metrics.processed.inc({ ...labels, outcome: 'failure' });
-    if (failures >= this.options.maxAttempts || !isRetryable(error)) {
-      await publishDeadLetter(this.backbone, {
-        function: this.queue,
-        cluster: work.cluster,
-        key: work.key,
-        failures,
-        error: message,
-        at: kubeTime(this.options.now(), 'millis'),
-      });
-      await clearFailures(this.backbone, itemKey);
-      this.settle(() => m.term(message));
-      this.metrics.deadLettered.inc(labels);
-      work.log.error({ err: error, failures }, 'work dead-lettered after repeated failures');
-      return;
-    }
-    const delay = backoffDelayMs(failures, this.options);
-    await recordFailures(this.backbone, itemKey, { failures, lastError: message });
-    this.settle(() => m.nak(delay));
-    this.metrics.retried.inc(labels);
-    work.log.warn(
-      { err: error, failures, retryInMs: delay },
-      'reconcile failed; retrying with backoff',
-    );
   }
 }

@@ -31,6 +31,12 @@ export interface FunctionHostOptions {
   now: Clock;
   /** Follow-up work items published at once (a fan-out to 10,000 namespaces goes in batches). */
   enqueueBatch: number;
+  /** How often the host looks for dead letters of its queue due for a redrive. */
+  redriveScanMs: number;
+  /** Delay before a dead letter's first scheduled redrive; doubles per redrive that died again. */
+  firstRedriveDelayMs: number;
+  /** Longest delay between scheduled redrives of a key. */
+  maxRedriveDelayMs: number;
 }
 
 /** Defaults of FunctionHostOptions. */
@@ -49,6 +55,9 @@ export const defaultFunctionHostOptions: FunctionHostOptions = {
   random: Math.random,
   now: () => new Date(),
   enqueueBatch: 512,
+  redriveScanMs: 30_000,
+  firstRedriveDelayMs: 5 * 60_000,
+  maxRedriveDelayMs: 6 * 3600_000,
 };
 
 /** Backoff before retry number `failures` (1 = first failure): full jitter over the upper half. */
@@ -58,4 +67,9 @@ export function backoffDelayMs(failures: number, options: FunctionHostOptions): 
     options.baseBackoffMs * 2 ** Math.max(0, failures - 1),
   );
   return Math.round(ceiling / 2 + (ceiling / 2) * options.random());
+}
+
+/** Delay before the scheduled redrive of a letter that died `redrives` times after redrives. */
+export function redriveDelayMs(redrives: number, options: FunctionHostOptions): number {
+  return Math.min(options.maxRedriveDelayMs, options.firstRedriveDelayMs * 2 ** redrives);
 }

@@ -13,7 +13,14 @@ export function createRegistry(): Registry {
 export interface FunctionMetrics {
   processed: Counter<'cluster' | 'function' | 'outcome'>;
   retried: Counter<'cluster' | 'function'>;
-  deadLettered: Counter<'cluster' | 'function'>;
+  /** By reason: one of deadLetterReasons (shared/bus/dead-letters.ts). */
+  deadLettered: Counter<'cluster' | 'function' | 'reason'>;
+  /** Dead letters given another go, by cause: change (of the object), schedule. */
+  redriven: Counter<'cluster' | 'function' | 'cause'>;
+  /** Dead letters waiting, read from JetStream at scrape time; see addDeadLetterSource. */
+  deadLetters: Gauge<'cluster' | 'function'>;
+  /** Registers a reader of one function's dead letters per cluster, called at each scrape. */
+  addDeadLetterSource(source: DeadLetterSource): void;
   writeConflicts: Counter<'cluster' | 'function'>;
   leaseContended: Counter<'cluster' | 'function'>;
   reconcileDuration: Histogram<'cluster' | 'function'>;
@@ -28,11 +35,40 @@ export type BacklogSource = () => Promise<
   { function: string; consumer: string; pending: number; inFlight: number }[]
 >;
 
+/** Reads one function's dead letters per cluster. */
+export type DeadLetterSource = () => Promise<{ function: string; counts: Map<string, number> }>;
+
 /** Registers the function host's metrics in `registry`. */
 export function createFunctionMetrics(registry: Registry): FunctionMetrics {
   const labelNames = ['cluster', 'function'] as const;
   const sources: BacklogSource[] = [];
+  const letterSources: DeadLetterSource[] = [];
   return {
+    deadLetters: new Gauge({
+      name: 'olmq_dead_letters',
+      help: 'Dead letters waiting in OLMQ_DEAD (work given up on, not handled yet), per function.',
+      labelNames,
+      registers: [registry],
+      async collect() {
+        const readings = await Promise.all(
+          letterSources.map((read) => read().catch(() => undefined)),
+        );
+        this.reset();
+        for (const r of readings) {
+          if (r === undefined) continue;
+          for (const [cluster, n] of r.counts) this.set({ cluster, function: r.function }, n);
+        }
+      },
+    }),
+    addDeadLetterSource(source) {
+      letterSources.push(source);
+    },
+    redriven: new Counter({
+      name: 'olmq_dead_letters_redriven_total',
+      help: 'Dead letters given another go by the function host, by cause (change: its object changed; schedule: the redrive backoff elapsed).',
+      labelNames: [...labelNames, 'cause'],
+      registers: [registry],
+    }),
     backlog: new Gauge({
       name: 'olmq_consumer_backlog',
       help: 'JetStream consumer backlog per function: state="pending" is queue depth / lag (not yet delivered), state="in_flight" is delivered but not acknowledged.',
@@ -65,8 +101,8 @@ export function createFunctionMetrics(registry: Registry): FunctionMetrics {
     }),
     deadLettered: new Counter({
       name: 'olmq_work_dead_lettered_total',
-      help: 'Work items moved to the dead-letter stream after repeated failures.',
-      labelNames,
+      help: 'Work given up on and moved to the dead-letter stream, by reason (Permanent, TooManyFailures, TriggerFailed).',
+      labelNames: [...labelNames, 'reason'],
       registers: [registry],
     }),
     writeConflicts: new Counter({

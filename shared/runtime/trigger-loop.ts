@@ -6,23 +6,53 @@ import { BodyMissingError, isBodyRef, textOf } from '../bus/large-values.js';
 import { partsDiffer, partsHeader, pickParts, type ObjectPart } from '../bus/object-parts.js';
 import { mirrorSubjectPrefix, parseObjectKey } from '../bus/subjects.js';
 import { publishWork } from '../bus/work-queue.js';
+import { giveUpOnChange, type FailureHost } from './dead-work.js';
+import { backoffDelayMs } from './host-options.js';
 import { LastSeen } from './last-seen.js';
 import type { Trigger } from './types.js';
 
 // Thrown by a change's object getter when the object is a reference not read yet.
 const valueNotRead = new Error('the value of a large mirror entry is not read yet');
 
-/** What a trigger's loop needs of its host. */
-export interface TriggerHost {
+/**
+ * What a trigger's loop needs of its host (FailureHost: its queue names the message ids, and a
+ * change that fails maxAttempts times is dead-lettered).
+ */
+export interface TriggerHost extends FailureHost {
   backbone: Backbone;
-  /** The queue of the definition the trigger belongs to (names its message ids). */
-  queue: string;
-  options: { lastSeenLimit: number; triggerWindow: number; baseBackoffMs: number };
   log: Logger;
   /** Aborted when the host stops: changes then go back unhandled. */
   stopping: AbortSignal;
-  /** Sends an ack or nak with this turn's other messages. */
-  settle: (action: () => void) => void;
+}
+
+// A failed change comes back after backoff; after maxAttempts deliveries it is dead-lettered
+// (the host's redriver re-runs the trigger later) rather than retried for ever.
+async function giveUpOrRetry(host: TriggerHost, m: JsMsg, error: unknown): Promise<void> {
+  const failures = m.info.deliveryCount;
+  const log = host.log.child({ subject: m.subject });
+  if (failures < host.options.maxAttempts) {
+    const delay = backoffDelayMs(failures, host.options);
+    log.warn({ err: error, failures, retryInMs: delay }, 'trigger failed; retrying with backoff');
+    host.settle(() => m.nak(delay));
+    return;
+  }
+  let ref;
+  try {
+    ref = parseObjectKey(m.subject.slice(mirrorSubjectPrefix.length));
+  } catch (malformed) {
+    // No object to name (a hand-written mirror key): nothing could ever map it.
+    log.error({ err: malformed, cause: error }, 'trigger dropped a change of no object');
+    host.settle(() => m.term('malformed mirror key'));
+    return;
+  }
+  try {
+    await giveUpOnChange(host, ref, { error, failures, redrives: 0, log });
+    host.settle(() => m.term(error instanceof Error ? error.message : String(error)));
+  } catch (failure) {
+    // Not even the letter could be written (NATS unreachable): the change comes back later.
+    log.warn({ err: failure, cause: error }, 'could not dead-letter a failed change; retrying');
+    host.settle(() => m.nak(host.options.maxBackoffMs));
+  }
 }
 
 // Maps changes to work items. Changes are handled concurrently (up to triggerWindow at once):
@@ -34,7 +64,7 @@ export async function runTrigger(
   messages: ConsumerMessages,
   host: TriggerHost,
 ): Promise<void> {
-  const { backbone, queue, options, log, stopping, settle } = host;
+  const { backbone, queue, options, stopping, settle } = host;
   const inflight = new Set<Promise<void>>();
   const lastSeen = new LastSeen(options.lastSeenLimit);
   const handle = async (m: JsMsg): Promise<void> => {
@@ -104,8 +134,7 @@ export async function runTrigger(
           deleted || signature === undefined ? undefined : pickParts(signature, asked),
         );
     } catch (error) {
-      log.error({ err: error, subject: m.subject }, 'trigger failed; will retry');
-      settle(() => m.nak(options.baseBackoffMs));
+      await giveUpOrRetry(host, m, error);
     }
   };
   for await (const m of messages) {

@@ -3,6 +3,7 @@
 // controller-runtime's typed requests and Result: a definition reconciles one type of key,
 // and follow-up work is part of a decision's result, published by the host.
 import type { Logger } from 'pino';
+import type { DeadLetterReason } from '../bus/dead-letters.js';
 import type { ObjectPart } from '../bus/object-parts.js';
 import type { ObjectRef } from '../bus/subjects.js';
 import type { KubeClient } from '../kube/client.js';
@@ -94,6 +95,17 @@ export interface Decision<Writes> {
   again?: boolean;
 }
 
+/** Work the host gave up on (it is dead-lettered), as a definition's giveUp sees it. */
+export interface DeadWork {
+  reason: DeadLetterReason;
+  /** The last error's message. */
+  message: string;
+  /** The last error. */
+  error: unknown;
+  /** Consecutive failures. */
+  failures: number;
+}
+
 /**
  * An olmq function definition, declared as data: the type of key it reconciles, its triggers,
  * and load → decide → apply. A function with several key types has one definition per type.
@@ -108,6 +120,12 @@ export interface FunctionDefinition<Key, Snapshot, Writes> {
   decide(snapshot: Snapshot): Decision<Writes>;
   /** Performs the writes; throws StaleDecisionError when the world changed under the decision. */
   apply(writes: Writes, work: WorkContext<Key>): Promise<void>;
+  /**
+   * Says on the key's object why its work was given up on — its status the way upstream words
+   * such a failure, and an Event — so dead work is never silent. Called once per dead letter,
+   * best effort (the host logs a failure); the key's next success undoes it as usual.
+   */
+  giveUp?(work: WorkContext<Key>, dead: DeadWork): Promise<void>;
 }
 
 /** Any definition, whatever its key, snapshot and writes (for hosts and function tables). */

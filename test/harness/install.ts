@@ -18,6 +18,8 @@ export interface InstallFixture {
   client: KubeClient;
   registry: Registry;
   lines: Record<string, unknown>[];
+  /** The NATS server the system uses (for the CLI). */
+  natsUrl: string;
 }
 
 /** Starts cluster, backbone, watcher, the install function (with `options`, see install/options.ts) and the rbac function. */
@@ -37,7 +39,7 @@ export async function installFunctionFor(t: Test, options: unknown = {}): Promis
       stopGraceMs: 1_000,
     },
   });
-  return { fixture, client, registry: system.registry, lines };
+  return { fixture, client, registry: system.registry, lines, natsUrl: system.natsUrl };
 }
 
 /** Creates a namespace with one OperatorGroup (targeting `targets`, own namespace by default). */

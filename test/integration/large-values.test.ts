@@ -10,13 +10,15 @@ import { defaultMaxPayload, inlineLimit, storeBody } from '../../shared/bus/larg
 import { getMirrored, listMirrored, mirroredBodyRef } from '../../shared/bus/mirror-read.js';
 import { openMirrorView } from '../../shared/bus/mirror-view.js';
 import { assets, bodyFilter, kvStream, objectKey } from '../../shared/bus/subjects.js';
+import { publishDeadLetter } from '../../shared/bus/dead-letters.js';
 import {
   consumeChanges,
   errorTextLimit,
-  publishDeadLetter,
   readFailures,
   recordFailures,
 } from '../../shared/bus/work-queue.js';
+import { defaultFunctionHostOptions } from '../../shared/runtime/host-options.js';
+import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
 import { handOffRecordType } from '../../shared/handoff/index.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import { runTrigger } from '../../shared/runtime/trigger-loop.js';
@@ -258,10 +260,17 @@ t.test(
     const mapped: string[] = [];
     const stopping = new AbortController();
     t.teardown(() => stopping.abort());
+    const metrics = createFunctionMetrics(new Registry());
     const host = (queue: string) => ({
       backbone,
       queue,
-      options: { lastSeenLimit: 100, triggerWindow: 4, baseBackoffMs: 10 },
+      metrics,
+      options: {
+        ...defaultFunctionHostOptions,
+        lastSeenLimit: 100,
+        triggerWindow: 4,
+        baseBackoffMs: 10,
+      },
       log: capturingLogger('warn').log,
       stopping: stopping.signal,
       settle: (action: () => void) => backbone.pipe.later(action),

@@ -16,6 +16,7 @@ const namespaceKeys = namespaceItems(csvNamespaceKey);
 type CsvWork = WorkContext<FieldKey<'namespace'>>;
 import { applyNamespace } from './apply.js';
 import { decideNamespace } from './decide.js';
+import { failCsvsOnDeadWork } from './give-up.js';
 import { loadNamespace } from './load.js';
 import type { CsvNamespaceSnapshot, CsvNamespaceWrites } from './types.js';
 
@@ -74,6 +75,7 @@ export function csvFunction(options: {
       });
     },
     decide: decideNamespace,
+    giveUp: failCsvsOnDeadWork,
     async apply(writes: CsvNamespaceWrites, work: CsvWork): Promise<void> {
       await applyNamespace(writes, {
         client: work.client,

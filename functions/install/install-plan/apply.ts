@@ -3,7 +3,7 @@
 // status that follows from what the writes did.
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import type { KubeClient } from '../../../shared/kube/client.js';
+import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
 import { isConflict } from '../../../shared/kube/errors.js';
 import { executeWrites } from '../../../shared/kube/executor.js';
 import type { ApiWarning } from '../../../shared/kube/warnings.js';
@@ -11,7 +11,7 @@ import { StaleDecisionError } from '../../../shared/runtime/function-host.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
 import type { ScopedClients } from '../scope.js';
 import { planErrorOf } from './errors.js';
-import { appliedWithWarningsEvent } from './events.js';
+import { appliedWithWarningsEvent, planFailedEvent } from './events.js';
 import { settlePlan, statusChanged } from './settle.js';
 import type { ServedInstallPlan, PlanError, PlanWrites } from './types.js';
 
@@ -23,6 +23,21 @@ export interface PlanApplyContext {
   log: Logger;
   /** Counts one step that drew warnings (installplan_warnings_total). */
   countWarnings: () => void;
+  /** How long a failing plan retries before it is Failed (default upstream's minute). */
+  retryWindowMs?: number;
+}
+
+// Events are best effort, as upstream's recorder: a failure is logged, never fails the pass.
+async function recordPlanEvent(
+  client: KubeClient,
+  event: KubeObject,
+  c: PlanApplyContext,
+): Promise<void> {
+  try {
+    await executeWrites(client, [{ op: 'event', object: event }], installFieldManager);
+  } catch (e) {
+    c.log.warn({ err: e, reason: event['reason'] }, 'recording an InstallPlan Event failed');
+  }
 }
 
 // Upstream: one Event and one installplan_warnings_total count per step that drew warnings.
@@ -35,11 +50,7 @@ async function recordWarnings(
   c.countWarnings();
   const event = appliedWithWarningsEvent(plan, step, warnings, c.now());
   c.log.info({ step, warnings }, 'install plan step applied with warnings');
-  try {
-    await executeWrites(c.client, [{ op: 'event', object: event }], installFieldManager);
-  } catch (e) {
-    c.log.warn({ step, err: e }, 'recording the AppliedWithWarnings Event failed');
-  }
+  await recordPlanEvent(c.client, event, c);
 }
 
 /**
@@ -121,7 +132,10 @@ export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promis
     writes,
     { succeeded, ...(error === undefined ? {} : { error }) },
     c.now(),
+    c.retryWindowMs,
   );
   if (status === undefined || !statusChanged(writes.plan.status, status)) return;
   await writePlanStatus(client, writes.plan, status);
+  if (status.phase === 'Failed' && writes.plan.status?.phase !== 'Failed')
+    await recordPlanEvent(client, planFailedEvent(writes.plan, status.message ?? '', c.now()), c);
 }

@@ -9,6 +9,7 @@ import { installPlanKey } from '../keys.js';
 import type { ScopedClients } from '../scope.js';
 import { applyPlan } from './apply.js';
 import { decidePlan } from './decide.js';
+import { failPlanOnDeadWork } from './give-up.js';
 import { loadPlan } from './load.js';
 import type { PlanSnapshot, PlanWrites } from './types.js';
 
@@ -18,6 +19,8 @@ type PlanWork = WorkContext<NamespacedName>;
 export function installPlanFunction(options: {
   scoped: ScopedClients;
   warnings?: Counter<'cluster'>;
+  /** How long a failing plan retries before it is Failed (upstream's install plan timeout). */
+  retryWindowMs?: number;
 }): FunctionDefinition<NamespacedName, PlanSnapshot, PlanWrites> {
   return {
     key: installPlanKey,
@@ -38,7 +41,9 @@ export function installPlanFunction(options: {
         now: work.now,
         log: work.log,
         countWarnings: () => options.warnings?.inc({ cluster: work.cluster }),
+        ...(options.retryWindowMs === undefined ? {} : { retryWindowMs: options.retryWindowMs }),
       });
     },
+    giveUp: failPlanOnDeadWork,
   };
 }

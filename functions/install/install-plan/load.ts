@@ -42,7 +42,12 @@ export async function loadPlan(
       const step = steps[i];
       const ref = step === undefined ? undefined : stepObjectRef(step, namespace);
       if (ref === undefined) return;
-      const object = await client.get(ref);
+      // A kind the cluster does not serve (a v1beta1 CRD on kube >= 1.22) has no object: the
+      // step's write then fails with upstream's "resource not found" error, in the retry window.
+      const object = await client.get(ref).catch((e: unknown) => {
+        if (isNotFound(e)) return undefined;
+        throw e;
+      });
       if (object !== undefined) existing.set(i, object);
     }),
   );

@@ -5,8 +5,8 @@ import { done } from './steps.js';
 import type { PlanOutcome, PlanWrites } from './types.js';
 import { kubeTime } from '../../../shared/kube/time.js';
 
-/** How long a failing plan keeps retrying before it Failed (upstream: 1 minute). */
-export const planRetryWindowMs = 60_000;
+/** How long a failing plan keeps retrying before it Failed (upstream's install-plan-retry-timeout: 1 minute). */
+export const defaultPlanRetryWindowMs = 60_000;
 
 /** Sets the condition of `next`'s type (its transition time kept while its status stays). */
 export function setCondition(
@@ -27,11 +27,33 @@ export function setCondition(
   ];
 }
 
+/** Pure: `status` Failed with `message`, as upstream fails a plan (Installed=False, InstallComponentFailed). */
+export function failedPlanStatus(
+  status: InstallPlanStatus,
+  message: string,
+  now: Date,
+): InstallPlanStatus {
+  const { message: _message, ...rest } = status;
+  return {
+    ...rest,
+    phase: 'Failed',
+    message,
+    conditions: setCondition(status.conditions, {
+      type: 'Installed',
+      status: 'False',
+      reason: 'InstallComponentFailed',
+      message,
+      lastUpdateTime: kubeTime(now, 'millis'),
+    }),
+  };
+}
+
 /** Pure: the plan status after a pass, given what the writes did. */
 export function settlePlan(
   writes: PlanWrites,
   outcome: PlanOutcome,
   now: Date,
+  retryWindowMs = defaultPlanRetryWindowMs,
 ): InstallPlanStatus | undefined {
   if (writes.status === undefined) return undefined;
   const status = structuredClone(writes.status);
@@ -46,26 +68,14 @@ export function settlePlan(
     const step = error.step === undefined ? undefined : steps[error.step];
     if (step !== undefined && error.stepStatus !== undefined) step.status = error.stepStatus;
     const started = Date.parse(status.startTime ?? at);
-    if (error.forbidden || now.getTime() - started < planRetryWindowMs) {
+    if (error.forbidden || now.getTime() - started < retryWindowMs) {
       return {
         ...status,
         phase: 'Installing',
         message: `retrying execution due to error: ${error.message}`,
       };
     }
-    const { message: _message, ...rest } = status;
-    return {
-      ...rest,
-      phase: 'Failed',
-      message: error.message,
-      conditions: setCondition(status.conditions, {
-        type: 'Installed',
-        status: 'False',
-        reason: 'InstallComponentFailed',
-        message: error.message,
-        lastUpdateTime: at,
-      }),
-    };
+    return failedPlanStatus(status, error.message, now);
   }
   const { message: _message, ...rest } = status;
   if (steps.every((step) => done.has(step.status))) {
