@@ -16,6 +16,8 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/crds ./crds
 # The registry's .proto files, which dist/shared/registry loads at runtime (tsc does not copy them).
 COPY --from=build /app/shared/registry/proto ./shared/registry/proto
+# The example catalog `olmq up` serves by default (catalogs/LICENSE-NOTICE.md).
+COPY --from=build /app/catalogs ./catalogs
 # `olmq` on PATH, as the Kubernetes manifests call it.
 RUN chmod +x dist/cli/main.js && ln -s /app/dist/cli/main.js /usr/local/bin/olmq
 # The node image's unprivileged user, by number so runAsNonRoot can verify it.

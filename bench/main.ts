@@ -14,6 +14,7 @@ const benches: Record<string, { about: string; nodeFlags?: string[] }> = {
   install: { about: 'InstallPlan approved → CSV Succeeded' },
   devcluster: { about: 'devcluster creates/s, watch events/s, list latency' },
   registry: { about: 'registry gRPC serve and read of a large catalog (catalog dir argument)' },
+  'catalog-real': { about: 'whole-catalog checks of a real catalog (--catalog DIR)' },
   resolver: { about: 'resolution over a large catalog', nodeFlags: ['--expose-gc'] },
   'catalog-index': { about: 'catalog index build/serialize/load', nodeFlags: ['--expose-gc'] },
   packageserver: { about: 'PackageManifests over a large catalog', nodeFlags: ['--expose-gc'] },

@@ -169,6 +169,12 @@ export const commands = {
         doc: 'Use this NATS server instead of starting a local nats-server.',
       }),
       globalCatalogNamespace,
+      catalog: option.optionalText({
+        flag: 'catalog',
+        env: 'OLMQ_CATALOG',
+        placeholder: 'DIR',
+        doc: "File-Based Catalog served as CatalogSource olmq-example in the global catalog namespace (default: the repository's catalogs/example; none: no catalog).",
+      }),
       metricsPort,
       logLevel,
     },

@@ -2,20 +2,42 @@
 // (unless --kubeconfig names a cluster), a local nats-server (unless NATS_URL is given), the OLM
 // API installed, the watcher, and every function of this build (functions/index.ts), all in this
 // one process, each hosted exactly as `olmq run <function>` hosts it (system/, startSystem).
+import { resolve } from 'node:path';
 import { KubeconfigError } from '../shared/kube/clusters.js';
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
+import { createRegistry } from '../shared/runtime/metrics.js';
 import { FunctionStartError } from '../shared/runtime/function-runner.js';
 import { startSystem, type System } from '../system/index.js';
+import { CatalogError } from '../shared/catalog/index.js';
+import type { RegistryCatalog } from '../shared/registry/index.js';
 import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
+import {
+  exampleCatalogDir,
+  exampleCatalogName,
+  loadExampleCatalog,
+  serveExampleCatalog,
+  type ServedCatalog,
+} from './example-catalog.js';
 import { untilSignal } from './lifecycle.js';
+
+/** --catalog names a directory that is not a usable File-Based Catalog. */
+class CatalogOptionError extends Error {
+  constructor(dir: string, reason: string) {
+    super(`--catalog ${dir}: ${reason}`);
+  }
+}
 
 /** Starts everything, prints how to use it, and runs until SIGTERM/SIGINT. */
 export async function runUp(config: CommandConfig<'up'>): Promise<number> {
   const log = createLogger('up', config.logLevel);
   let system: System | undefined;
   let endpoint: OperationsEndpoint | undefined;
+  let catalog: ServedCatalog | undefined;
   const shutdown = async (): Promise<void> => {
+    await catalog
+      ?.stop()
+      .catch((error: unknown) => log.warn({ err: error }, 'shutdown step failed'));
     await endpoint
       ?.close()
       .catch((error: unknown) => log.warn({ err: error }, 'shutdown step failed'));
@@ -23,6 +45,13 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
     await system?.stop().catch(() => undefined);
   };
   try {
+    let exampleCatalog: RegistryCatalog | undefined;
+    if (config.catalog !== 'none') {
+      const dir = resolve(config.catalog ?? exampleCatalogDir);
+      exampleCatalog = await loadExampleCatalog(dir, log).catch((error: unknown) => {
+        throw error instanceof CatalogError ? new CatalogOptionError(dir, error.message) : error;
+      });
+    }
     const onDevcluster = config.kubeconfig === undefined;
     system = await startSystem({
       log,
@@ -32,6 +61,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       dataDir: config.dataDir,
       natsUrl: config.natsUrl,
       natsMonitoring: true,
+      registry: createRegistry(),
       connectionName: 'olmq-up',
       client: { userAgent: `olmq-up/${olmqVersion()}` },
       globalCatalogNamespace: config.globalCatalogNamespace,
@@ -40,6 +70,13 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       packageServer: onDevcluster,
     });
     const { nc } = system;
+    if (exampleCatalog !== undefined) {
+      catalog = await serveExampleCatalog({
+        catalog: exampleCatalog,
+        namespace: config.globalCatalogNamespace,
+        client: system.client,
+      });
+    }
     endpoint = await serveOperations({
       port: config.metricsPort,
       host: '127.0.0.1',
@@ -55,6 +92,11 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
         `  NATS:     ${system.natsUrl}${natsServer === undefined ? '' : ' (local nats-server)'}`,
         `  metrics:  ${endpoint.url}/metrics`,
         `  running:  ${['watcher', ...system.functions.map((f) => f.name)].join(', ')}`,
+        ...(catalog === undefined
+          ? []
+          : [
+              `  catalog:  ${config.globalCatalogNamespace}/${exampleCatalogName}, ${catalog.packages} packages served at ${catalog.address}`,
+            ]),
         '',
         'Point kubectl at it:',
         `  export KUBECONFIG=${kubeconfigPath}`,
@@ -70,7 +112,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
     return exitCodes.ok;
   } catch (error) {
     await shutdown();
-    if (error instanceof KubeconfigError) {
+    if (error instanceof KubeconfigError || error instanceof CatalogOptionError) {
       process.stderr.write(`olmq up: ${error.message}\n`);
       return exitCodes.usage;
     }

@@ -30,6 +30,7 @@ export const roomRanks = {
   functions: 1,
   watcher: 1,
   packageserver: 1,
+  monitoring: 1,
   system: 2,
   cli: 3,
   test: 4,

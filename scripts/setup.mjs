@@ -54,54 +54,50 @@ function ensureDependencies() {
   writeFileSync(stampFile, digest);
 }
 
+// A program the system or its tests run, from Debian's package when it is not on PATH.
+let aptUpdated = false;
+function ensureDebianPackage({ binary, pkg, hint }) {
+  if (onPath(binary)) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !onPath('apt-get')) {
+    fail(
+      `${binary} is not on PATH and cannot be installed automatically ` +
+        `(${isRoot ? 'apt-get not found' : 'not running as root'}). ` +
+        `Install it (Debian: \`sudo apt-get install ${pkg}\`)${hint ? ` ${hint}` : ''}.`,
+    );
+  }
+  step(`installing ${pkg} from Debian packages (apt-get)`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (!aptUpdated) mustRun('apt-get', ['update', '-qq'], 'apt-get update');
+  aptUpdated = true;
+  const status = run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { env });
+  if (status !== 0 || !onPath(binary)) {
+    fail(`apt-get could not install ${pkg}; install it by hand${hint ? ` ${hint}` : ''}`);
+  }
+}
+
 // nats-server: Debian's package when it is missing and no external NATS_URL is given.
 function ensureNatsServer() {
   if (process.env.NATS_URL) {
     step(`using NATS at ${process.env.NATS_URL} (NATS_URL is set)`);
     return;
   }
-  if (onPath('nats-server')) return;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot || !onPath('apt-get')) {
-    fail(
-      'nats-server is not on PATH and cannot be installed automatically ' +
-        `(${isRoot ? 'apt-get not found' : 'not running as root'}). ` +
-        'Install it (Debian: `sudo apt-get install nats-server`) or set NATS_URL to a NATS server with JetStream.',
-    );
-  }
-  step('installing nats-server from Debian packages (apt-get)');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  mustRun('apt-get', ['update', '-qq'], 'apt-get update');
-  const status = run('apt-get', ['install', '-y', '-qq', 'nats-server'], { env });
-  if (status !== 0 || !onPath('nats-server')) {
-    fail('apt-get could not install nats-server; install it by hand or set NATS_URL');
-  }
+  ensureDebianPackage({
+    binary: 'nats-server',
+    pkg: 'nats-server',
+    hint: 'or set NATS_URL to a NATS server with JetStream',
+  });
 }
 
-// docker-registry (distribution 2.8): the test suite pushes and pulls catalog and bundle images
-// through a real registry. Debian's package, like nats-server; only `npm test` needs it.
+// The tests check the alerts and dashboards with promtool and a real Prometheus.
+function ensurePrometheus() {
+  ensureDebianPackage({ binary: 'promtool', pkg: 'prometheus' });
+}
+
+// docker-registry (distribution 2.8): the tests push and pull catalog and bundle images through
+// a real registry, started on a free port (the package's own service is not used).
 function ensureDockerRegistry() {
-  if (onPath('docker-registry')) return;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot || !onPath('apt-get')) {
-    fail(
-      'docker-registry is not on PATH and cannot be installed automatically ' +
-        `(${isRoot ? 'apt-get not found' : 'not running as root'}). ` +
-        'Install it (Debian: `sudo apt-get install docker-registry`); the tests start it on a free port.',
-    );
-  }
-  step('installing docker-registry from Debian packages (apt-get)');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  mustRun('apt-get', ['update', '-qq'], 'apt-get update');
-  // --no-install-recommends: the package's service is not wanted, only the binary.
-  const status = run(
-    'apt-get',
-    ['install', '-y', '-qq', '--no-install-recommends', 'docker-registry'],
-    { env },
-  );
-  if (status !== 0 || !onPath('docker-registry')) {
-    fail('apt-get could not install docker-registry; install it by hand');
-  }
+  ensureDebianPackage({ binary: 'docker-registry', pkg: 'docker-registry' });
 }
 
 // The test suite drives the devcluster with the real kubectl; say so plainly when it is absent.
@@ -143,6 +139,7 @@ switch (mode) {
   case 'test': {
     ensureDependencies();
     ensureNatsServer();
+    ensurePrometheus();
     ensureDockerRegistry();
     ensureKubectl();
     build({ clean: true }); // tsc is also the type-check: the build fails on any type error

@@ -1,7 +1,6 @@
 // The plan function: work key { namespace } (queue `plan`). Turns the resolution the resolve function
 // recorded into InstallPlans (with their steps) and links the Subscriptions to them; follows
 // the plans' progress into the Subscriptions' InstallPlan* conditions.
-import { Gauge } from 'prom-client';
 import type {
   ClusterServiceVersion,
   InstallPlan,
@@ -15,13 +14,12 @@ import {
   resolutionRecords,
   resolutionRef,
 } from '../../shared/handoff/index.js';
-import type { Backbone } from '../../shared/bus/backbone.js';
-import { listMirrored, mirroredKeys } from '../../shared/bus/mirror-read.js';
-import { mirrorKindFilter } from '../../shared/bus/subjects.js';
+import { listMirrored } from '../../shared/bus/mirror-read.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import { failForwardEnabled } from '../../shared/resolver/index.js';
 import { planKey } from './keys.js';
+import { registerPlanMetrics } from './metrics.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type { FunctionDefinition, Trigger } from '../../shared/runtime/types.js';
 import type { FieldKey } from '../../shared/runtime/work-keys.js';
@@ -37,16 +35,6 @@ const namespaceTrigger = (kind: string, parts?: Trigger['parts']): Trigger => ({
   ...(parts === undefined ? {} : { parts }),
   workKeys: (c) => [planKey.of({ namespace: c.ref.namespace })],
 });
-
-/** Counts mirrored objects of `kind` per cluster, for the count gauges. */
-async function countMirrored(backbone: Backbone, kind: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const key of await mirroredKeys(backbone, mirrorKindFilter(kind))) {
-    const cluster = key.slice(0, key.indexOf('.'));
-    counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
-  }
-  return counts;
-}
 
 export const createFunction: CreateFunction = async (context) => {
   const { backbone } = context;
@@ -66,21 +54,7 @@ export const createFunction: CreateFunction = async (context) => {
     }
     return entry;
   };
-  for (const [name, kind, help] of [
-    ['subscription_count', 'Subscription', 'Number of Subscriptions.'],
-    ['install_plan_count', 'InstallPlan', 'Number of InstallPlans.'],
-  ] as const) {
-    new Gauge({
-      name,
-      help,
-      labelNames: ['cluster'],
-      registers: [context.registry],
-      async collect() {
-        this.reset();
-        for (const [cluster, n] of await countMirrored(backbone, kind)) this.set({ cluster }, n);
-      },
-    });
-  }
+  registerPlanMetrics(backbone, context.registry);
   const definition: FunctionDefinition<FieldKey<'namespace'>, PlanSnapshot, Write[]> = {
     key: planKey,
     triggers: [

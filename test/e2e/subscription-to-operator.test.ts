@@ -2,60 +2,24 @@
 // package server), a catalog served by `olmq registry serve` from the real small/ catalog, and
 // kubectl. A Subscription becomes an InstallPlan, a Succeeded CSV and an available Deployment,
 // with Automatic and with Manual approval; the packages show as PackageManifests.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { kubectlMissing, type ClusterFixture } from '../harness/devcluster.js';
 import { kubectl as kubectlIn } from '../harness/devcluster.js';
-import { olmqBin, smallCatalog } from '../harness/repo.js';
+import { startOlmq } from '../harness/cli.js';
+import { smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
 
 const missing = kubectlMissing();
 if (missing !== undefined) throw new Error(missing);
 
-/** Starts `olmq <args>` and resolves once a stdout line matches `ready`. */
-async function start(
-  t: Test,
-  args: readonly string[],
-  ready: RegExp,
-): Promise<{ child: ChildProcess; output: () => string; match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, [olmqBin, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, OLMQ_LOG_LEVEL: 'warn' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  );
-  const match = await waitFor(
-    `olmq ${args[0] ?? ''} to be ready`,
-    () => {
-      if (child.exitCode !== null) {
-        throw new Error(`olmq ${args.join(' ')} exited ${child.exitCode}: ${stderr}`);
-      }
-      return ready.exec(stdout) ?? undefined;
-    },
-    120_000,
-    50,
-  );
-  return { child, output: () => stdout + stderr, match };
-}
-
 t.test('a Subscription installs a real operator, Automatic and Manual', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'olmq-e2e-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const kubeconfigPath = join(dir, 'kubeconfig');
-  await start(
+  await startOlmq(
     t,
     [
       'up',
@@ -65,10 +29,12 @@ t.test('a Subscription installs a real operator, Automatic and Manual', async (t
       kubeconfigPath,
       '--metrics-port',
       '0',
+      '--catalog',
+      'none',
     ],
     /olmq is ready/,
   );
-  const registry = await start(
+  const registry = await startOlmq(
     t,
     ['registry', 'serve', '--fbc', smallCatalog, '--port', '0', '--host', '127.0.0.1'],
     /serving .*?:(\d+)/,
@@ -127,6 +93,11 @@ spec: {name: etcd, channel: singlenamespace-alpha, source: community, sourceName
     },
     60_000,
     200,
+  );
+  t.equal(
+    await kubectl(['get', 'catsrc', '-A', '-o', 'jsonpath={.items[*].metadata.name}']),
+    'community',
+    'with --catalog none, olmq up registers no catalog of its own',
   );
   for (const pkg of ['etcd', 'prometheus', 'hawtio-operator', 'node-healthcheck-operator']) {
     t.match(packages, new RegExp(`\\n${pkg}\\s+Community Operators\\s`), `${pkg} is listed`);

@@ -1,5 +1,5 @@
 // Test-side builder of InstallPlans shaped as upstream's catalog operator writes them, from real
-// bundles of ../shared/catalogs/small: one plan step per object (CSV first, then CRDs, then the
+// bundles of catalogs/example: one plan step per object (CSV first, then CRDs, then the
 // rest, as upstream's OrderSteps), with the RBAC steps upstream derives from the CSV's
 // permissions. Tests of the install function create plans with it; the plan function's tests
 // can compare against it.
@@ -22,7 +22,7 @@ export interface TestBundle {
 
 const catalogs = new Map<string, ReturnType<typeof loadCatalogDirectory>>();
 
-/** The bundle `csvName` of package directory `pkg` in ../shared/catalogs/small. */
+/** The bundle `csvName` of package directory `pkg` in catalogs/example. */
 export async function smallBundle(pkg: string, csvName: string): Promise<TestBundle> {
   let built = catalogs.get(pkg);
   if (built === undefined) {

@@ -1,6 +1,6 @@
 // Test fixture for the rbac and copy-csv functions: a devcluster with the OLM API, a real
 // nats-server, the watcher mirroring every kind, and both functions hosted; plus real CSVs
-// from ../shared/catalogs/small installed the way the install function would leave them.
+// from catalogs/example installed the way the install function would leave them.
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { Test } from 'tap';

@@ -1,5 +1,5 @@
 // Test fixture: a devcluster with the OLM API, a nats-server, catalogs built from
-// ../shared/catalogs/small stored in JetStream with their CatalogIndex records (as the catalog
+// catalogs/example stored in JetStream with their CatalogIndex records (as the catalog
 // function publishes them), and a package server registered with the devcluster as the
 // aggregated API packages.operators.coreos.com/v1.
 import { join } from 'node:path';

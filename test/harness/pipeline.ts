@@ -1,6 +1,6 @@
 // Test fixture: the whole of olmq as `olmq up` runs it, on the devcluster — the watcher and every
 // built-in function — with the catalog `community` in olm served by a real registry server over
-// ../shared/catalogs/small. Torn down with the test.
+// catalogs/example. Torn down with the test.
 import type { Test } from 'tap';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';

@@ -1,5 +1,5 @@
 // PackageManifests through the devcluster's API aggregation, driven by the real kubectl and
-// @kubernetes/client-node, over catalogs built from ../shared/catalogs/small in JetStream.
+// @kubernetes/client-node, over catalogs built from catalogs/example in JetStream.
 import t from 'tap';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { parse } from 'yaml';

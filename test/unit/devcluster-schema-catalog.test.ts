@@ -1,4 +1,4 @@
-// Real data: the CRDs and alm-examples of the six complete packages in catalogs/small.
+// Real data: the CRDs and alm-examples of the six complete packages in catalogs/example.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import t from 'tap';
 import type { JsonObject } from '../../shared/kube/json.js';
@@ -10,8 +10,9 @@ import {
   validateAgainstSchema,
   validateCustomResourceDefinition,
 } from '../../shared/kube/schema/index.js';
+import { smallCatalog } from '../harness/repo.js';
 
-const catalogRoot = '/work/shared/catalogs/small';
+const catalogRoot = smallCatalog;
 
 interface Bundle {
   name: string;

@@ -1,17 +1,25 @@
-// Resolution scenarios on the real community catalog (../shared/catalogs/operatorhub).
-import { join } from 'node:path';
+// Resolution scenarios on real community packages: etcd (catalogs/example) and the
+// kuadrant, shipwright and l5 packages with their dependencies (test/fixtures/catalogs/operatorhub).
+// Whole-catalog checks (every package of the 105 MB community catalog) are a benchmark:
+// bench/catalog-real.ts.
 import t from 'tap';
-import { loadCatalogDirectory, type CatalogIndex } from '../../shared/catalog/index.js';
+import {
+  buildCatalogIndex,
+  readCatalogDirectory,
+  type CatalogIndex,
+} from '../../shared/catalog/index.js';
 import {
   resolveNamespace,
   type InstalledCsvFacts,
   type Resolution,
   type SubscriptionFacts,
 } from '../../shared/resolver/index.js';
-import { sharedDir } from '../harness/repo.js';
+import { operatorhubPackages, smallCatalog } from '../harness/repo.js';
 
-const index: CatalogIndex = (await loadCatalogDirectory(join(sharedDir, 'catalogs', 'operatorhub')))
-  .index;
+const index: CatalogIndex = buildCatalogIndex([
+  ...(await readCatalogDirectory(smallCatalog)),
+  ...(await readCatalogDirectory(operatorhubPackages)),
+]).index;
 
 function sub(name: string, extra: Partial<SubscriptionFacts> = {}): SubscriptionFacts {
   return {
@@ -123,43 +131,3 @@ t.test(
     t.end();
   },
 );
-
-t.test('resolver real - 25 Subscriptions in one namespace resolve together', (t) => {
-  const names = index.packages
-    .filter((p) => !p.name.startsWith('ack-'))
-    .slice(0, 25)
-    .map((p) => p.name);
-  const r = resolve(names.map((n) => sub(n)));
-  const forSubs = r.bundles.filter((b) => b.subscription !== null);
-  t.equal(forSubs.length + r.problems.length, 25, 'every Subscription has a bundle or a problem');
-  for (const b of forSubs)
-    t.equal(
-      b.name,
-      index.defaultHead(b.package)?.name ?? b.name,
-      `${b.package} gets its default head`,
-    );
-  t.end();
-});
-
-t.test('resolver real - every package resolves alone or explains a missing dependency', (t) => {
-  const unexplained: string[] = [];
-  let resolved = 0;
-  for (const p of index.packages) {
-    const r = resolve([sub(p.name)]);
-    if (r.status === 'resolved') {
-      resolved++;
-      if (r.bundles[0]?.subscription !== p.name) unexplained.push(`${p.name}: no bundle`);
-    } else if (
-      !r.problems.every((q) =>
-        /requires an operator|no operators found|has no installable bundle|is deprecated/.test(
-          q.message,
-        ),
-      )
-    ) {
-      unexplained.push(`${p.name}: ${r.problems.map((q) => q.message).join(' | ')}`);
-    }
-  }
-  t.same(unexplained, []);
-  t.ok(resolved > 300, `${resolved} of ${index.packages.length} resolve`);
-  t.end();
-});
