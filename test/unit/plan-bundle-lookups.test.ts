@@ -35,7 +35,7 @@ const at = (seconds: number) =>
   new Date(Date.parse('2026-11-26T10:00:00Z') + seconds * 1000).toISOString().replace('.000', '');
 const image = 'registry.example/demo-bundle@sha256:1';
 
-t.test('bundle lookups - the OperatorGroup annotations time the unpack', async (t) => {
+t.test('bundle lookups - the OperatorGroup annotations time the unpack', (t) => {
   t.equal(goDurationMs('1m30s'), 90_000);
   t.equal(goDurationMs('500ms'), 500);
   t.equal(goDurationMs('soon'), undefined);
@@ -54,9 +54,10 @@ t.test('bundle lookups - the OperatorGroup annotations time the unpack', async (
     { timeoutMs: 600_000 },
     'a malformed timeout means the default, as upstream',
   );
+  t.end();
 });
 
-t.test('bundle lookups - unpacked: recorded without conditions', async (t) => {
+t.test('bundle lookups - unpacked: recorded without conditions', (t) => {
   const verdict = judgeLookups({
     plan,
     bundles: [bundle],
@@ -74,9 +75,10 @@ t.test('bundle lookups - unpacked: recorded without conditions', async (t) => {
       properties: JSON.stringify({ properties: bundle.properties }),
     },
   ]);
+  t.end();
 });
 
-t.test('bundle lookups - unreachable registry: pending, then DeadlineExceeded', async (t) => {
+t.test('bundle lookups - unreachable registry: pending, then DeadlineExceeded', (t) => {
   const reads = new Map([
     ['demo.v1', { image, problem: { message: 'registry down', retryable: true } }],
   ]);
@@ -123,55 +125,54 @@ t.test('bundle lookups - unreachable registry: pending, then DeadlineExceeded', 
     late.kind === 'failed' ? late.message : '',
     'bundle unpacking failed. Reason: DeadlineExceeded, and Message: bundle unpack did not finish within the timeout (60s): registry down',
   );
+  t.end();
 });
 
-t.test(
-  'bundle lookups - a bad image fails at once, or is retried with a retry interval',
-  async (t) => {
-    const reads = new Map([
-      ['demo.v1', { image, problem: { message: 'no manifests', retryable: false } }],
-    ]);
-    const failed = judgeLookups({
-      plan,
-      bundles: [bundle],
-      reads,
-      timing: { timeoutMs: 600_000 },
-      now: at(1),
-    });
-    t.equal(failed.kind, 'failed');
-    t.match(failed.lookups[0]?.conditions?.[0], {
-      type: 'BundleLookupFailed',
-      reason: 'JobFailed',
-      message: 'no manifests',
-    });
-    const planned = {
-      ...plan,
-      status: { phase: 'Failed' as const, catalogSources: ['cat'], bundleLookups: failed.lookups },
-    };
-    const conditions = unpackConditions(
-      [{ type: 'BundleUnpacking', status: 'True', reason: 'UnpackingInProgress' }],
-      planned,
-      at(1),
-    );
-    t.same(
-      conditions.map((c) => [c.type, c.status, c.reason, c.message]),
+t.test('bundle lookups - a bad image fails at once, or is retried with a retry interval', (t) => {
+  const reads = new Map([
+    ['demo.v1', { image, problem: { message: 'no manifests', retryable: false } }],
+  ]);
+  const failed = judgeLookups({
+    plan,
+    bundles: [bundle],
+    reads,
+    timing: { timeoutMs: 600_000 },
+    now: at(1),
+  });
+  t.equal(failed.kind, 'failed');
+  t.match(failed.lookups[0]?.conditions?.[0], {
+    type: 'BundleLookupFailed',
+    reason: 'JobFailed',
+    message: 'no manifests',
+  });
+  const planned = {
+    ...plan,
+    status: { phase: 'Failed' as const, catalogSources: ['cat'], bundleLookups: failed.lookups },
+  };
+  const conditions = unpackConditions(
+    [{ type: 'BundleUnpacking', status: 'True', reason: 'UnpackingInProgress' }],
+    planned,
+    at(1),
+  );
+  t.same(
+    conditions.map((c) => [c.type, c.status, c.reason, c.message]),
+    [
       [
-        [
-          'BundleUnpackFailed',
-          'True',
-          'BundleUnpackFailed',
-          'bundle unpacking failed. Reason: JobFailed, and Message: no manifests',
-        ],
+        'BundleUnpackFailed',
+        'True',
+        'BundleUnpackFailed',
+        'bundle unpacking failed. Reason: JobFailed, and Message: no manifests',
       ],
-    );
-    const retried = judgeLookups({
-      plan,
-      bundles: [bundle],
-      reads,
-      timing: { timeoutMs: 600_000, minRetryMs: 30_000 },
-      now: at(1),
-    });
-    t.equal(retried.kind, 'pending');
-    t.equal(retried.kind === 'pending' ? retried.retryAfterMs : 0, 30_000);
-  },
-);
+    ],
+  );
+  const retried = judgeLookups({
+    plan,
+    bundles: [bundle],
+    reads,
+    timing: { timeoutMs: 600_000, minRetryMs: 30_000 },
+    now: at(1),
+  });
+  t.equal(retried.kind, 'pending');
+  t.equal(retried.kind === 'pending' ? retried.retryAfterMs : 0, 30_000);
+  t.end();
+});
