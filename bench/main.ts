@@ -14,6 +14,9 @@ const benches: Record<string, { about: string; nodeFlags?: string[] }> = {
   install: { about: 'InstallPlan approved → CSV Succeeded' },
   devcluster: { about: 'devcluster creates/s, watch events/s, list latency' },
   registry: { about: 'registry gRPC serve and read of a large catalog (catalog dir argument)' },
+  'bundle-images': {
+    about: 'catalog image pull + index, bundle unpack, Subscription → CSV for an image-only bundle',
+  },
   'catalog-real': { about: 'whole-catalog checks of a real catalog (--catalog DIR)' },
   resolver: { about: 'resolution over a large catalog', nodeFlags: ['--expose-gc'] },
   'catalog-index': { about: 'catalog index build/serialize/load', nodeFlags: ['--expose-gc'] },
