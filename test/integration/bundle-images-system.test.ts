@@ -14,7 +14,7 @@ import {
   pushImage,
   type PushedCatalog,
 } from '../harness/images.js';
-import { namespaceWithOperatorGroup, waitForCsvPhase } from '../harness/install.js';
+import { waitForCsvPhase } from '../harness/install.js';
 import { capturingLogger } from '../harness/log.js';
 import { registryFor, type TestRegistry } from '../harness/registry.js';
 import { smallCatalog } from '../harness/repo.js';
@@ -54,9 +54,16 @@ async function subscribe(
   namespace: string,
   image: string,
   secret?: { name: string; config: string },
+  annotations: Record<string, string> = {},
 ): Promise<void> {
   const secrets = secret === undefined ? [] : [secret.name];
-  await namespaceWithOperatorGroup(client, namespace, { targetNamespaces: [namespace] });
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  await client.create({
+    apiVersion: 'operators.coreos.com/v1',
+    kind: 'OperatorGroup',
+    metadata: { name: 'og', namespace, annotations },
+    spec: { targetNamespaces: [namespace] },
+  });
   if (secret !== undefined) await client.create(pullSecret(namespace, secret.name, secret.config));
   await client.create({
     apiVersion: group,
@@ -261,3 +268,62 @@ t.test('bundle images - bad bundle images fail the plan with a specific message'
     t.match(condition?.message, c.message);
   }
 });
+
+t.test(
+  'bundle images - an unreachable registry keeps the lookup pending until the unpack timeout',
+  async (t) => {
+    const registry = await registryFor(t);
+    const pushed = await pushCatalogImage(registry, smallCatalog, { packages: ['etcd'] });
+    // A registry that is gone: a port that was free a moment ago.
+    const gone = await registryFor(t);
+    const unreachable = `${gone.host}/olmq-test/bundle@sha256:${'0'.repeat(64)}`;
+    await gone.stop();
+    const catalog = await catalogWithHeadImage(registry, pushed, 'unreachable', unreachable);
+    const { client } = await startSystem(t);
+    await subscribe(client, 'waiting', catalog, undefined, {
+      'operatorframework.io/bundle-unpack-timeout': '4s',
+    });
+    const pending = await waitFor(
+      'the lookup to be pending',
+      async () => {
+        const p = await planOf(client, 'waiting');
+        const c = p?.status?.bundleLookups?.[0]?.conditions?.[0];
+        return c?.type === 'BundleLookupPending' ? c : undefined;
+      },
+      30_000,
+    );
+    t.equal(pending.reason, 'JobIncomplete');
+    t.match(
+      pending.message,
+      `unpack job not completed: failed to pull bundle image ${unreachable}`,
+    );
+    const unpacking = await waitFor(
+      'the Subscription to say BundleUnpacking',
+      async () => {
+        const s = await client.get<Sub>({
+          apiVersion: group,
+          kind: 'Subscription',
+          namespace: 'waiting',
+          name: 'etcd',
+        });
+        return s?.status?.conditions?.find(
+          (c) => c.type === 'BundleUnpacking' && c.status === 'True',
+        );
+      },
+      30_000,
+    );
+    t.equal(unpacking.reason, 'UnpackingInProgress');
+    const failed = await waitFor(
+      'the plan to fail after the timeout',
+      async () => {
+        const p = await planOf(client, 'waiting');
+        return p?.status?.phase === 'Failed' ? p : undefined;
+      },
+      30_000,
+    );
+    const condition = failed.status?.bundleLookups?.[0]?.conditions?.[0];
+    t.equal(condition?.type, 'BundleLookupFailed');
+    t.equal(condition?.reason, 'DeadlineExceeded');
+    t.match(failed.status?.message, 'bundle unpacking failed. Reason: DeadlineExceeded');
+  },
+);
