@@ -19,6 +19,9 @@ const benches: Record<string, { about: string; nodeFlags?: string[] }> = {
     about: 'catalog image pull + index, poll HEAD, bundle image pulls (catalog dir argument)',
   },
   registry: { about: 'registry gRPC serve and read of a large catalog (catalog dir argument)' },
+  'bundle-images': {
+    about: 'catalog image pull + index, bundle unpack, Subscription → CSV for an image-only bundle',
+  },
   'catalog-real': { about: 'whole-catalog checks of a real catalog (--catalog DIR)' },
   resolver: { about: 'resolution over a large catalog', nodeFlags: ['--expose-gc'] },
   'catalog-index': { about: 'catalog index build/serialize/load', nodeFlags: ['--expose-gc'] },

@@ -117,7 +117,7 @@ const dlqId = { usage: '<id>', doc: 'The ID (stream sequence) of a dead letter, 
 export interface CatalogSpec {
   /** CatalogSource name. */
   readonly name: string;
-  /** FBC directory. */
+  /** FBC directory, or a catalog image reference. */
   readonly dir: string;
   /** spec.priority. */
   readonly priority: number;
@@ -134,7 +134,7 @@ const catalogSpecSchema = z.string().transform((value, ctx): CatalogSpec => {
     ctx.addIssue({ code: 'custom', message, input: value });
     return z.NEVER;
   };
-  if (name === '' || dir === '') return bad('must be NAME=DIR[,priority=N][,namespace=NS]');
+  if (name === '' || dir === '') return bad('must be NAME=DIR|IMAGE[,priority=N][,namespace=NS]');
   let priority = 0;
   let namespace: string | null = null;
   for (const part of rest) {
@@ -145,6 +145,22 @@ const catalogSpecSchema = z.string().transform((value, ctx): CatalogSpec => {
   }
   return { name, dir, priority, namespace };
 });
+
+/** Registry settings of the commands that pull catalog images themselves. */
+const imageAccess = {
+  registryAuthFile: option.optionalText({
+    flag: 'registry-auth-file',
+    env: 'OLMQ_REGISTRY_AUTH_FILE',
+    placeholder: 'FILE',
+    doc: 'dockerconfigjson file with credentials for catalog images (as the catalog function).',
+  }),
+  registryCaFiles: option.optionalText({
+    flag: 'registry-ca-files',
+    env: 'OLMQ_REGISTRY_CA_FILES',
+    placeholder: 'FILE[,FILE]',
+    doc: 'PEM files of CAs trusted for registries, besides the system ones.',
+  }),
+};
 
 /** A subcommand of `olmq`. */
 export interface Command<O extends Options = Options> {
@@ -339,8 +355,8 @@ export const commands = {
       catalog: option.repeatedParsed(
         {
           flag: 'catalog',
-          placeholder: 'NAME=DIR[,priority=N][,namespace=NS]',
-          doc: 'A File-Based Catalog directory, named as Subscriptions refer to it in spec.source; priority ranks it for dependencies (default 0); namespace defaults to the spec.sourceNamespace of the Subscriptions naming it.',
+          placeholder: 'NAME=DIR|IMAGE[,priority=N][,namespace=NS]',
+          doc: 'A File-Based Catalog directory or catalog image (pulled directly; FBC found by its index.configs.v1 label), named as Subscriptions refer to it in spec.source; priority ranks it for dependencies (default 0); namespace defaults to the spec.sourceNamespace of the Subscriptions naming it.',
         },
         catalogSpecSchema,
       ),
@@ -362,19 +378,28 @@ export const commands = {
         default: 'text',
         doc: 'Output format.',
       }),
+      ...imageAccess,
       logLevel,
     },
   }),
   registryServe: command({
     words: ['registry', 'serve'],
-    summary: 'Serve the operator-registry gRPC API over a File-Based Catalog directory.',
+    summary:
+      'Serve the operator-registry gRPC API over a File-Based Catalog directory or catalog image.',
     options: {
-      fbc: option.requiredText({
+      fbc: option.optionalText({
         flag: 'fbc',
         env: 'OLMQ_REGISTRY_FBC',
         placeholder: 'DIR',
-        doc: 'File-Based Catalog directory to serve (.json/.yaml files below it; .indexignore honoured).',
+        doc: 'File-Based Catalog directory to serve (.json/.yaml files below it; .indexignore honoured). One of --fbc and --image.',
       }),
+      image: option.optionalText({
+        flag: 'image',
+        env: 'OLMQ_REGISTRY_IMAGE',
+        placeholder: 'REF',
+        doc: 'Catalog image to serve, pulled once at start (its FBC found by the index.configs.v1 label). One of --fbc and --image.',
+      }),
+      ...imageAccess,
       port: option.integer({
         flag: 'port',
         env: 'OLMQ_REGISTRY_PORT',

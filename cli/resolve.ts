@@ -18,7 +18,7 @@ const offlineSubscriptionSchema = subscriptionSchema.extend({
   status: subscriptionStatusSchema.partial({ lastUpdated: true }).optional(),
 });
 import { subscriptionStatusSchema } from '../shared/api/subscription.js';
-import { CatalogError, loadCatalogDirectory } from '../shared/catalog/index.js';
+import { CatalogError, buildCatalogIndex, loadCatalogDirectory } from '../shared/catalog/index.js';
 import {
   installedCsvFacts,
   isCopiedCsv,
@@ -28,6 +28,12 @@ import {
   type Resolution,
   type ResolverCatalog,
 } from '../shared/resolver/index.js';
+import {
+  CatalogImageError,
+  catalogObjectsFromImage,
+  looksLikeImage,
+  type ImageAccessFlags,
+} from './catalog-image.js';
 import { exitCodes, type CatalogSpec, type CommandConfig } from './commands.js';
 
 /** Input that cannot be used; the message names the file (and document, field). Exit code 2. */
@@ -117,6 +123,7 @@ async function loadCatalogs(
   specs: readonly CatalogSpec[],
   subs: readonly Subscription[],
   namespace: string,
+  access: ImageAccessFlags,
 ): Promise<ResolverCatalog[]> {
   const seen = new Set<string>();
   const out: ResolverCatalog[] = [];
@@ -133,8 +140,13 @@ async function loadCatalogs(
     seen.add(key);
     let index;
     try {
-      index = (await loadCatalogDirectory(spec.dir)).index;
+      index = looksLikeImage(spec.dir)
+        ? buildCatalogIndex(
+            await catalogObjectsFromImage(spec.dir, `--catalog ${spec.name}=${spec.dir}`, access),
+          ).index
+        : (await loadCatalogDirectory(spec.dir)).index;
     } catch (error) {
+      if (error instanceof CatalogImageError) throw new ResolveInputError(error.message);
       if (error instanceof CatalogError || (error as NodeJS.ErrnoException).code !== undefined) {
         throw new ResolveInputError(
           `--catalog ${spec.name}=${spec.dir}: ${(error as Error).message}`,
@@ -144,7 +156,7 @@ async function loadCatalogs(
     }
     if (index.packages.length === 0) {
       throw new ResolveInputError(
-        `--catalog ${spec.name}=${spec.dir}: no File-Based Catalog packages found in the directory`,
+        `--catalog ${spec.name}=${spec.dir}: no File-Based Catalog packages found in the ${looksLikeImage(spec.dir) ? 'image' : 'directory'}`,
       );
     }
     out.push({ name: spec.name, namespace: ns, priority: spec.priority, index });
@@ -209,7 +221,7 @@ function text(resolution: Resolution): string {
 export async function runResolve(config: CommandConfig<'resolve'>): Promise<number> {
   try {
     if (config.catalog.length === 0) {
-      throw new ResolveInputError('--catalog: at least one catalog is required (NAME=DIR)');
+      throw new ResolveInputError('--catalog: at least one catalog is required (NAME=DIR|IMAGE)');
     }
     const subs = parseAll(
       await readDocuments(config.subscriptions, 'subscriptions'),
@@ -261,7 +273,7 @@ export async function runResolve(config: CommandConfig<'resolve'>): Promise<numb
           throw error;
         }
       });
-    const catalogs = await loadCatalogs(config.catalog, subs, namespace);
+    const catalogs = await loadCatalogs(config.catalog, subs, namespace, config);
     const resolution = resolveNamespace({
       namespace,
       subscriptions: subs.map(subscriptionFacts),

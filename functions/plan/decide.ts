@@ -9,7 +9,12 @@
 // - A plan is created first (spec), then its status (phase, steps) is written once it exists
 //   (the status subresource ignores status on create), in the same reconcile's next pass.
 // - At most `keepPlans` plans per namespace: older generations are removed (upstream keeps 5).
-import type { InstallPlan, Subscription, SubscriptionStatus } from '../../shared/api/index.js';
+import type {
+  InstallPlan,
+  InstallPlanStatus,
+  Subscription,
+  SubscriptionStatus,
+} from '../../shared/api/index.js';
 import { codes } from '../../shared/api/index.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
@@ -21,6 +26,13 @@ import {
 import type { Decision } from '../../shared/runtime/types.js';
 import { withCondition, withoutCondition } from '../../shared/api/conditions.js';
 import { planSteps, type PlannedBundle } from '../../shared/install-plan/index.js';
+import {
+  defaultUnpackTimeoutMs,
+  judgeLookups,
+  unpackConditions,
+  type BundleImageRead,
+  type UnpackTiming,
+} from './bundle-lookups.js';
 
 const { SubscriptionConditionType: Type, SubscriptionConditionReason: Reason } = codes;
 const apiVersion = 'operators.coreos.com/v1alpha1';
@@ -43,6 +55,10 @@ export interface PlanSnapshot {
   now: string;
   /** The namespace's OperatorGroup fails forward (TechPreviewUnsafeFailForward); default false. */
   failForward?: boolean;
+  /** Bundles to install that come from their image (no manifests in the catalog), by CSV name. */
+  bundleImages?: ReadonlyMap<string, BundleImageRead>;
+  /** The OperatorGroup's unpack timing (default: upstream's 10 minutes, no retry of failures). */
+  unpackTiming?: UnpackTiming;
 }
 
 /**
@@ -230,6 +246,9 @@ function generationOf(ip: InstallPlan): number {
 export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
   const writes: Write[] = [];
   const plans = new Map(s.installPlans.map((ip) => [ip.metadata.name ?? '', ip]));
+  // Plans with the status written by this decision, for the Subscriptions that follow them.
+  const effective = new Map(plans);
+  let requeueAfterMs: number | undefined;
   const groups = s.record === undefined ? [] : planGroups(s.namespace, s.record.bundles);
   const targets = new Map<string, PlanTarget>();
   let generation = Math.max(
@@ -293,30 +312,22 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
       });
       continue;
     }
-    if (existing.status === undefined || existing.status.plan === undefined) {
-      const planned: PlannedBundle[] = [];
-      for (const bundle of group.bundles) {
-        const manifests = s.manifests.get(bundle.name);
-        if (manifests === undefined || manifests instanceof Error) {
-          throw manifests ?? new Error(`no manifests were loaded for bundle ${bundle.name}`);
-        }
-        planned.push({ bundle, manifests });
+    // A plan failed by its bundle lookups has no steps, and stays as it is.
+    if (
+      existing.status?.plan === undefined &&
+      existing.status?.phase !== codes.InstallPlanPhase.Failed
+    ) {
+      const status = stepsStatus(s, group, existing);
+      if (status.requeueAfterMs !== undefined) {
+        requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, status.requeueAfterMs);
       }
-      writes.push({
-        op: 'updateStatus',
-        object: asObject({
-          ...existing,
-          apiVersion,
-          kind: 'InstallPlan',
-          status: {
-            phase: existing.spec.approved
-              ? codes.InstallPlanPhase.Installing
-              : codes.InstallPlanPhase.RequiresApproval,
-            catalogSources: [...new Set(group.bundles.map((b) => b.catalog.name))].sort(),
-            plan: planSteps(s.namespace, planned),
-          },
-        }),
-      });
+      if (status.status !== undefined) {
+        effective.set(group.name, { ...existing, status: status.status });
+        writes.push({
+          op: 'updateStatus',
+          object: asObject({ ...existing, apiVersion, kind: 'InstallPlan', status: status.status }),
+        });
+      }
     }
     for (const b of group.bundles) {
       if (b.subscription !== null) targets.set(b.subscription, { plan: existing, csv: b.name });
@@ -333,6 +344,8 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
   }
   for (const sub of s.subscriptions) {
     let status = linkedStatus(sub, plans, targets.get(sub.metadata.name ?? ''), s.csvs, s.now);
+    const followed = effective.get(status.installPlanRef?.name ?? '');
+    status = { ...status, conditions: unpackConditions(status.conditions ?? [], followed, s.now) };
     // Upstream's fail-forward state for a Subscription whose plan failed before its CSV existed.
     const held = { ...sub, status };
     if (s.failForward === true && failedPlanOf(held, plans, s.csvs) !== undefined) {
@@ -354,7 +367,72 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
   // A plan just created gets its status (the steps) in the next pass of this reconcile: the
   // load reads plans from the API, so it sees the new plan at once.
   const created = writes.some((w) => w.op === 'create');
-  return created ? { writes, again: true } : { writes };
+  return {
+    writes,
+    ...(created ? { again: true } : {}),
+    ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+  };
+}
+
+/**
+ * The status a plan without steps gets: its steps (and the lookups of bundles from images),
+ * the pending lookups while an image is being retried, or Failed with upstream's reason when a
+ * lookup failed. Undefined status: nothing to write (a pending lookup unchanged).
+ */
+function stepsStatus(
+  s: PlanSnapshot,
+  group: PlanGroup,
+  existing: InstallPlan,
+): { status?: InstallPlanStatus; requeueAfterMs?: number } {
+  const phase = existing.spec.approved
+    ? codes.InstallPlanPhase.Installing
+    : codes.InstallPlanPhase.RequiresApproval;
+  const catalogSources = [...new Set(group.bundles.map((b) => b.catalog.name))].sort();
+  const verdict = judgeLookups({
+    plan: existing,
+    bundles: group.bundles,
+    reads: s.bundleImages ?? new Map(),
+    timing: s.unpackTiming ?? { timeoutMs: defaultUnpackTimeoutMs },
+    now: s.now,
+  });
+  const bundleLookups = verdict.lookups.length === 0 ? {} : { bundleLookups: verdict.lookups };
+  if (verdict.kind === 'failed') {
+    const condition = {
+      type: codes.InstallPlanConditionType.Installed,
+      status: 'False' as const,
+      reason: codes.InstallPlanConditionReason.InstallComponentFailed,
+      message: verdict.message,
+      lastUpdateTime: s.now,
+      lastTransitionTime: s.now,
+    };
+    return {
+      status: {
+        phase: codes.InstallPlanPhase.Failed,
+        catalogSources,
+        ...bundleLookups,
+        message: verdict.message,
+        conditions: [condition],
+      },
+    };
+  }
+  if (verdict.kind === 'pending') {
+    const status: InstallPlanStatus = { phase, catalogSources, ...bundleLookups };
+    const withoutTimes = (v: unknown): string =>
+      JSON.stringify(v, (k, x: unknown) => (k === 'lastUpdateTime' ? undefined : x));
+    const same = withoutTimes(existing.status?.bundleLookups) === withoutTimes(verdict.lookups);
+    return { ...(same ? {} : { status }), requeueAfterMs: verdict.retryAfterMs };
+  }
+  const planned: PlannedBundle[] = [];
+  for (const bundle of group.bundles) {
+    const manifests = s.manifests.get(bundle.name);
+    if (manifests === undefined || manifests instanceof Error) {
+      throw manifests ?? new Error(`no manifests were loaded for bundle ${bundle.name}`);
+    }
+    planned.push({ bundle, manifests });
+  }
+  return {
+    status: { phase, catalogSources, ...bundleLookups, plan: planSteps(s.namespace, planned) },
+  };
 }
 
 /** Deletes the oldest plans beyond `keepPlans`, never one a Subscription still follows. */

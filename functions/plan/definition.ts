@@ -7,13 +7,14 @@ import type {
   OperatorGroup,
   Subscription,
 } from '../../shared/api/index.js';
-import { decodeBundleManifests, type CatalogContent } from '../../shared/catalog/index.js';
 import {
-  fetchCatalogContent,
-  openCatalogStore,
-  resolutionRecords,
-  resolutionRef,
-} from '../../shared/handoff/index.js';
+  BundleUnpacker,
+  bundleImageAccessFromEnv,
+  openBundleStore,
+  registryAccessOf,
+  type RegistryAccess,
+} from '../../shared/bundle-image/index.js';
+import { openCatalogStore, resolutionRecords, resolutionRef } from '../../shared/handoff/index.js';
 import { listMirrored } from '../../shared/bus/mirror-read.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
@@ -25,6 +26,8 @@ import type { FunctionDefinition, Trigger } from '../../shared/runtime/types.js'
 import type { FieldKey } from '../../shared/runtime/work-keys.js';
 import { decidePlan, planGroups, type PlanSnapshot } from './decide.js';
 import type { PlannedBundle } from '../../shared/install-plan/index.js';
+import { unpackTimingOf, type BundleImageRead } from './bundle-lookups.js';
+import { BundleSources } from './bundle-sources.js';
 
 const fieldManager = 'olmq-plan';
 const apiVersion = 'operators.coreos.com/v1alpha1';
@@ -36,24 +39,32 @@ const namespaceTrigger = (kind: string, parts?: Trigger['parts']): Trigger => ({
   workKeys: (c) => [planKey.of({ namespace: c.ref.namespace })],
 });
 
-export const createFunction: CreateFunction = async (context) => {
+/** Options of the plan function beyond its context (tests and benchmarks set them). */
+export interface PlanFunctionOptions {
+  /** Registry client and operator-wide credentials (default: from the environment). */
+  registry?: RegistryAccess;
+  /** Pull limits for bundle images. */
+  limits?: ConstructorParameters<typeof BundleUnpacker>[0]['limits'];
+}
+
+export const createFunction: CreateFunction = async (context) => startPlanFunction(context, {});
+
+/** Starts the plan function with `options`. */
+export const startPlanFunction = async (
+  context: Parameters<CreateFunction>[0],
+  options: PlanFunctionOptions,
+): ReturnType<CreateFunction> => {
   const { backbone } = context;
   const store = await openCatalogStore(backbone);
-  // Contents are large; a few recent digests serve the plans being written.
-  const contents = new Map<string, Promise<CatalogContent>>();
-  const contentOf = (digest: string): Promise<CatalogContent> => {
-    let entry = contents.get(digest);
-    if (entry === undefined) {
-      entry = fetchCatalogContent(store, digest);
-      entry.catch(() => contents.delete(digest));
-      contents.set(digest, entry);
-      for (const oldest of contents.keys()) {
-        if (contents.size <= 4) break;
-        contents.delete(oldest);
-      }
-    }
-    return entry;
-  };
+  const access =
+    options.registry ??
+    (await registryAccessOf(bundleImageAccessFromEnv(process.env), 'olmq-plan'));
+  const unpacker = new BundleUnpacker({
+    client: access.client,
+    store: await openBundleStore(backbone),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+  });
+  const sources = new BundleSources(store, unpacker, access);
   registerPlanMetrics(backbone, context.registry);
   const definition: FunctionDefinition<FieldKey<'namespace'>, PlanSnapshot, Write[]> = {
     key: planKey,
@@ -96,31 +107,24 @@ export const createFunction: CreateFunction = async (context) => {
           namespace,
         }),
       ]);
+      // Plans with steps, and plans a failed bundle lookup ended, need no manifests.
       const planned = new Set(
-        installPlans.filter((ip) => ip.status?.plan !== undefined).map((ip) => ip.metadata.name),
+        installPlans
+          .filter((ip) => ip.status?.plan !== undefined || ip.status?.phase === 'Failed')
+          .map((ip) => ip.metadata.name),
       );
       // Manifests are read only for plans whose steps are still to be written.
       const manifests = new Map<string, PlannedBundle['manifests'] | Error>();
+      const bundleImages = new Map<string, BundleImageRead>();
       for (const group of record === undefined ? [] : planGroups(namespace, record.bundles)) {
         if (planned.has(group.name)) continue;
-        for (const b of group.bundles) {
-          try {
-            if (b.catalogDigest === null) {
-              throw new Error(
-                `catalog ${b.catalog.namespace}/${b.catalog.name} has no stored index`,
-              );
-            }
-            const content = (await contentOf(b.catalogDigest)).get(b.package, b.name);
-            if (content === undefined) {
-              throw new Error(
-                `catalog ${b.catalog.namespace}/${b.catalog.name} has no manifests for bundle ${b.name}`,
-              );
-            }
-            manifests.set(b.name, decodeBundleManifests(content));
-          } catch (error) {
-            manifests.set(b.name, error as Error);
-          }
-        }
+        await Promise.all(
+          group.bundles.map(async (b) => {
+            const read = await sources.manifestsOf(client, b);
+            manifests.set(b.name, read.manifests);
+            if (read.image !== undefined) bundleImages.set(b.name, read.image);
+          }),
+        );
       }
       return {
         namespace,
@@ -131,6 +135,8 @@ export const createFunction: CreateFunction = async (context) => {
         manifests,
         now: kubeTime(work.now()),
         failForward: failForwardEnabled(operatorGroups),
+        bundleImages,
+        unpackTiming: unpackTimingOf(operatorGroups),
       };
     },
     decide: decidePlan,

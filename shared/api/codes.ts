@@ -185,6 +185,8 @@ export const BundleLookupReason = {
   JobIncomplete: 'JobIncomplete',
   JobFailed: 'JobFailed',
   CatalogSourceMissing: 'CatalogSourceMissing',
+  /** The unpack timeout passed (upstream copies it from its unpack Job's condition). */
+  DeadlineExceeded: 'DeadlineExceeded',
 } as const;
 /** A bundle lookup reason. */
 export type BundleLookupReason = ValueOf<typeof BundleLookupReason>;

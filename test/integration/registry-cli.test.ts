@@ -104,10 +104,10 @@ t.test('registry cli - a malformed catalog file exits 2 naming file and line', a
   t.match(stderr, `olmq registry serve: --fbc ${dir}: catalog.json:2: not valid catalog JSON/YAML`);
 });
 
-t.test('registry cli - --fbc is required', async (t) => {
+t.test('registry cli - --fbc or --image is required', async (t) => {
   const { code, stderr } = await olmq(['registry', 'serve']);
   t.equal(code, 2);
-  t.match(stderr, /--fbc: is required/);
+  t.match(stderr, /give exactly one of --fbc DIR and --image REF/);
 });
 
 t.test(

@@ -108,6 +108,7 @@ const pinned: Record<string, Record<string, string>> = {
     JobIncomplete: 'JobIncomplete',
     JobFailed: 'JobFailed',
     CatalogSourceMissing: 'CatalogSourceMissing',
+    DeadlineExceeded: 'DeadlineExceeded',
   },
   SubscriptionState: {
     None: '',

@@ -33,6 +33,8 @@ export const progressRequeueMs = 100;
 // terminal).
 function started(plan: ServedInstallPlan, now: string): InstallPlanStatus | undefined {
   if (plan.status === undefined || plan.metadata.deletionTimestamp !== undefined) return undefined;
+  // Steps not written yet: the plan function is still looking its bundles up (bundleLookups).
+  if (plan.status.plan === undefined) return undefined;
   let status: InstallPlanStatus = structuredClone(plan.status);
   if (status.phase === 'RequiresApproval') {
     if (plan.spec.approved !== true) return undefined;
