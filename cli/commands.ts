@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { functionNames } from '../functions/index.js';
 import { logLevels } from '../shared/runtime/log.js';
+import { natsConnectionOptions, streamOptions, upkeepOptions } from './nats-options.js';
 import { option, type ConfigOf, type Options } from './options.js';
 
 /** Exit codes of every olmq command. */
@@ -23,8 +24,6 @@ const logLevel = option.choice({
   default: 'info',
   doc: 'Minimum level of the JSON log lines written to stderr.',
 });
-
-const natsSchemes = ['nats', 'tls', 'ws', 'wss'];
 
 const devclusterPort = option.integer({
   flag: 'port',
@@ -73,14 +72,8 @@ const clusterAccess = {
     placeholder: 'ID',
     doc: 'Cluster id in messages and metrics, for a single cluster (default: the context name).',
   }),
-  natsUrl: option.url({
-    flag: 'nats-url',
-    env: 'NATS_URL',
-    placeholder: 'URL',
-    schemes: natsSchemes,
-    default: 'nats://127.0.0.1:4222',
-    doc: 'NATS server with JetStream to use.',
-  }),
+  ...natsConnectionOptions,
+  ...streamOptions,
   metricsPort,
   logLevel,
 };
@@ -140,10 +133,11 @@ export const commands = {
     summary:
       'Run the whole system on one machine: devcluster, nats-server, watcher and every function.',
     options: {
-      kubeconfig: option.optionalText({
+      kubeconfig: option.optionalPath({
         flag: 'kubeconfig',
         env: 'OLMQ_KUBECONFIG',
         placeholder: 'FILE',
+        kind: 'file',
         doc: 'Serve this cluster instead of starting the embedded devcluster.',
       }),
       kubeconfigOut: option.text({
@@ -161,13 +155,16 @@ export const commands = {
         default: '.olmq/data',
         doc: 'Where the devcluster and the local nats-server keep their data across restarts.',
       }),
-      natsUrl: option.optionalUrl({
+      ...natsConnectionOptions,
+      natsUrl: option.optionalUrlList({
         flag: 'nats-url',
         env: 'NATS_URL',
-        placeholder: 'URL',
-        schemes: natsSchemes,
-        doc: 'Use this NATS server instead of starting a local nats-server.',
+        placeholder: 'URLS',
+        schemes: ['nats', 'tls', 'ws', 'wss'],
+        doc: 'Use these NATS servers (comma-separated) instead of starting a local nats-server.',
       }),
+      ...streamOptions,
+      ...upkeepOptions,
       globalCatalogNamespace,
       metricsPort,
       logLevel,
@@ -178,7 +175,7 @@ export const commands = {
     summary: 'Run the embedded Kubernetes-compatible API server in the foreground.',
     options: {
       port: devclusterPort,
-      host: option.text({
+      host: option.host({
         flag: 'host',
         env: 'OLMQ_DEVCLUSTER_HOST',
         placeholder: 'ADDRESS',
@@ -237,6 +234,7 @@ export const commands = {
         max: 600,
         doc: 'How long a standby waits for a silent leader before taking over.',
       }),
+      ...upkeepOptions,
     },
   }),
   run: command({
@@ -332,7 +330,7 @@ export const commands = {
         max: 65535,
         doc: 'gRPC port (0 = any free port; the "serving" line says which).',
       }),
-      host: option.text({
+      host: option.host({
         flag: 'host',
         env: 'OLMQ_REGISTRY_HOST',
         placeholder: 'ADDRESS',
@@ -350,8 +348,8 @@ export const commands = {
       kubeconfig: clusterAccess.kubeconfig,
       context: clusterAccess.context,
       cluster: clusterAccess.cluster,
-      natsUrl: clusterAccess.natsUrl,
-      host: option.text({
+      ...natsConnectionOptions,
+      host: option.host({
         flag: 'host',
         env: 'OLMQ_PACKAGESERVER_HOST',
         placeholder: 'ADDRESS',
@@ -367,16 +365,18 @@ export const commands = {
         max: 65535,
         doc: 'HTTPS port of the API (0 = any free port).',
       }),
-      tlsCertFile: option.optionalText({
+      tlsCertFile: option.optionalPath({
         flag: 'tls-cert-file',
         env: 'OLMQ_PACKAGESERVER_TLS_CERT_FILE',
         placeholder: 'FILE',
+        kind: 'file',
         doc: 'Serving certificate (PEM); a self-signed one for the Service is made when absent.',
       }),
-      tlsKeyFile: option.optionalText({
+      tlsKeyFile: option.optionalPath({
         flag: 'tls-key-file',
         env: 'OLMQ_PACKAGESERVER_TLS_KEY_FILE',
         placeholder: 'FILE',
+        kind: 'file',
         doc: 'Key of the serving certificate (PEM); required with --tls-cert-file.',
       }),
       globalNamespace: option.text({

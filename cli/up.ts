@@ -6,12 +6,15 @@ import { KubeconfigError } from '../shared/kube/clusters.js';
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { FunctionStartError } from '../shared/runtime/function-runner.js';
-import { startSystem, type System } from '../system/index.js';
+import { natsProblem, startSystem, type System } from '../system/index.js';
 import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
 import { untilSignal } from './lifecycle.js';
+import { backboneOptionsOf, natsSettingsFor, reportNatsFailure } from './nats-options.js';
 
 /** Starts everything, prints how to use it, and runs until SIGTERM/SIGINT. */
 export async function runUp(config: CommandConfig<'up'>): Promise<number> {
+  const nats = natsSettingsFor('olmq up', config, config.natsUrl ?? [], 'olmq-up');
+  if (nats === undefined) return exitCodes.usage;
   const log = createLogger('up', config.logLevel);
   let system: System | undefined;
   let endpoint: OperationsEndpoint | undefined;
@@ -30,8 +33,10 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       kubeconfigOut: config.kubeconfigOut,
       devclusterPort: config.port,
       dataDir: config.dataDir,
-      natsUrl: config.natsUrl,
+      ...(config.natsUrl === undefined ? {} : { nats }),
       natsMonitoring: true,
+      backbone: backboneOptionsOf(config),
+      purgeDeletesAfterMs: config.purgeDeletesAfter,
       connectionName: 'olmq-up',
       client: { userAgent: `olmq-up/${olmqVersion()}` },
       globalCatalogNamespace: config.globalCatalogNamespace,
@@ -44,7 +49,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       port: config.metricsPort,
       host: '127.0.0.1',
       registry: system.registry,
-      readiness: { nats: () => (nc.isClosed() ? 'connection closed' : '') },
+      readiness: { nats: () => natsProblem(nc) },
     });
 
     const { cluster, devcluster, kubeconfigPath, natsServer } = system;
@@ -70,6 +75,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
     return exitCodes.ok;
   } catch (error) {
     await shutdown();
+    if (reportNatsFailure('olmq up', error, nats)) return exitCodes.failed;
     if (error instanceof KubeconfigError) {
       process.stderr.write(`olmq up: ${error.message}\n`);
       return exitCodes.usage;

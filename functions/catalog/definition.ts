@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { catalogSourceSchema } from '../../shared/api/catalogsource.js';
 import { ObjectValidationError, parseObject } from '../../shared/api/validation.js';
 import { encodeToken } from '../../shared/bus/subjects.js';
+import { newAssetReplicas } from '../../shared/bus/backbone.js';
 import {
   CatalogError,
   buildCatalogIndex,
@@ -170,7 +171,7 @@ export async function startCatalogFunction(
   const store = await openCatalogStore(backbone);
   const syncs = await new Kvm(backbone.js).create(catalogSyncBucket, {
     history: 1,
-    replicas: backbone.options.replicas,
+    replicas: newAssetReplicas(backbone.options),
   });
   const metrics: CatalogMetrics = createCatalogMetrics(context.registry, () =>
     Promise.all(
