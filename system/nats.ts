@@ -111,7 +111,7 @@ export function natsProblem(nc: NatsConnection): string {
 
 /** The sentence olmq says about a refused permission. */
 export function describeRefusal(error: PermissionViolationError, who: string): string {
-  return `NATS denies ${who} permission to ${error.operation} "${error.subject}" (see the component's permissions in k8s/nats-server.conf)`;
+  return `NATS denies ${who} permission to ${error.operation} "${error.subject}" (see the component's permissions in k8s/nats-auth.conf)`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { catalogSourceSchema } from '../../shared/api/catalogsource.js';
 import { ObjectValidationError, parseObject } from '../../shared/api/validation.js';
 import { encodeToken } from '../../shared/bus/subjects.js';
-import { newAssetReplicas } from '../../shared/bus/backbone.js';
+import { alignStream, newAssetReplicas } from '../../shared/bus/backbone.js';
 import {
   CatalogError,
   buildCatalogIndex,
@@ -173,6 +173,8 @@ export async function startCatalogFunction(
     history: 1,
     replicas: newAssetReplicas(backbone.options),
   });
+  // An existing bucket keeps its config through create: bring its replicas in line (no byte limit).
+  await alignStream(backbone.jsm, `KV_${catalogSyncBucket}`, backbone.options, -1);
   const metrics: CatalogMetrics = createCatalogMetrics(context.registry, () =>
     Promise.all(
       [...context.clients.keys()].map(async (cluster) => ({

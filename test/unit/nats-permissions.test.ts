@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { componentUsers, exampleServerConfig } from '../../cli/nats-config.js';
+import { componentUsers, authorizationConfig } from '../../cli/nats-config.js';
 import type { Permissions } from '../../shared/bus/permissions.js';
+import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '../harness/repo.js';
 
 const users = new Map(componentUsers((u) => u).map((u) => [u.user, u.permissions]));
@@ -62,8 +63,59 @@ t.test('nats permissions - every component subscribes to its own inbox only', (t
   t.end();
 });
 
-t.test('nats permissions - k8s/nats-server.conf is generated from the current code', (t) => {
-  const onDisk = readFileSync(join(repoRoot, 'k8s', 'nats-server.conf'), 'utf8');
-  t.equal(onDisk, exampleServerConfig(), 'run `npm run gen:docs` after changing permissions');
+t.test('nats permissions - k8s/nats-auth.conf is generated from the current code', (t) => {
+  const onDisk = readFileSync(join(repoRoot, 'k8s', 'nats-auth.conf'), 'utf8');
+  t.equal(onDisk, authorizationConfig(), 'run `npm run gen:docs` after changing permissions');
+  t.end();
+});
+
+t.test('nats permissions - docker-compose runs NATS with authentication on loopback only', (t) => {
+  const compose = parse(readFileSync(join(repoRoot, 'docker-compose.yml'), 'utf8'), {
+    merge: true,
+  }) as {
+    services: Record<
+      string,
+      { command?: string[]; ports?: string[]; environment?: Record<string, string> }
+    >;
+  };
+  const { nats, ...olmq } = compose.services;
+  t.ok(nats?.command?.includes('/etc/nats/nats-auth.conf'), 'the generated users are loaded');
+  for (const port of nats?.ports ?? []) t.match(port, /^127\.0\.0\.1:/, `${port} on loopback`);
+  for (const [name, service] of Object.entries(olmq)) {
+    const user = service.environment?.['NATS_USER'] ?? '';
+    t.equal(user, `olmq-${name}`, `${name} connects as its own user`);
+    t.ok(users.has(user), `${user} is a user of k8s/nats-auth.conf`);
+    t.match(service.environment?.['NATS_PASSWORD'], /^\$\{OLMQ_[A-Z_]+_PASSWORD:\?/);
+  }
+  t.end();
+});
+
+t.test('nats permissions - every k8s Deployment connects as its component user', (t) => {
+  const dir = join(repoRoot, 'k8s');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+  let seen = 0;
+  for (const file of files) {
+    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
+      const object = doc.toJS() as {
+        kind?: string;
+        spec?: {
+          template?: { spec?: { containers?: { env?: { name: string; value?: string }[] }[] } };
+        };
+      } | null;
+      if (object?.kind !== 'Deployment') continue;
+      for (const container of object.spec?.template?.spec?.containers ?? []) {
+        const env = container.env ?? [];
+        if (!env.some((e) => e.name === 'NATS_URL')) continue;
+        const user = env.find((e) => e.name === 'NATS_USER')?.value ?? '';
+        t.ok(users.has(user), `${file}: NATS_USER ${user} is a user of k8s/nats-auth.conf`);
+        t.ok(
+          env.some((e) => e.name === 'NATS_PASSWORD'),
+          `${file}: NATS_PASSWORD set`,
+        );
+        seen += 1;
+      }
+    }
+  }
+  t.equal(seen, 9, 'the watcher, seven functions and the package server');
   t.end();
 });
