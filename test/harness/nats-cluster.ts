@@ -8,6 +8,9 @@ import type { Test } from 'tap';
 import { startNatsServer, type NatsServer } from '../../shared/bus/nats-server.js';
 import { waitFor } from './wait.js';
 
+/** What a fixture needs of a test: somewhere to register its cleanup (a bench passes its own). */
+type Teardowns = Pick<Test, 'teardown'>;
+
 /** A running 3-node cluster. */
 export interface NatsCluster {
   /** The servers, by index; a killed one stays here until restarted. */
@@ -36,7 +39,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts a 3-node cluster for `t`. */
-export async function natsClusterFor(t: Test): Promise<NatsCluster> {
+export async function natsClusterFor(t: Teardowns): Promise<NatsCluster> {
   const routePorts = [await freePort(), await freePort(), await freePort()];
   const routes = routePorts.map((p) => `nats-route://127.0.0.1:${p}`);
   const argsOf = (i: number): string[] => [

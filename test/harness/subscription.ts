@@ -8,11 +8,14 @@ import { namespaceWithOperatorGroup, waitForCsvPhase } from './install.js';
 import { smallCatalog } from './repo.js';
 import { waitFor } from './wait.js';
 
+/** What a fixture needs of a test: somewhere to register its cleanup (a bench passes its own). */
+type Teardowns = Pick<Test, 'teardown'>;
+
 /** The CSV the etcd Subscription of subscribeEtcd installs. */
 export const etcdHead = 'etcdoperator.v0.9.4';
 
 /** Serves the small catalog as olm/community and waits for it to be READY. */
-export async function communityCatalogFor(t: Test, client: KubeClient): Promise<void> {
+export async function communityCatalogFor(t: Teardowns, client: KubeClient): Promise<void> {
   const served = await startRegistryServer({
     catalog: (await loadRegistryCatalog(smallCatalog)).catalog,
     host: '127.0.0.1',
