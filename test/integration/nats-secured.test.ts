@@ -9,6 +9,11 @@ import { componentUsers } from '../../cli/nats-config.js';
 import { functionModules, functionNames } from '../../functions/index.js';
 import { openBackbone } from '../../shared/bus/backbone.js';
 import {
+  fetchCatalogIndex,
+  openCatalogStore,
+  readCatalogIndexRecords,
+} from '../../shared/handoff/catalog-store.js';
+import {
   componentPermissions,
   inboxPrefixOf,
   renderAuthorization,
@@ -110,8 +115,26 @@ t.test(
     await communityCatalogFor(t, client);
     await subscribeEtcd(client, 'secured');
     await etcdSucceeded(client, 'secured');
-    const refused = lines.filter((l) => l['nats'] === 'permission');
-    t.same(refused, [], 'no component was refused a subject');
+    // The package server's user reads the catalogs it serves, and may not write the mirror.
+    const reader = await connectNats(
+      settingsFor(server.url, tls, 'olmq-packageserver'),
+      'olmq-packageserver',
+      log,
+    );
+    t.teardown(() => reader.close());
+    const readOnly = await openBackbone(reader);
+    const [record] = await readCatalogIndexRecords(readOnly, system.cluster.id, ['olm']);
+    t.equal(record?.name, 'community');
+    const digest = record?.digest ?? '';
+    const index = await fetchCatalogIndex(await openCatalogStore(readOnly), digest);
+    t.ok(index.packages.length > 0, 'the package server reads the catalog content');
+    await t.rejects(
+      readOnly.objects.put('c1.ConfigMap.olm.forged', '{}'),
+      /Permissions Violation for Publish to "\$KV\.olmq_objects\.c1\.ConfigMap\.olm\.forged"/,
+    );
+    t.match(natsProblem(reader), /NATS denies user "olmq-packageserver" permission to publish/);
+    const refused = lines.filter((l) => l['nats'] === 'permission' && l['function'] !== undefined);
+    t.same(refused, [], 'neither the watcher nor any function was refused a subject');
   },
 );
 
