@@ -43,7 +43,8 @@ const teardowns = { teardown: (fn: () => unknown) => void cleanups.push(fn) };
 async function main(): Promise<Record<string, unknown>> {
   const cluster = await natsClusterFor(teardowns);
   const system = await startSystem({
-    log: pino({ level: 'error' }),
+    // Logs to stderr: stdout carries only the result.
+    log: pino({ level: 'error' }, pino.destination(2)),
     natsUrl: cluster.urls,
     podReadyDelayMs: 0,
     clusterId: 'c1',
