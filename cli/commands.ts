@@ -1,9 +1,21 @@
 // The `olmq` subcommands: their words, options and what they run. Options are declared once
 // here (see ./options.ts); --help and docs/configuration.md are generated from this table.
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { functionNames } from '../functions/index.js';
-import { logLevels } from '../shared/runtime/log.js';
+import {
+  logLevel,
+  devclusterPort,
+  metricsPort,
+  globalCatalogNamespace,
+  clusterAccess,
+  dlqSelection,
+  dlqOutput,
+  dlqId,
+  catalogSpecSchema,
+  imageAccess,
+} from './common-options.js';
+import { natsConnectionOptions, streamOptions, upkeepOptions } from './nats-options.js';
+export type { CatalogSpec } from './common-options.js';
 import { option, type ConfigOf, type Options } from './options.js';
 
 /** Exit codes of every olmq command. */
@@ -14,153 +26,6 @@ export const exitCodes = {
   /** Bad flags, environment variables or input files. */
   usage: 2,
 } as const;
-
-const logLevel = option.choice({
-  flag: 'log-level',
-  env: 'OLMQ_LOG_LEVEL',
-  placeholder: 'LEVEL',
-  values: logLevels,
-  default: 'info',
-  doc: 'Minimum level of the JSON log lines written to stderr.',
-});
-
-const natsSchemes = ['nats', 'tls', 'ws', 'wss'];
-
-const devclusterPort = option.integer({
-  flag: 'port',
-  env: 'OLMQ_DEVCLUSTER_PORT',
-  placeholder: 'PORT',
-  default: 0,
-  min: 0,
-  max: 65535,
-  doc: 'HTTPS port of the embedded devcluster (0 = any free port).',
-});
-
-const metricsPort = option.integer({
-  flag: 'metrics-port',
-  env: 'OLMQ_METRICS_PORT',
-  placeholder: 'PORT',
-  default: 8080,
-  min: 0,
-  max: 65535,
-  doc: 'Port of /metrics, /healthz and /readyz (0 = any free port).',
-});
-
-const globalCatalogNamespace = option.text({
-  flag: 'global-catalog-namespace',
-  env: 'OLMQ_GLOBAL_CATALOG_NAMESPACE',
-  placeholder: 'NAMESPACE',
-  default: 'olm',
-  doc: 'Namespace whose CatalogSources serve every namespace (upstream OLM: olm, or openshift-marketplace).',
-});
-
-const clusterAccess = {
-  kubeconfig: option.optionalText({
-    flag: 'kubeconfig',
-    env: 'KUBECONFIG',
-    placeholder: 'PATH',
-    doc: 'Kubeconfig file (every context is a cluster) or directory (every file is one); in-cluster credentials when absent.',
-  }),
-  context: option.optionalText({
-    flag: 'context',
-    env: 'OLMQ_CONTEXT',
-    placeholder: 'NAME',
-    doc: 'Serve only this context of the kubeconfig file.',
-  }),
-  cluster: option.optionalText({
-    flag: 'cluster',
-    env: 'OLMQ_CLUSTER',
-    placeholder: 'ID',
-    doc: 'Cluster id in messages and metrics, for a single cluster (default: the context name).',
-  }),
-  natsUrl: option.url({
-    flag: 'nats-url',
-    env: 'NATS_URL',
-    placeholder: 'URL',
-    schemes: natsSchemes,
-    default: 'nats://127.0.0.1:4222',
-    doc: 'NATS server with JetStream to use.',
-  }),
-  metricsPort,
-  logLevel,
-};
-
-// `olmq dlq`: which dead letters (none of these: all), and how to print them.
-const dlqSelection = {
-  function: option.optionalText({
-    flag: 'function',
-    placeholder: 'NAME',
-    doc: 'Only dead letters of this function definition (queue), e.g. install-plan.',
-  }),
-  cluster: option.optionalText({
-    flag: 'cluster',
-    placeholder: 'ID',
-    doc: 'Only dead letters of this cluster.',
-  }),
-  key: option.optionalText({
-    flag: 'key',
-    placeholder: 'WORDS',
-    doc: "Only the dead letter of this work key, its words joined by '/', e.g. ns1/install-abc.",
-  }),
-};
-const dlqOutput = option.choice({
-  flag: 'output',
-  short: 'o',
-  placeholder: 'FORMAT',
-  values: ['table', 'json'],
-  default: 'table',
-  doc: 'Output format: a kubectl-style table (or description, for show), or JSON.',
-});
-const dlqId = { usage: '<id>', doc: 'The ID (stream sequence) of a dead letter, as listed.' };
-
-/** One `--catalog` of `olmq resolve`: NAME=DIR[,priority=N][,namespace=NS]. */
-export interface CatalogSpec {
-  /** CatalogSource name. */
-  readonly name: string;
-  /** FBC directory, or a catalog image reference. */
-  readonly dir: string;
-  /** spec.priority. */
-  readonly priority: number;
-  /** CatalogSource namespace, or null to take the Subscriptions'. */
-  readonly namespace: string | null;
-}
-
-const catalogSpecSchema = z.string().transform((value, ctx): CatalogSpec => {
-  const [head = '', ...rest] = value.split(',');
-  const eq = head.indexOf('=');
-  const name = eq < 0 ? '' : head.slice(0, eq);
-  const dir = eq < 0 ? '' : head.slice(eq + 1);
-  const bad = (message: string): CatalogSpec => {
-    ctx.addIssue({ code: 'custom', message, input: value });
-    return z.NEVER;
-  };
-  if (name === '' || dir === '') return bad('must be NAME=DIR|IMAGE[,priority=N][,namespace=NS]');
-  let priority = 0;
-  let namespace: string | null = null;
-  for (const part of rest) {
-    const [key, val = ''] = part.split('=', 2);
-    if (key === 'priority' && /^-?\d+$/.test(val)) priority = Number(val);
-    else if (key === 'namespace' && val !== '') namespace = val;
-    else return bad(`unknown or bad setting "${part}" (expected priority=N or namespace=NS)`);
-  }
-  return { name, dir, priority, namespace };
-});
-
-/** Registry settings of the commands that pull catalog images themselves. */
-const imageAccess = {
-  registryAuthFile: option.optionalText({
-    flag: 'registry-auth-file',
-    env: 'OLMQ_REGISTRY_AUTH_FILE',
-    placeholder: 'FILE',
-    doc: 'dockerconfigjson file with credentials for catalog images (as the catalog function).',
-  }),
-  registryCaFiles: option.optionalText({
-    flag: 'registry-ca-files',
-    env: 'OLMQ_REGISTRY_CA_FILES',
-    placeholder: 'FILE[,FILE]',
-    doc: 'PEM files of CAs trusted for registries, besides the system ones.',
-  }),
-};
 
 /** A subcommand of `olmq`. */
 export interface Command<O extends Options = Options> {
@@ -184,10 +49,11 @@ export const commands = {
     summary:
       'Run the whole system on one machine: devcluster, nats-server, watcher and every function.',
     options: {
-      kubeconfig: option.optionalText({
+      kubeconfig: option.optionalPath({
         flag: 'kubeconfig',
         env: 'OLMQ_KUBECONFIG',
         placeholder: 'FILE',
+        kind: 'file',
         doc: 'Serve this cluster instead of starting the embedded devcluster.',
       }),
       kubeconfigOut: option.text({
@@ -205,13 +71,16 @@ export const commands = {
         default: '.olmq/data',
         doc: 'Where the devcluster and the local nats-server keep their data across restarts.',
       }),
-      natsUrl: option.optionalUrl({
+      ...natsConnectionOptions,
+      natsUrl: option.optionalUrlList({
         flag: 'nats-url',
         env: 'NATS_URL',
-        placeholder: 'URL',
-        schemes: natsSchemes,
-        doc: 'Use this NATS server instead of starting a local nats-server.',
+        placeholder: 'URLS',
+        schemes: ['nats', 'tls', 'ws', 'wss'],
+        doc: 'Use these NATS servers (comma-separated) instead of starting a local nats-server.',
       }),
+      ...streamOptions,
+      ...upkeepOptions,
       globalCatalogNamespace,
       catalog: option.optionalText({
         flag: 'catalog',
@@ -228,7 +97,7 @@ export const commands = {
     summary: 'Run the embedded Kubernetes-compatible API server in the foreground.',
     options: {
       port: devclusterPort,
-      host: option.text({
+      host: option.host({
         flag: 'host',
         env: 'OLMQ_DEVCLUSTER_HOST',
         placeholder: 'ADDRESS',
@@ -305,6 +174,7 @@ export const commands = {
         max: 604_800,
         doc: 'How often every kind is listed again and only what differs from the mirror is published (0: never).',
       }),
+      ...upkeepOptions,
     },
   }),
   run: command({
@@ -409,7 +279,7 @@ export const commands = {
         max: 65535,
         doc: 'gRPC port (0 = any free port; the "serving" line says which).',
       }),
-      host: option.text({
+      host: option.host({
         flag: 'host',
         env: 'OLMQ_REGISTRY_HOST',
         placeholder: 'ADDRESS',
@@ -427,8 +297,8 @@ export const commands = {
       kubeconfig: clusterAccess.kubeconfig,
       context: clusterAccess.context,
       cluster: clusterAccess.cluster,
-      natsUrl: clusterAccess.natsUrl,
-      host: option.text({
+      ...natsConnectionOptions,
+      host: option.host({
         flag: 'host',
         env: 'OLMQ_PACKAGESERVER_HOST',
         placeholder: 'ADDRESS',
@@ -444,16 +314,18 @@ export const commands = {
         max: 65535,
         doc: 'HTTPS port of the API (0 = any free port).',
       }),
-      tlsCertFile: option.optionalText({
+      tlsCertFile: option.optionalPath({
         flag: 'tls-cert-file',
         env: 'OLMQ_PACKAGESERVER_TLS_CERT_FILE',
         placeholder: 'FILE',
+        kind: 'file',
         doc: 'Serving certificate (PEM); a self-signed one for the Service is made when absent.',
       }),
-      tlsKeyFile: option.optionalText({
+      tlsKeyFile: option.optionalPath({
         flag: 'tls-key-file',
         env: 'OLMQ_PACKAGESERVER_TLS_KEY_FILE',
         placeholder: 'FILE',
+        kind: 'file',
         doc: 'Key of the serving certificate (PEM); required with --tls-cert-file.',
       }),
       globalNamespace: option.text({
@@ -500,13 +372,13 @@ export const commands = {
   dlqList: command({
     words: ['dlq', 'list'],
     summary: 'List dead letters: work given up on, not handled yet.',
-    options: { ...dlqSelection, output: dlqOutput, natsUrl: clusterAccess.natsUrl },
+    options: { ...dlqSelection, output: dlqOutput, ...natsConnectionOptions, logLevel },
   }),
   dlqShow: command({
     words: ['dlq', 'show'],
     summary: 'Show one dead letter in full.',
     positionals: { ...dlqId, required: true },
-    options: { output: dlqOutput, natsUrl: clusterAccess.natsUrl },
+    options: { output: dlqOutput, ...natsConnectionOptions, logLevel },
   }),
   dlqRedrive: command({
     words: ['dlq', 'redrive'],
@@ -516,7 +388,8 @@ export const commands = {
       ...dlqSelection,
       all: option.switch({ flag: 'all', doc: 'Redrive every dead letter.' }),
       output: dlqOutput,
-      natsUrl: clusterAccess.natsUrl,
+      ...natsConnectionOptions,
+      logLevel,
     },
   }),
 } satisfies Record<string, Command>;

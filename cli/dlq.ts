@@ -3,7 +3,7 @@
 // redriven by hand. Redriving a work letter publishes its work item at once; a trigger letter
 // (a change its trigger could not map) is made due, and its function's host re-runs the trigger
 // at its next scan.
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { openBackbone, type Backbone } from '../shared/bus/backbone.js';
 import {
   listDeadLetters,
@@ -13,7 +13,10 @@ import {
   type DeadLetterMatch,
   type StoredDeadLetter,
 } from '../shared/bus/dead-letters.js';
+import { createLogger, type LogLevel } from '../shared/runtime/log.js';
+import { connectNats } from '../system/nats.js';
 import { exitCodes, type CommandConfig } from './commands.js';
+import { natsSettingsOf, natsSettingsProblems, type NatsConnectionConfig } from './nats-options.js';
 
 const print = (text: string): void => void process.stdout.write(`${text}\n`);
 const complain = (text: string): void => void process.stderr.write(`${text}\n`);
@@ -21,18 +24,22 @@ const complain = (text: string): void => void process.stderr.write(`${text}\n`);
 /** A bad argument: said with the command's name, exit 2. */
 class UsageError extends Error {}
 
+type DlqConnection = NatsConnectionConfig & { natsUrl: readonly string[]; logLevel: LogLevel };
+
 async function withBackbone<T>(
   name: string,
-  url: string,
+  config: DlqConnection,
   run: (backbone: Backbone) => Promise<T>,
 ): Promise<T> {
+  const problems = natsSettingsProblems(config);
+  if (problems.length > 0)
+    throw new UsageError(problems.map((p) => `${p.source}: ${p.message}`).join('; '));
+  const settings = natsSettingsOf(config, config.natsUrl, 'olmq-dlq');
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers: url, name: 'olmq-dlq', timeout: 5_000 });
+    nc = await connectNats(settings, 'olmq-dlq', createLogger('dlq', config.logLevel));
   } catch (error) {
-    throw new Error(`${name}: cannot reach NATS at ${url}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new Error(`${name}: ${(error as Error).message}`, { cause: error });
   }
   try {
     return await run(await openBackbone(nc));
@@ -154,7 +161,7 @@ export function runDlqList(config: CommandConfig<'dlqList'>): Promise<number> {
   const name = 'olmq dlq list';
   return guarded(name, async () => {
     const match = matchOf(config);
-    const letters = await withBackbone(name, config.natsUrl, (b) => listDeadLetters(b, match));
+    const letters = await withBackbone(name, config, (b) => listDeadLetters(b, match));
     if (config.output === 'json') print(JSON.stringify(letters.map(asJson), null, 2));
     else if (letters.length === 0) complain('No dead letters found.');
     else print(letterTable(letters, new Date()));
@@ -167,7 +174,7 @@ export function runDlqShow(config: CommandConfig<'dlqShow'>, positional: string)
   const name = 'olmq dlq show';
   return guarded(name, async () => {
     const id = idOf(positional);
-    const stored = await withBackbone(name, config.natsUrl, (b) => readDeadLetter(b, id));
+    const stored = await withBackbone(name, config, (b) => readDeadLetter(b, id));
     if (stored === undefined) {
       complain(`${name}: no dead letter ${id} (handled, redriven or aged out)`);
       return exitCodes.failed;
@@ -195,7 +202,7 @@ export function runDlqRedrive(
       );
     const id = positional === '' ? undefined : idOf(positional);
     const match = matchOf(config);
-    const done = await withBackbone(name, config.natsUrl, async (b) => {
+    const done = await withBackbone(name, config, async (b) => {
       let letters: StoredDeadLetter[];
       if (id === undefined) letters = await listDeadLetters(b, match);
       else {

@@ -1,6 +1,8 @@
 // Command-line options declared once as data: flag, environment variable, zod schema and a doc
 // line. The same declarations drive parsing, `--help` and docs/configuration.md, so the three
 // never disagree. Flags win over environment variables, which win over defaults.
+import { statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 
@@ -58,16 +60,87 @@ function make<T>(
 
 const text = z.string().min(1, 'must not be empty');
 
+// One check per issue, and never a throw: `new URL` on text that is no URL throws, which would
+// escape zod and end the process with a bare "Invalid URL" instead of naming the option.
 function urlSchema(schemes: readonly string[]) {
-  return z
-    .string()
-    .refine((value) => URL.canParse(value), 'must be a URL, e.g. nats://127.0.0.1:4222')
-    .refine(
-      // Unparsable values fail the first check alone (new URL would throw here).
-      (value) =>
-        !URL.canParse(value) || schemes.includes(new URL(value).protocol.replace(/:$/, '')),
-      `must use ${schemes.map((s) => `${s}://`).join(' or ')}`,
-    );
+  return z.string().superRefine((value, ctx) => {
+    const problem = urlProblem(value, schemes);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: value });
+  });
+}
+
+function urlProblem(value: string, schemes: readonly string[]): string | undefined {
+  if (!URL.canParse(value)) return `must be a URL, e.g. ${schemes[0] ?? 'nats'}://127.0.0.1:4222`;
+  const url = new URL(value);
+  if (!schemes.includes(url.protocol.replace(/:$/, '')))
+    return `must use ${schemes.map((s) => `${s}://`).join(' or ')}`;
+  if (url.hostname === '') return 'must name a host';
+  return undefined;
+}
+
+// A comma-separated server list, as NATS clients take it: every entry a URL of `schemes`.
+function urlListSchema(schemes: readonly string[]) {
+  return z.string().transform((value, ctx): string[] => {
+    const urls = value.split(',').map((u) => u.trim());
+    for (const [i, url] of urls.entries()) {
+      const problem = url === '' ? 'must not be empty' : urlProblem(url, schemes);
+      if (problem !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: urls.length > 1 ? `server ${i + 1} "${url}" ${problem}` : problem,
+          input: value,
+        });
+    }
+    return urls;
+  });
+}
+
+/** What a path option must name: an existing file or directory. */
+type PathKind = 'file' | 'directory' | 'file or directory';
+
+function pathProblem(value: string, kind: PathKind): string | undefined {
+  let stat;
+  try {
+    stat = statSync(value);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'no such file or directory' : `cannot be read (${code ?? 'error'})`;
+  }
+  if (kind === 'file' && !stat.isFile()) return 'must be a file';
+  if (kind === 'directory' && !stat.isDirectory()) return 'must be a directory';
+  return undefined;
+}
+
+const existingPath = (kind: PathKind) =>
+  text.superRefine((value, ctx) => {
+    const problem = pathProblem(value, kind);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem, input: value });
+  });
+
+// RFC 1123 host names, or an IP address.
+const hostNamePattern =
+  /^(?=.{1,253}$)[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+
+const hostSchema = text.refine(
+  (value) => isIP(value) !== 0 || hostNamePattern.test(value),
+  'must be an IP address or a host name',
+);
+
+const durationUnits: Record<string, number> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** Milliseconds of a duration like `90s`, `15m`, `1h30m`, `7d`; undefined when malformed. */
+export function parseDuration(value: string): number | undefined {
+  if (!/^(\d+(ms|s|m|h|d))+$/.test(value)) return undefined;
+  let total = 0;
+  for (const [, amount = '', unit = ''] of value.matchAll(/(\d+)(ms|s|m|h|d)/g))
+    total += Number(amount) * (durationUnits[unit] ?? 0);
+  return total;
 }
 
 /** Constructors for the option types olmq uses. */
@@ -100,6 +173,21 @@ export const option = {
       .transform((value) => value ?? common.default);
     return make(common, 'value', schema, String(common.default));
   },
+  /** A whole number within [min, max] that may be absent. */
+  optionalInteger(common: Common & { min: number; max: number }): Option<number | undefined> {
+    const schema = z
+      .string()
+      .regex(/^-?\d+$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .min(common.min, `must be at least ${common.min}`)
+          .max(common.max, `must be at most ${common.max}`),
+      )
+      .optional();
+    return make(common, 'value', schema);
+  },
   /** One of a fixed set of words. */
   choice<const V extends readonly [string, ...string[]]>(
     common: Common & { values: V; default: V[number] },
@@ -120,6 +208,54 @@ export const option = {
   /** A URL with one of the given schemes that may be absent. */
   optionalUrl(common: Common & { schemes: readonly string[] }): Option<string | undefined> {
     return make(common, 'value', urlSchema(common.schemes).optional());
+  },
+  /** A comma-separated list of URLs with the given schemes (NATS's server-list convention). */
+  urlList(common: Common & { schemes: readonly string[]; default: string }): Option<string[]> {
+    const schema = urlListSchema(common.schemes)
+      .optional()
+      .transform((value) => value ?? [common.default]);
+    return make(common, 'value', schema, common.default);
+  },
+  /** Like urlList, but may be absent. */
+  optionalUrlList(common: Common & { schemes: readonly string[] }): Option<string[] | undefined> {
+    return make(common, 'value', urlListSchema(common.schemes).optional());
+  },
+  /** The path of an existing file or directory, which may be absent. */
+  optionalPath(common: Common & { kind: PathKind }): Option<string | undefined> {
+    return make(common, 'value', existingPath(common.kind).optional());
+  },
+  /** The path of an existing file or directory, which must be given. */
+  requiredPath(common: Common & { kind: PathKind }): Option<string> {
+    const schema = z.string({ error: 'is required' }).pipe(existingPath(common.kind));
+    return make(common, 'value', schema);
+  },
+  /** An address to listen on or connect to: an IP address or a host name. */
+  host(common: Common & { default: string }): Option<string> {
+    return make(common, 'value', hostSchema.optional().default(common.default), common.default);
+  },
+  /** A duration (`30s`, `15m`, `1h30m`, `7d`) within [min, max], in milliseconds. */
+  duration(common: Common & { default: string; minMs: number; maxMs: number }): Option<number> {
+    const schema = z
+      .string()
+      .transform((value, ctx) => {
+        const ms = parseDuration(value);
+        if (ms === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            message: 'must be a duration like 30s, 15m, 1h30m or 7d',
+            input: value,
+          });
+        else if (ms < common.minMs || ms > common.maxMs)
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be between ${formatDuration(common.minMs)} and ${formatDuration(common.maxMs)}`,
+            input: value,
+          });
+        return ms ?? 0;
+      })
+      .optional()
+      .transform((value) => value ?? parseDuration(common.default) ?? 0);
+    return make(common, 'value', schema, common.default);
   },
   /** An on/off switch; as an environment variable: true/false/1/0. */
   switch(common: Common): Option<boolean> {
@@ -150,6 +286,15 @@ export const option = {
     return make(common, 'repeated', schema);
   },
 };
+
+/** A duration in the largest unit that divides it, as options take it. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) {
+    const size = durationUnits[unit] ?? 1;
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
 
 /** Where a bad value came from, in the words a person typed. */
 export interface ConfigIssue {

@@ -17,9 +17,10 @@ import { KubeClient } from '../shared/kube/client.js';
 import { serveOperations } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { createRegistry } from '../shared/runtime/metrics.js';
-import { connectNats } from '../system/nats.js';
+import { connectNats, natsProblem } from '../system/nats.js';
 import { exitCodes, type CommandConfig } from './commands.js';
 import { clustersOf, untilSignal } from './lifecycle.js';
+import { natsSettingsFor, reportNatsFailure } from './nats-options.js';
 
 function usageError(message: string): number {
   process.stderr.write(`olmq packageserver: ${message}\n`);
@@ -35,6 +36,8 @@ export async function runPackageServer(config: CommandConfig<'packageserver'>): 
     return usageError(
       '--register needs --host to be an address the API server can reach, not a wildcard',
     );
+  const nats = natsSettingsFor('olmq packageserver', config, config.natsUrl, 'olmq-packageserver');
+  if (nats === undefined) return exitCodes.usage;
   const clusters = clustersOf('olmq packageserver', config);
   if (clusters === undefined) return exitCodes.usage;
   const [cluster, ...others] = clusters;
@@ -64,8 +67,18 @@ export async function runPackageServer(config: CommandConfig<'packageserver'>): 
     shared = await sharedServingMaterial(client, service, config.servingSecret);
     serving = { certPem: shared.certPem, keyPem: shared.keyPem };
   }
-  const nc = await connectNats(config.natsUrl, `olmq-packageserver-${cluster.id}`, log);
-  const backbone = await openBackbone(nc);
+  let nc;
+  let backbone;
+  try {
+    nc = await connectNats(nats, `olmq-packageserver-${cluster.id}`, log);
+    backbone = await openBackbone(nc);
+  } catch (error) {
+    await nc?.close();
+    client.close();
+    if (reportNatsFailure('olmq packageserver', error, nats)) return exitCodes.failed;
+    throw error;
+  }
+  const connection = nc;
   let server;
   try {
     server = await startPackageServer({
@@ -101,7 +114,7 @@ export async function runPackageServer(config: CommandConfig<'packageserver'>): 
     port: config.metricsPort,
     registry,
     readiness: {
-      nats: () => (nc.isClosed() ? 'connection closed' : ''),
+      nats: () => natsProblem(connection),
       catalogs: () => (running.ready() ? '' : 'catalogs not loaded yet'),
     },
   });

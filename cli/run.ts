@@ -17,9 +17,10 @@ import {
   UnknownFunctionError,
   type FunctionTable,
 } from '../system/functions.js';
-import { connectNats } from '../system/nats.js';
+import { connectNats, natsProblem } from '../system/nats.js';
 import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
 import { clustersOf, untilSignal } from './lifecycle.js';
+import { backboneOptionsOf, natsSettingsFor, reportNatsFailure } from './nats-options.js';
 
 /** Seams for tests: another function table, another stop trigger, the endpoint once ready. */
 export interface RunHooks {
@@ -46,6 +47,8 @@ export async function runFunction(
     );
     return exitCodes.usage;
   }
+  const nats = natsSettingsFor(command, config, config.natsUrl, `olmq-${name}`);
+  if (nats === undefined) return exitCodes.usage;
   const clusters = clustersOf(command, config);
   if (clusters === undefined) return exitCodes.usage;
 
@@ -63,18 +66,18 @@ export async function runFunction(
   };
   let running: RunningFunction[] = [];
   try {
-    const nc = await connectNats(config.natsUrl, `olmq-${name}`, log);
+    const nc = await connectNats(nats, `olmq-${name}`, log);
     stops.push(() => nc.close());
     const endpoint = await serveOperations({
       port: config.metricsPort,
       registry,
       readiness: {
-        nats: () => (nc.isClosed() ? 'connection closed' : ''),
+        nats: () => natsProblem(nc),
         function: () => (running.length > 0 ? '' : 'starting'),
       },
     });
     stops.push(() => endpoint.close());
-    const backbone = await openBackbone(nc);
+    const backbone = await openBackbone(nc, backboneOptionsOf(config));
     const clients = await clientsFor(clusters, registry, `olmq-${name}/${olmqVersion()}`, {
       qps: config.kubeApiQps,
       burst: config.kubeApiBurst,
@@ -101,6 +104,7 @@ export async function runFunction(
     return exitCodes.ok;
   } catch (error) {
     await shutdown();
+    if (reportNatsFailure(command, error, nats)) return exitCodes.failed;
     if (error instanceof FunctionStartError) {
       process.stderr.write(`${command}: ${error.message}\n`);
       return exitCodes.failed;

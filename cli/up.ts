@@ -8,7 +8,7 @@ import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http
 import { createLogger } from '../shared/runtime/log.js';
 import { createRegistry } from '../shared/runtime/metrics.js';
 import { FunctionStartError } from '../shared/runtime/function-runner.js';
-import { startSystem, type System } from '../system/index.js';
+import { natsProblem, startSystem, type System } from '../system/index.js';
 import { CatalogError } from '../shared/catalog/index.js';
 import type { RegistryCatalog } from '../shared/registry/index.js';
 import { exitCodes, olmqVersion, type CommandConfig } from './commands.js';
@@ -20,6 +20,7 @@ import {
   type ServedCatalog,
 } from './example-catalog.js';
 import { untilSignal } from './lifecycle.js';
+import { backboneOptionsOf, natsSettingsFor, reportNatsFailure } from './nats-options.js';
 
 /** --catalog names a directory that is not a usable File-Based Catalog. */
 class CatalogOptionError extends Error {
@@ -30,6 +31,8 @@ class CatalogOptionError extends Error {
 
 /** Starts everything, prints how to use it, and runs until SIGTERM/SIGINT. */
 export async function runUp(config: CommandConfig<'up'>): Promise<number> {
+  const nats = natsSettingsFor('olmq up', config, config.natsUrl ?? [], 'olmq-up');
+  if (nats === undefined) return exitCodes.usage;
   const log = createLogger('up', config.logLevel);
   let system: System | undefined;
   let endpoint: OperationsEndpoint | undefined;
@@ -59,9 +62,11 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       kubeconfigOut: config.kubeconfigOut,
       devclusterPort: config.port,
       dataDir: config.dataDir,
-      natsUrl: config.natsUrl,
+      ...(config.natsUrl === undefined ? {} : { nats }),
       natsMonitoring: true,
       registry: createRegistry(),
+      backbone: backboneOptionsOf(config),
+      purgeDeletesAfterMs: config.purgeDeletesAfter,
       connectionName: 'olmq-up',
       client: { userAgent: `olmq-up/${olmqVersion()}` },
       globalCatalogNamespace: config.globalCatalogNamespace,
@@ -82,7 +87,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
       host: '127.0.0.1',
       registry: system.registry,
       readiness: {
-        nats: () => (nc.isClosed() ? 'connection closed' : ''),
+        nats: () => natsProblem(nc),
         mirror: () => watcher?.publishFailures() ?? '',
       },
     });
@@ -115,6 +120,7 @@ export async function runUp(config: CommandConfig<'up'>): Promise<number> {
     return exitCodes.ok;
   } catch (error) {
     await shutdown();
+    if (reportNatsFailure('olmq up', error, nats)) return exitCodes.failed;
     if (error instanceof KubeconfigError || error instanceof CatalogOptionError) {
       process.stderr.write(`olmq up: ${error.message}\n`);
       return exitCodes.usage;

@@ -5,13 +5,17 @@ import { openBackbone } from '../shared/bus/backbone.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { serveOperations } from '../shared/runtime/http.js';
 import { createRegistry } from '../shared/runtime/metrics.js';
-import { connectNats } from '../system/nats.js';
+import { startUpkeep } from '../shared/bus/upkeep.js';
+import { connectNats, natsProblem } from '../system/nats.js';
 import { exitCodes, type CommandConfig } from './commands.js';
 import { clustersOf, untilSignal } from './lifecycle.js';
+import { backboneOptionsOf, natsSettingsFor, reportNatsFailure } from './nats-options.js';
 
 /** Runs until SIGTERM/SIGINT; exit code 0 after a clean shutdown. */
 export async function runWatcher(config: CommandConfig<'watcher'>): Promise<number> {
   const log = createLogger('watcher', config.logLevel);
+  const nats = natsSettingsFor('olmq watcher', config, config.natsUrl, 'olmq-watcher');
+  if (nats === undefined) return exitCodes.usage;
   const clusters = clustersOf('olmq watcher', config);
   if (clusters === undefined) return exitCodes.usage;
   const [cluster, ...others] = clusters;
@@ -22,8 +26,17 @@ export async function runWatcher(config: CommandConfig<'watcher'>): Promise<numb
     return exitCodes.usage;
   }
   const registry = createRegistry();
-  const nc = await connectNats(config.natsUrl, `olmq-watcher-${cluster.id}`, log);
-  const backbone = await openBackbone(nc);
+  let nc;
+  let backbone;
+  try {
+    nc = await connectNats(nats, `olmq-watcher-${cluster.id}`, log);
+    backbone = await openBackbone(nc, backboneOptionsOf(config));
+  } catch (error) {
+    await nc?.close();
+    if (reportNatsFailure('olmq watcher', error, nats)) return exitCodes.failed;
+    throw error;
+  }
+  const connection = nc;
   const watcher = await startWatcher({
     cluster,
     backbone,
@@ -42,7 +55,7 @@ export async function runWatcher(config: CommandConfig<'watcher'>): Promise<numb
     port: config.metricsPort,
     registry,
     readiness: {
-      nats: () => (nc.isClosed() ? 'connection closed' : ''),
+      nats: () => natsProblem(connection),
       // A standby is ready too: it serves by standing by.
       mirror: () =>
         !watcher.isLeading()
@@ -53,9 +66,15 @@ export async function runWatcher(config: CommandConfig<'watcher'>): Promise<numb
               watcher.publishFailures(),
     },
   });
+  const upkeep = startUpkeep(backbone, {
+    log,
+    registry,
+    purgeDeletesAfterMs: config.purgeDeletesAfter,
+  });
   log.info({ cluster: cluster.id, metrics: endpoint.url }, 'watcher started');
   const signal = await untilSignal();
   log.info({ signal }, 'shutting down');
+  upkeep.stop();
   await watcher.stop();
   await nc.close(); // the mirror has stopped: nothing is left to flush
   await endpoint.close();

@@ -10,4 +10,4 @@ export {
   UnknownFunctionError,
   type FunctionTable,
 } from './functions.js';
-export { connectNats } from './nats.js';
+export { connectNats, natsProblem, NatsConnectError, type NatsConnectionSettings } from './nats.js';

@@ -16,6 +16,7 @@ import {
 } from '../packageserver/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer, type NatsServer } from '../shared/bus/nats-server.js';
+import { startUpkeep } from '../shared/bus/upkeep.js';
 import type { KubeClient } from '../shared/kube/client.js';
 import { KubeconfigError, loadClusters } from '../shared/kube/clusters.js';
 import { isAlreadyExists } from '../shared/kube/errors.js';
@@ -106,6 +107,12 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       watcher = started;
       teardown.add(() => started.stop());
       await started.synced();
+      const upkeep = startUpkeep(backbone, {
+        log,
+        registry: settings.registry ?? registry,
+        purgeDeletesAfterMs: options.purgeDeletesAfterMs ?? 3_600_000,
+      });
+      teardown.add(() => upkeep.stop());
     }
 
     // The functions, sharing the process's connection, client and metrics.
@@ -199,7 +206,8 @@ async function openNats(
   teardown: Teardown,
 ): Promise<Pick<System, 'natsServer' | 'natsUrl' | 'nc'>> {
   let natsServer: NatsServer | undefined;
-  if (options.natsUrl === undefined) {
+  const given = options.nats?.servers ?? options.natsUrl?.split(',');
+  if (given === undefined) {
     const storeDir =
       options.dataDir === undefined ? undefined : join(resolve(options.dataDir), 'nats');
     if (storeDir !== undefined) await mkdir(storeDir, { recursive: true });
@@ -210,8 +218,13 @@ async function openNats(
     natsServer = started;
     teardown.add(() => started.stop());
   }
-  const natsUrl = natsServer?.url ?? options.natsUrl ?? '';
-  const nc = await connectNats(natsUrl, options.connectionName ?? 'olmq', options.log);
+  const servers = natsServer === undefined ? (given ?? []) : [natsServer.url];
+  const nc = await connectNats(
+    { ...options.nats, servers },
+    options.connectionName ?? 'olmq',
+    options.log,
+  );
+  const natsUrl = servers.join(',');
   teardown.add(() => nc.close());
   return { natsServer, natsUrl, nc };
 }

@@ -13,6 +13,7 @@ import type { RunningFunction } from '../shared/runtime/function-runner.js';
 import type { MirroredKind } from '../watcher/kinds.js';
 import type { Watcher } from '../watcher/index.js';
 import type { FunctionTable } from './functions.js';
+import type { NatsConnectionSettings } from './nats.js';
 
 /**
  * What startSystem starts. Every field but `log` has a default, chosen as `olmq up` runs: the
@@ -39,6 +40,13 @@ export interface SystemOptions {
   dataDir?: string | undefined;
   /** A NATS server with JetStream to use; default: start a local nats-server. */
   natsUrl?: string | undefined;
+  /**
+   * NATS servers and credentials to use (wins over natsUrl); default: a local nats-server. With
+   * the local server, only its URL is taken from these settings.
+   */
+  nats?: NatsConnectionSettings | undefined;
+  /** How old the mirror's delete markers get before the upkeep purges them; default 1 h. */
+  purgeDeletesAfterMs?: number | undefined;
   /** Whether the local nats-server serves its monitoring endpoint; default false. */
   natsMonitoring?: boolean | undefined;
   /** Name of the NATS connection; default "olmq". */
@@ -114,7 +122,7 @@ export interface System {
   devcluster: Devcluster | undefined;
   /** The local nats-server, when no NATS URL was given. */
   natsServer: NatsServer | undefined;
-  /** URL of the NATS server in use. */
+  /** URL(s) of the NATS server(s) in use, comma-separated. */
   natsUrl: string;
   /** The one NATS connection the watcher and the functions share. */
   nc: NatsConnection;

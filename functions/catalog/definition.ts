@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { catalogSourceSchema } from '../../shared/api/catalogsource.js';
 import { ObjectValidationError, parseObject } from '../../shared/api/validation.js';
 import { encodeToken } from '../../shared/bus/subjects.js';
+import { alignStream, newAssetReplicas } from '../../shared/bus/backbone.js';
 import {
   CatalogError,
   buildCatalogIndex,
@@ -182,8 +183,10 @@ export async function startCatalogFunction(
   const store = await openCatalogStore(backbone);
   const syncs = await new Kvm(backbone.js).create(catalogSyncBucket, {
     history: 1,
-    replicas: backbone.options.replicas,
+    replicas: newAssetReplicas(backbone.options),
   });
+  // An existing bucket keeps its config through create: bring its replicas in line (no byte limit).
+  await alignStream(backbone.jsm, `KV_${catalogSyncBucket}`, backbone.options, -1);
   const metrics: CatalogMetrics = createCatalogMetrics(context.registry, () =>
     Promise.all(
       [...context.clients.keys()].map(async (cluster) => ({

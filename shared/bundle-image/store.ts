@@ -2,7 +2,7 @@
 // manifest digest, shared by every cluster and replica (a bundle is unpacked once per digest).
 // Checked against its schema on read, as every hand-off is.
 import { Objm, type ObjectStore } from '@nats-io/obj';
-import type { Backbone } from '../bus/backbone.js';
+import { alignStream, newAssetReplicas, type Backbone } from '../bus/backbone.js';
 import { encodeToken } from '../bus/subjects.js';
 import { UnpackedBundleSchema, type UnpackedBundle } from './types.js';
 
@@ -13,7 +13,15 @@ const objectName = (digest: string): string => `bundle/${encodeToken(digest)}`;
 
 /** Opens (or creates) the bundle object store. */
 export async function openBundleStore(backbone: Backbone): Promise<ObjectStore> {
-  return new Objm(backbone.js).create(bundleBucket, { replicas: backbone.options.replicas });
+  const { options } = backbone;
+  // Unpacked bundles are catalog content: they share the catalogs' limit and placement.
+  const store = await new Objm(backbone.js).create(bundleBucket, {
+    replicas: newAssetReplicas(options),
+    max_bytes: options.limits.catalogsBytes,
+    ...(options.placement === undefined ? {} : { placement: options.placement }),
+  });
+  await alignStream(backbone.jsm, `OBJ_${bundleBucket}`, options, options.limits.catalogsBytes);
+  return store;
 }
 
 /** The bundle stored under image digest `digest`, or undefined when none is. */

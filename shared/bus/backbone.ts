@@ -21,31 +21,71 @@ import {
   jetstreamManager,
   type JetStreamClient,
   type JetStreamManager,
+  type Placement,
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { BusPipe } from './pipe.js';
-import { assets, bodySubjects, deadLetterSubjects, workSubjects } from './subjects.js';
+import { assets, bodySubjects, deadLetterSubjects, kvStream, workSubjects } from './subjects.js';
 
 /** Names of olmq's JetStream streams and KV buckets (subjects.ts describes the layout). */
 export { assets };
+
+/** Where JetStream places a stream: a cluster of a super-cluster ("" for any), servers with given tags. */
+export type { Placement };
+
+/** Size limits of the backbone's assets, in bytes. Writes beyond them are refused or drop the oldest. */
+export interface BackboneLimits {
+  /** The object mirror: a cluster's OLM objects, trimmed (refuses writes when full). */
+  objectsBytes: number;
+  /** Pending work items (one per key; the oldest are dropped when full). */
+  workBytes: number;
+  /** Dead-lettered work (the oldest are dropped when full). */
+  deadBytes: number;
+  /** Leases and failure counts (small entries, one per key being worked or failing). */
+  leasesBytes: number;
+  attemptsBytes: number;
+  /** Catalog indexes and contents by digest (the object store). */
+  catalogsBytes: number;
+}
 
 /** Tunables of the backbone layout. */
 export interface BackboneOptions {
   /** How long a work lease lives without renewal; a crashed replica's keys free up after it. */
   leaseTtlMs: number;
-  /** JetStream replicas per stream (1 on a single server, 3 in production clusters). */
-  replicas: number;
+  /**
+   * JetStream replicas of every stream and bucket (1 on a single server, 3 on a cluster). When
+   * set, existing assets are changed to it; when undefined, new ones get 1 and existing ones
+   * keep theirs, so a process started without the option never shrinks a cluster's R3.
+   */
+  replicas: number | undefined;
+  /** Where new assets are placed; undefined lets JetStream choose. */
+  placement: Placement | undefined;
   /** How long dead-lettered work is kept. */
   deadLetterMaxAgeMs: number;
+  limits: BackboneLimits;
 }
+
+const MiB = 1024 * 1024;
 
 /** Defaults of BackboneOptions. */
 export const defaultBackboneOptions: BackboneOptions = {
   leaseTtlMs: 15_000,
-  replicas: 1,
+  replicas: undefined,
+  placement: undefined,
   deadLetterMaxAgeMs: 7 * 24 * 3600_000,
+  limits: {
+    objectsBytes: 2048 * MiB,
+    workBytes: 1024 * MiB,
+    deadBytes: 256 * MiB,
+    leasesBytes: 64 * MiB,
+    attemptsBytes: 64 * MiB,
+    catalogsBytes: 8192 * MiB,
+  },
 };
+
+/** The replicas a new asset gets. */
+export const newAssetReplicas = (options: BackboneOptions): number => options.replicas ?? 1;
 
 /** Handles on the backbone's assets. */
 export interface Backbone {
@@ -62,59 +102,117 @@ export interface Backbone {
 
 const nanos = (ms: number): number => ms * 1_000_000;
 
-/** Creates (or finds, unchanged) every stream and bucket, and returns handles on them. */
+/**
+ * Creates (or finds) every stream and bucket, and returns handles on them. An existing asset is
+ * changed only where it differs from what `overrides` ask (replicas when given, limits), so
+ * processes that only use the backbone need no right to change it.
+ */
 export async function openBackbone(
   nc: NatsConnection,
   overrides: Partial<BackboneOptions> = {},
 ): Promise<Backbone> {
-  const options = { ...defaultBackboneOptions, ...overrides };
+  const options: BackboneOptions = {
+    ...defaultBackboneOptions,
+    ...overrides,
+    limits: { ...defaultBackboneOptions.limits, ...overrides.limits },
+  };
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
   const kvm = new Kvm(js);
-  const replicas = options.replicas;
+  const replicas = newAssetReplicas(options);
+  const placement = options.placement === undefined ? {} : { placement: options.placement };
+  const { limits } = options;
+  const bucket = (name: string, maxBytes: number, ttl?: number): Promise<KV> =>
+    kvm.create(name, {
+      history: 1,
+      replicas,
+      storage: StorageType.File,
+      max_bytes: maxBytes,
+      ...(ttl === undefined ? {} : { ttl }),
+      ...placement,
+    });
   const [objects, leases, attempts] = await Promise.all([
-    kvm.create(assets.objects, { history: 1, replicas, storage: StorageType.File }),
-    kvm.create(assets.leases, { history: 1, replicas, ttl: options.leaseTtlMs }),
-    kvm.create(assets.attempts, { history: 1, replicas, ttl: 24 * 3600_000 }),
+    bucket(assets.objects, limits.objectsBytes),
+    bucket(assets.leases, limits.leasesBytes, options.leaseTtlMs),
+    bucket(assets.attempts, limits.attemptsBytes, 24 * 3600_000),
   ]);
-  await ensureStream(jsm, {
+  // A bucket that existed keeps its config through kvm.create: bring its replicas and limits in line.
+  await Promise.all([
+    alignStream(jsm, kvStream(assets.objects), options, limits.objectsBytes),
+    alignStream(jsm, kvStream(assets.leases), options, limits.leasesBytes),
+    alignStream(jsm, kvStream(assets.attempts), options, limits.attemptsBytes),
+  ]);
+  await ensureStream(jsm, options, {
     name: assets.workStream,
     subjects: [workSubjects],
     retention: RetentionPolicy.Workqueue,
     max_msgs_per_subject: 1,
+    max_bytes: limits.workBytes,
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(120_000),
     storage: StorageType.File,
     num_replicas: replicas,
+    ...placement,
   });
-  await ensureStream(jsm, {
+  await ensureStream(jsm, options, {
     name: assets.deadStream,
     subjects: [deadLetterSubjects],
     retention: RetentionPolicy.Limits,
     max_msgs_per_subject: 1, // a key's newest letter says all there is to know
     max_age: nanos(options.deadLetterMaxAgeMs),
+    max_bytes: limits.deadBytes,
+    discard: DiscardPolicy.Old,
     storage: StorageType.File,
     num_replicas: replicas,
+    ...placement,
   });
-  await ensureStream(jsm, {
+  await ensureStream(jsm, options, {
     name: assets.bodyStream,
     subjects: [bodySubjects],
     retention: RetentionPolicy.Limits,
     // Readers fetch chunks by sequence with direct gets, like KV reads.
     allow_direct: true,
+    // Mirror values too large for a publish: they count toward the mirror's limit.
+    max_bytes: limits.objectsBytes,
     storage: StorageType.File,
     num_replicas: replicas,
+    ...placement,
   });
   return { nc, js, jsm, objects, leases, attempts, pipe: new BusPipe(nc), options };
 }
 
+/**
+ * Changes an existing stream's replicas (when asked for) and byte limit where they differ from
+ * `options`; a stream that matches is left alone (no update request at all).
+ */
+export async function alignStream(
+  jsm: JetStreamManager,
+  name: string,
+  options: BackboneOptions,
+  maxBytes: number,
+): Promise<void> {
+  const { config } = await jsm.streams.info(name);
+  const change: Partial<StreamConfig> = {};
+  if (options.replicas !== undefined && config.num_replicas !== options.replicas)
+    change.num_replicas = options.replicas;
+  if (config.max_bytes !== maxBytes) change.max_bytes = maxBytes;
+  if (Object.keys(change).length > 0) await jsm.streams.update(name, change);
+}
+
 async function ensureStream(
   jsm: JetStreamManager,
+  options: BackboneOptions,
   config: Partial<StreamConfig> & { name: string },
 ) {
   try {
-    await jsm.streams.info(config.name);
-    await jsm.streams.update(config.name, config);
+    const { config: existing } = await jsm.streams.info(config.name);
+    const { num_replicas: _replicas, placement: _placement, ...wanted } = config;
+    const differs = Object.entries(wanted).some(
+      ([field, value]) =>
+        JSON.stringify(existing[field as keyof StreamConfig]) !== JSON.stringify(value),
+    );
+    if (differs) await jsm.streams.update(config.name, wanted);
+    await alignStream(jsm, config.name, options, config.max_bytes ?? -1);
   } catch (error) {
     if (!isStreamNotFound(error)) throw error;
     try {

@@ -20,6 +20,10 @@ export interface NatsServerOptions {
   monitoring?: boolean;
   /** How long to wait for "Server is ready"; default 10 s. */
   startTimeoutMs?: number;
+  /** A configuration file (users, TLS, ...); the options above still win over it. */
+  configFile?: string;
+  /** More command-line arguments, e.g. a server name and cluster routes. */
+  extraArgs?: readonly string[];
 }
 
 /** A running nats-server. */
@@ -76,6 +80,8 @@ async function launch(options: NatsServerOptions, ownStore: boolean): Promise<Na
   const storeDir = options.storeDir ?? (await mkdtemp(join(tmpdir(), 'olmq-nats-')));
   const args = ['-a', host, '-p', String(options.port ?? -1), '-js', '-sd', storeDir];
   if (options.monitoring === true) args.push('-m', '-1');
+  if (options.configFile !== undefined) args.push('-c', options.configFile);
+  args.push(...(options.extraArgs ?? []));
 
   const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';

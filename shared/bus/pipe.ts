@@ -89,7 +89,9 @@ export class BusPipe {
     /** How long a request waits for its answer. */
     private readonly timeoutMs = 5_000,
   ) {
-    this.inbox = createInbox();
+    // The connection's inbox prefix: a server may let this user subscribe below it only.
+    const prefix = (nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
+    this.inbox = createInbox(prefix);
     // Not matched by the inbox's wildcard subscription below.
     this.unanswered = `${this.inbox}${unansweredSuffix}`;
     nc.subscribe(`${this.inbox}.*`, {

@@ -9,7 +9,7 @@
 // Readers load an index by digest once and keep it in a digest-keyed cache.
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { z } from 'zod';
-import type { Backbone } from '../bus/backbone.js';
+import { alignStream, newAssetReplicas, type Backbone } from '../bus/backbone.js';
 import type { MirrorSource } from '../bus/mirror-read.js';
 import { encodeToken } from '../bus/subjects.js';
 import type { CatalogContent } from '../catalog/bundle-content.js';
@@ -56,9 +56,14 @@ export type CatalogIndexRecord = z.infer<typeof CatalogIndexRecordSchema>;
 
 /** Opens (or creates) the catalog object store. */
 export async function openCatalogStore(backbone: Backbone): Promise<ObjectStore> {
-  return new Objm(backbone.js).create(catalogBucket, {
-    replicas: backbone.options.replicas,
+  const { options } = backbone;
+  const store = await new Objm(backbone.js).create(catalogBucket, {
+    replicas: newAssetReplicas(options),
+    max_bytes: options.limits.catalogsBytes,
+    ...(options.placement === undefined ? {} : { placement: options.placement }),
   });
+  await alignStream(backbone.jsm, `OBJ_${catalogBucket}`, options, options.limits.catalogsBytes);
+  return store;
 }
 
 const indexName = (digest: string): string => `index/${encodeToken(digest)}`;

@@ -30,7 +30,7 @@ t.test('cli - every command has --help with its options and env vars', async (t)
   t.equal(code, 0);
   t.match(stdout, /Usage: olmq run <function> \[options\]/);
   t.match(stdout, /--concurrency N .*env OLMQ_CONCURRENCY; default 4/);
-  t.match(stdout, /--nats-url URL .*env NATS_URL/);
+  t.match(stdout, /--nats-url URLS .*env NATS_URL/);
 });
 
 t.test('cli - the watcher refuses a kubeconfig it cannot read, naming the file', async (t) => {

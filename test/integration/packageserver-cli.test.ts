@@ -14,9 +14,13 @@ import { waitFor } from '../harness/wait.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 
 t.test('packageserver cli - a serving certificate without its key exits 2', async (t) => {
-  const outcome = await runOlmq(['packageserver', '--tls-cert-file', '/tmp/cert.pem']);
+  // An existing file: a missing one is refused earlier, naming it.
+  const outcome = await runOlmq(['packageserver', '--tls-cert-file', process.execPath]);
   t.equal(outcome.code, 2);
   t.match(outcome.stderr, /--tls-cert-file and --tls-key-file go together/);
+  const absent = await runOlmq(['packageserver', '--tls-cert-file', '/nonexistent/cert.pem']);
+  t.equal(absent.code, 2);
+  t.match(absent.stderr, /--tls-cert-file: invalid value "\/nonexistent\/cert.pem": no such file/);
 });
 
 const missing = kubectlMissing();

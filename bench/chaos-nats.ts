@@ -1,0 +1,146 @@
+// Chaos benchmark of NATS failover: olmq (every part in this process, R3 streams) on three real
+// nats-servers clustered on loopback, connected through the server list; Subscriptions to two
+// operators in each of `namespaces` namespaces are created at once, and `--kill-after` ms later
+// one server is SIGKILLed (`--kill other`: one olmq is not connected to; `connected`: its own),
+// then restarted `--down-for` ms later. Prints one JSON object: time to converge (every CSV
+// Succeeded), and counts of what was lost (not Succeeded), duplicated (more than one
+// InstallPlan or CSV per Subscription) and dead-lettered.
+// Run (after `npm run build`):
+//   node dist/bench/chaos-nats.js [--namespaces 25] [--kill other|connected] [--kill-after 3000] [--down-for 10000]
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { assets } from '../shared/bus/subjects.js';
+import type { KubeObject } from '../shared/kube/client.js';
+import { natsClusterFor } from '../test/harness/nats-cluster.js';
+import { communityCatalogFor } from '../test/harness/subscription.js';
+import { namespaceWithOperatorGroup } from '../test/harness/install.js';
+import { startSystem } from '../system/index.js';
+
+const { values } = parseArgs({
+  options: {
+    namespaces: { type: 'string', default: '25' },
+    kill: { type: 'string', default: 'other' },
+    'kill-after': { type: 'string', default: '3000' },
+    'down-for': { type: 'string', default: '10000' },
+    timeout: { type: 'string', default: '600000' },
+  },
+});
+const namespaceCount = Number(values.namespaces);
+const killAfterMs = Number(values['kill-after']);
+const downForMs = Number(values['down-for']);
+const timeoutMs = Number(values.timeout);
+if (values.kill !== 'other' && values.kill !== 'connected')
+  throw new Error('--kill must be other or connected');
+
+const packages = [
+  { name: 'etcd', channel: 'singlenamespace-alpha', csv: 'etcdoperator.v0.9.4' },
+  { name: 'hawtio-operator', channel: 'stable-v1', csv: 'hawtio-operator.v1.2.0' },
+];
+
+const cleanups: (() => unknown)[] = [];
+const teardowns = { teardown: (fn: () => unknown) => void cleanups.push(fn) };
+
+async function main(): Promise<Record<string, unknown>> {
+  const cluster = await natsClusterFor(teardowns);
+  const system = await startSystem({
+    // Logs to stderr: stdout carries only the result.
+    log: pino({ level: 'error' }, pino.destination(2)),
+    natsUrl: cluster.urls,
+    podReadyDelayMs: 0,
+    clusterId: 'c1',
+    backbone: { replicas: 3 },
+    watcher: { identity: 'bench-watcher', leaseName: 'olmq-watcher' },
+  });
+  cleanups.push(() => system.stop());
+  const { client, nc, backbone } = system;
+  await communityCatalogFor(teardowns, client);
+
+  const namespaces = Array.from({ length: namespaceCount }, (_, i) => `chaos-${i}`);
+  const started = Date.now();
+  await Promise.all(
+    namespaces.map(async (namespace) => {
+      await namespaceWithOperatorGroup(client, namespace);
+      for (const pkg of packages)
+        await client.create({
+          apiVersion: 'operators.coreos.com/v1alpha1',
+          kind: 'Subscription',
+          metadata: { name: pkg.name, namespace },
+          spec: {
+            name: pkg.name,
+            channel: pkg.channel,
+            source: 'community',
+            sourceNamespace: 'olm',
+          },
+        });
+    }),
+  );
+  const connected = cluster.servers.findIndex((s) => nc.getServer().endsWith(`:${s.port}`));
+  const victim = values.kill === 'connected' ? connected : (connected + 1) % 3;
+  const chaos = (async () => {
+    await new Promise((resolve) => setTimeout(resolve, killAfterMs));
+    await cluster.kill(victim);
+    const killedAt = Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, downForMs));
+    await cluster.restart(victim);
+    return { killedAtMs: killedAt, restartedAtMs: Date.now() - started };
+  })();
+
+  const list = async (kind: string): Promise<KubeObject[]> =>
+    (
+      await client.list<KubeObject>({ apiVersion: 'operators.coreos.com/v1alpha1', kind })
+    ).items.filter((o) => o.metadata.namespace?.startsWith('chaos-') === true);
+  const phaseOf = (o: KubeObject): string =>
+    (o as { status?: { phase?: string } }).status?.phase ?? '';
+  let convergedMs: number | undefined;
+  let succeeded = 0;
+  while (Date.now() - started < timeoutMs) {
+    const csvs = await list('ClusterServiceVersion');
+    succeeded = csvs.filter(
+      (c) => phaseOf(c) === 'Succeeded' && packages.some((p) => p.csv === c.metadata.name),
+    ).length;
+    if (succeeded === namespaceCount * packages.length) {
+      convergedMs = Date.now() - started;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const times = await chaos;
+  const csvs = await list('ClusterServiceVersion');
+  const plans = await list('InstallPlan');
+  const expected = namespaceCount * packages.length;
+  const dead = await backbone.jsm.streams.info(assets.deadStream);
+  return {
+    bench: 'chaos-nats',
+    cpus: (await import('node:os')).cpus().length,
+    namespaces: namespaceCount,
+    subscriptions: expected,
+    killed: values.kill,
+    ...times,
+    convergedMs: convergedMs ?? null,
+    lost: expected - succeeded,
+    extraCsvs: csvs.length - expected,
+    installPlans: plans.length,
+    // A CSV named by more than one InstallPlan of its namespace was planned twice.
+    duplicatedPlans: duplicatePlans(plans),
+    deadLettered: dead.state.messages,
+  };
+}
+
+function duplicatePlans(plans: KubeObject[]): number {
+  const seen = new Map<string, number>();
+  for (const plan of plans) {
+    const names = (plan as { spec?: { clusterServiceVersionNames?: string[] } }).spec
+      ?.clusterServiceVersionNames;
+    for (const name of names ?? []) {
+      const key = `${plan.metadata.namespace ?? ''}/${name}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+    }
+  }
+  return [...seen.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
+}
+
+try {
+  process.stdout.write(`${JSON.stringify(await main())}\n`);
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}
