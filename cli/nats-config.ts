@@ -29,6 +29,7 @@ const role = (name: string, extra: Partial<ComponentRole> = {}): ComponentRole =
   mirrorRecordKinds: [],
   watcher: false,
   catalogWriter: false,
+  bundleWriter: false,
   ...extra,
 });
 
@@ -44,6 +45,7 @@ export function componentRoles(): ComponentRole[] {
         queues: functionQueues[name],
         mirrorRecordKinds: recordKinds[name] ?? [],
         catalogWriter: name === 'catalog',
+        bundleWriter: name === 'plan',
       }),
     ),
     role('olmq-packageserver'),

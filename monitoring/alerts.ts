@@ -85,6 +85,31 @@ const own: RuleGroup = {
       },
     },
     {
+      alert: 'OlmqDeadLettersWaiting',
+      // Letters are redriven on their object's next change and on a schedule: one still waiting
+      // after an hour needs a person.
+      expr: `max by (cluster, function) (${metric('olmq_dead_letters')}) > 0`,
+      for: '1h',
+      labels: { severity: 'warning' },
+      annotations: {
+        summary:
+          '{{ $value }} dead letters of olmq {{ $labels.function }} in cluster {{ $labels.cluster }} for over an hour',
+        description:
+          'Redrives have not cleared them: `olmq dlq list --function {{ $labels.function }}` shows each with its error; the objects concerned say why in their status.',
+      },
+    },
+    {
+      alert: 'OlmqStreamNearLimit',
+      expr: `max by (stream) (${metric('olmq_jetstream_stream_usage_ratio')}) > 0.8`,
+      for: '15m',
+      labels: { severity: 'warning' },
+      annotations: {
+        summary: 'JetStream stream {{ $labels.stream }} is {{ $value | humanizePercentage }} full',
+        description:
+          'At its byte limit a stream refuses writes or drops its oldest messages. Raise the limit or find what fills it.',
+      },
+    },
+    {
       alert: 'OlmqBacklogGrowing',
       // Every replica reports its consumer's backlog: max, not sum.
       expr: [

@@ -65,7 +65,19 @@ export const metricCatalogue = {
   },
   olmq_work_dead_lettered_total: {
     type: 'counter',
+    labels: ['cluster', 'function', 'reason'],
+    from: every,
+    seenOnInstall: false,
+  },
+  olmq_dead_letters: {
+    type: 'gauge',
     labels: ['cluster', 'function'],
+    from: every,
+    seenOnInstall: false,
+  },
+  olmq_dead_letters_redriven_total: {
+    type: 'counter',
+    labels: ['cluster', 'function', 'cause'],
     from: every,
     seenOnInstall: false,
   },
@@ -109,6 +121,25 @@ export const metricCatalogue = {
   olmq_watcher_leading: {
     type: 'gauge',
     labels: ['cluster'],
+    from: 'watcher',
+    seenOnInstall: true,
+  },
+  olmq_watcher_watch_events_total: {
+    type: 'counter',
+    labels: ['cluster', 'kind', 'event'],
+    from: 'watcher',
+    seenOnInstall: false,
+  },
+  // The watcher's (and olmq up's) upkeep of the JetStream streams.
+  olmq_jetstream_stream_usage_ratio: {
+    type: 'gauge',
+    labels: ['stream'],
+    from: 'watcher',
+    seenOnInstall: true,
+  },
+  olmq_jetstream_delete_markers_purged: {
+    type: 'gauge',
+    labels: [],
     from: 'watcher',
     seenOnInstall: true,
   },

@@ -115,6 +115,31 @@ export const backboneDashboard: DashboardSpec = {
           ],
         },
         {
+          title: 'Dead letters waiting',
+          type: 'timeseries',
+          description: 'Work given up on and not handled yet (olmq dlq list), per function.',
+          queries: [
+            {
+              expr: `max by (function) (${metric('olmq_dead_letters', c)})`,
+              legend: '{{function}}',
+            },
+          ],
+        },
+        {
+          title: 'Dead-lettered by reason, redriven by cause (1h)',
+          type: 'timeseries',
+          queries: [
+            {
+              expr: `sum by (function, reason) (increase(${metric('olmq_work_dead_lettered_total', c)}[1h]))`,
+              legend: 'dead {{function}} {{reason}}',
+            },
+            {
+              expr: `sum by (function, cause) (increase(${metric('olmq_dead_letters_redriven_total', c)}[1h]))`,
+              legend: 'redriven {{function}} {{cause}}',
+            },
+          ],
+        },
+        {
           title: 'Retries and dead letters (1h)',
           type: 'timeseries',
           queries: [
@@ -154,6 +179,28 @@ export const backboneDashboard: DashboardSpec = {
             {
               expr: `sum by (kind) (rate(${metric('olmq_watcher_changes_published_total', c)}[5m]))`,
               legend: '{{kind}}',
+            },
+          ],
+        },
+        {
+          title: 'JetStream stream usage',
+          type: 'timeseries',
+          unit: 'percentunit',
+          description: "Bytes stored over each stream's byte limit (OlmqStreamNearLimit at 80%).",
+          queries: [
+            {
+              expr: `max by (stream) (${metric('olmq_jetstream_stream_usage_ratio')})`,
+              legend: '{{stream}}',
+            },
+          ],
+        },
+        {
+          title: 'Watches resumed and resyncs (1h)',
+          type: 'timeseries',
+          queries: [
+            {
+              expr: `sum by (event, kind) (increase(${metric('olmq_watcher_watch_events_total', c)}[1h]))`,
+              legend: '{{event}} {{kind}}',
             },
           ],
         },

@@ -5,7 +5,7 @@
 // catalog content, and every component reads replies on its own inbox prefix only, so none can
 // see another's answers. Work items may be published by every function (follow-ups cross
 // functions, and a work item only asks for a level-triggered reconcile).
-import { assets, encodeToken, kvStream } from './subjects.js';
+import { assets, bodySubjects, encodeToken, kvStream } from './subjects.js';
 
 /** Subjects a user may publish to and subscribe to. */
 export interface Permissions {
@@ -25,6 +25,8 @@ export interface ComponentRole {
   watcher: boolean;
   /** Creates and writes the catalog object store and its sync bucket (the catalog function). */
   catalogWriter: boolean;
+  /** Creates and writes the store of unpacked bundle images (the plan function). */
+  bundleWriter: boolean;
 }
 
 /** Object store of catalog content, and the catalog function's sync bucket (see their modules). */
@@ -32,6 +34,9 @@ const catalogObjectStream = 'OBJ_olmq_catalogs';
 const catalogObjectSubjects = '$O.olmq_catalogs.>';
 const catalogSyncStream = 'KV_olmq_catalog_syncs';
 const catalogSyncSubjects = '$KV.olmq_catalog_syncs.>';
+/** Object store of unpacked bundle images (shared/bundle-image/store.ts). */
+const bundleObjectStream = 'OBJ_olmq_bundles';
+const bundleObjectSubjects = '$O.olmq_bundles.>';
 
 /** The prefix of a component's reply subjects. */
 export const inboxPrefixOf = (component: string): string => `_INBOX.${encodeToken(component)}`;
@@ -81,8 +86,10 @@ export function componentPermissions(role: ComponentRole): Permissions {
   const mirror = kvStream(assets.objects);
   const publish = [`${api}.INFO`, ...readStream(mirror)];
   const streams = [mirror, kvStream(assets.leases), kvStream(assets.attempts)];
-  streams.push(assets.workStream, assets.deadStream);
+  streams.push(assets.workStream, assets.deadStream, assets.bodyStream);
   for (const stream of streams.slice(1)) publish.push(`${api}.STREAM.INFO.${stream}`);
+  // Mirror values too large for a publish are read from their chunks (large-values.ts).
+  publish.push(...readStream(assets.bodyStream));
   // Every component reads catalogs (the package server and the functions that resolve or plan),
   // and may create their (empty) store when it starts before the catalog function; only the
   // catalog function writes content or changes the store.
@@ -90,20 +97,34 @@ export function componentPermissions(role: ComponentRole): Permissions {
   if (role.watcher) {
     for (const stream of streams) publish.push(...adminStream(stream));
     publish.push(`$KV.${assets.objects}.>`, `${api}.STREAM.PURGE.${mirror}`);
+    publish.push(bodySubjects);
   }
-  for (const kind of role.mirrorRecordKinds)
+  for (const kind of role.mirrorRecordKinds) {
     publish.push(`$KV.${assets.objects}.*.${encodeToken(kind)}.>`);
+    publish.push(`olmq.body.*.${encodeToken(kind)}.>`);
+  }
+  // Writers of the mirror upload large values and purge a key's older uploads.
+  if (role.watcher || role.mirrorRecordKinds.length > 0)
+    publish.push(`${api}.STREAM.PURGE.${assets.bodyStream}`);
   if (role.catalogWriter) {
     publish.push(`${api}.STREAM.UPDATE.${catalogObjectStream}`, catalogObjectSubjects);
     publish.push(`${api}.STREAM.PURGE.${catalogObjectStream}`);
     publish.push(...adminStream(catalogSyncStream), ...readStream(catalogSyncStream));
     publish.push(catalogSyncSubjects);
   }
+  if (role.bundleWriter) {
+    publish.push(...readStream(bundleObjectStream), ...adminStream(bundleObjectStream));
+    publish.push(bundleObjectSubjects, `${api}.STREAM.PURGE.${bundleObjectStream}`);
+  }
   if (role.queues.length > 0) {
     // Work of any queue (follow-ups), its own queues' consumers, leases, failures, dead letters.
     publish.push('olmq.work.>', `${api}.STREAM.MSG.DELETE.${kvStream(assets.leases)}`);
     publish.push(...readStream(kvStream(assets.leases)), ...readStream(kvStream(assets.attempts)));
     publish.push(`$JS.ACK.${mirror}.>`);
+    // Dead letters: listed and redriven on a schedule, removed once handled (dead-letters.ts).
+    publish.push(...readStream(assets.deadStream));
+    publish.push(`${api}.STREAM.MSG.DELETE.${assets.deadStream}`);
+    publish.push(`${api}.STREAM.PURGE.${assets.deadStream}`);
     for (const queue of role.queues) publish.push(...consumeQueue(queue));
   }
   return {

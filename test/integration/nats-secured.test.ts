@@ -41,6 +41,7 @@ async function securedServer(t: Test, tls: TlsFiles) {
     mirrorRecordKinds: [],
     watcher: false,
     catalogWriter: false,
+    bundleWriter: false,
   });
   const config = [
     'tls {',
