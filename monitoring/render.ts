@@ -42,7 +42,7 @@ export function renderMonitoringFiles(): MonitoringFile[] {
   const yaml = (value: unknown): string => stringify(value, { lineWidth: 0 });
   return [
     {
-      path: 'prometheus-rules.yaml',
+      path: 'prometheus/rules.yaml',
       text: `# ${generated}\n# A Prometheus rule file (rule_files:), checked by promtool in the tests.\n${yaml({ groups })}`,
     },
     {
@@ -50,7 +50,7 @@ export function renderMonitoringFiles(): MonitoringFile[] {
       text: [
         `# ${generated}`,
         '# Prometheus Operator objects: scrape every olmq Service, and the alerts of',
-        '# prometheus-rules.yaml. Needs the monitoring.coreos.com CRDs (kube-prometheus-stack).',
+        '# prometheus/rules.yaml. Needs the monitoring.coreos.com CRDs (kube-prometheus-stack).',
         yaml(serviceMonitor).trimEnd(),
         '---',
         yaml({

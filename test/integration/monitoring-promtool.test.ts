@@ -12,7 +12,7 @@ import { dashboards } from '../../monitoring/render.js';
 import { promtool } from '../harness/prometheus.js';
 import { repoRoot } from '../harness/repo.js';
 
-const rulesFile = join(repoRoot, 'k8s', 'prometheus-rules.yaml');
+const rulesFile = join(repoRoot, 'k8s', 'prometheus', 'rules.yaml');
 const alertTests = join(repoRoot, 'test', 'fixtures', 'prometheus', 'alerts-test.yaml');
 const alerts = ruleGroups.flatMap((g) => g.rules.map((r) => r.alert));
 
