@@ -1,15 +1,10 @@
 import t from 'tap';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { clusterServiceVersionSchema } from '../../shared/api/clusterserviceversion.js';
 import { matchFieldNamesLikeGo } from '../../shared/api/gojson.js';
 import { ObjectValidationError, parseObject, statusCauses } from '../../shared/api/validation.js';
-
-// Tests run from dist/test/unit/; the repository root is three levels up, the team's shared
-// catalogs sit next to it.
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const catalogsDir = join(repoRoot, '..', 'shared', 'catalogs');
+import { operatorhubPackages, smallCatalog } from '../harness/repo.js';
 
 interface CatalogCsv {
   source: string;
@@ -149,10 +144,12 @@ function sampleCsv(): Record<string, unknown> {
   };
 }
 
-for (const folder of ['small', 'operatorhub']) {
-  const root = join(catalogsDir, folder);
-  const skip = existsSync(root) ? false : `shared catalogs not found at ${root}`;
-  void t.test(`csv schema - accepts every CSV of the ${folder} catalogs`, { skip }, (t) => {
+// The real packages kept in the repository (the whole community catalog: bench/catalog-real.ts).
+for (const [folder, root] of [
+  ['example', smallCatalog],
+  ['operatorhub', operatorhubPackages],
+] as const) {
+  void t.test(`csv schema - accepts every CSV of the ${folder} catalogs`, (t) => {
     let checked = 0;
     const failures: string[] = [];
     for (const { source, csv } of catalogCsvs(root)) {
