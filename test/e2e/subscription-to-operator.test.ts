@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { kubectlMissing, type ClusterFixture } from '../harness/devcluster.js';
-import { kubectl as kubectlIn } from '../harness/devcluster.js';
+import { kubectlAt, kubectlMissing } from '../harness/devcluster.js';
 import { startOlmq } from '../harness/cli.js';
 import { smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
@@ -40,12 +39,7 @@ t.test('a Subscription installs a real operator, Automatic and Manual', async (t
     /serving .*?:(\d+)/,
   );
   const port = registry.match[1] ?? '';
-  const fixture = { kubeconfigPath, dir } as ClusterFixture;
-  const kubectl = async (args: readonly string[], input?: string): Promise<string> => {
-    const r = await kubectlIn(fixture, args, input);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const kubectl = kubectlAt(kubeconfigPath, dir);
 
   await kubectl(
     ['apply', '-f', '-'],

@@ -7,11 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { runOlmq, startOlmq } from '../harness/cli.js';
-import {
-  kubectl as kubectlIn,
-  kubectlMissing,
-  type ClusterFixture,
-} from '../harness/devcluster.js';
+import { kubectlAt, kubectlMissing } from '../harness/devcluster.js';
 import { waitFor } from '../harness/wait.js';
 
 const missing = kubectlMissing();
@@ -30,12 +26,7 @@ t.test('olmq up serves its example catalog: packagemanifests at once, installs',
     '--metrics-port',
     '0',
   ];
-  const fixture = { kubeconfigPath, dir } as ClusterFixture;
-  const kubectl = async (command: readonly string[], input?: string): Promise<string> => {
-    const r = await kubectlIn(fixture, command, input);
-    if (r.code !== 0) throw new Error(`kubectl ${command.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const kubectl = kubectlAt(kubeconfigPath, dir);
   const catalogAddress = () =>
     kubectl(['get', 'catsrc', 'olmq-example', '-n', 'olm', '-o', 'jsonpath={.spec.address}']);
 

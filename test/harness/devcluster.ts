@@ -208,3 +208,19 @@ export function widgetsCrd(): unknown {
   );
   return parse(readFileSync(file, 'utf8'));
 }
+
+/**
+ * kubectl against the cluster of `kubeconfigPath` (e.g. one `olmq up` wrote), answering its
+ * stdout and throwing with its stderr when it fails.
+ */
+export function kubectlAt(
+  kubeconfigPath: string,
+  dir: string,
+): (args: readonly string[], input?: string) => Promise<string> {
+  const fixture = { kubeconfigPath, dir } as ClusterFixture;
+  return async (args, input) => {
+    const r = await kubectl(fixture, args, input);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+}

@@ -10,11 +10,7 @@ import { metricCatalogue, type MetricSpec } from '../../monitoring/catalogue.js'
 import { dashboardQueries } from '../../monitoring/dashboards/grafana.js';
 import { dashboards } from '../../monitoring/render.js';
 import { startOlmq } from '../harness/cli.js';
-import {
-  kubectl as kubectlIn,
-  kubectlMissing,
-  type ClusterFixture,
-} from '../harness/devcluster.js';
+import { kubectlAt, kubectlMissing } from '../harness/devcluster.js';
 import { prometheusFor } from '../harness/prometheus.js';
 import { waitFor } from '../harness/wait.js';
 
@@ -46,12 +42,7 @@ t.test('Prometheus scraping olmq up finds every catalogued metric', async (t) =>
   );
   const target = up.match[1] ?? '';
   const prometheus = await prometheusFor(t, 'olmq-up', [target]);
-  const fixture = { kubeconfigPath, dir } as ClusterFixture;
-  const kubectl = async (command: readonly string[], input?: string): Promise<string> => {
-    const r = await kubectlIn(fixture, command, input);
-    if (r.code !== 0) throw new Error(`kubectl ${command.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const kubectl = kubectlAt(kubeconfigPath, dir);
   // One install that succeeds, and one whose CSV fails and stays Failed (etcd does not
   // support AllNamespaces), so the CSV alerts' series exist.
   await kubectl(
