@@ -3,7 +3,6 @@
 // a record. Pure: the snapshot in, the writes out.
 import type { ClusterServiceVersion, OperatorGroup, Subscription } from '../../shared/api/index.js';
 import { allBundleProperties, type CatalogIndex } from '../../shared/catalog/index.js';
-import type { KubeObject } from '../../shared/kube/client.js';
 import { coreEvent } from '../../shared/kube/events.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
@@ -30,6 +29,7 @@ import type { Decision } from '../../shared/runtime/function-host.js';
 import { deprecationNotices } from './deprecations.js';
 import {
   resolvedSubscriptionStatus,
+  subscriptionStatusWrite,
   type SubscriptionOutcome,
   type VisibleCatalog,
 } from './subscription-status.js';
@@ -223,18 +223,7 @@ export function decideResolve(s: ResolveSnapshot): Decision<ResolveWrites> {
       s.now,
       (installed) => deprecationNotices(sub, installed, index),
     );
-    if (status !== undefined) {
-      writes.push({
-        op: 'updateStatus',
-        // The schema types optional fields as `T | undefined`; the object is the API's own.
-        object: {
-          ...sub,
-          apiVersion: 'operators.coreos.com/v1alpha1',
-          kind: 'Subscription',
-          status,
-        } as unknown as KubeObject,
-      });
-    }
+    if (status !== undefined) writes.push(subscriptionStatusWrite(sub, status));
   }
   const digests = new Map(s.catalogs.map((c) => [`${c.namespace}/${c.name}`, c.digest]));
   const record = recordResolution(

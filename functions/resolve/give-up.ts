@@ -3,12 +3,11 @@
 // error as message; and the Warning Event ResolutionFailed on the Namespace (in `default`, as
 // upstream records it). The next resolution that succeeds removes the condition.
 import type { Subscription } from '../../shared/api/index.js';
-import type { KubeObject } from '../../shared/kube/client.js';
 import { coreEvent } from '../../shared/kube/events.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import type { DeadWork, WorkContext } from '../../shared/runtime/types.js';
-import { withResolutionFailed } from './subscription-status.js';
+import { subscriptionStatusWrite, withResolutionFailed } from './subscription-status.js';
 
 const fieldManager = 'olmq-resolve';
 
@@ -29,15 +28,7 @@ export function deadResolutionWrites(
     });
     if (JSON.stringify(conditions) === JSON.stringify(before)) continue;
     const status = { ...(sub.status ?? {}), conditions, lastUpdated: kubeTime(now) };
-    writes.push({
-      op: 'updateStatus',
-      object: {
-        ...sub,
-        apiVersion: 'operators.coreos.com/v1alpha1',
-        kind: 'Subscription',
-        status,
-      } as unknown as KubeObject,
-    });
+    writes.push(subscriptionStatusWrite(sub, status));
   }
   if (subscriptions.length > 0)
     writes.push({

@@ -10,6 +10,8 @@ import type {
   SubscriptionStatus,
 } from '../../shared/api/index.js';
 import { codes } from '../../shared/api/index.js';
+import type { KubeObject } from '../../shared/kube/client.js';
+import type { Write } from '../../shared/kube/executor.js';
 import { withCondition, withoutCondition } from '../../shared/api/conditions.js';
 import { withDeprecations, type DeprecationNotices } from './deprecations.js';
 
@@ -197,4 +199,21 @@ export function resolvedSubscriptionStatus(
     JSON.stringify({ ...next, lastUpdated: undefined }) ===
     JSON.stringify({ ...status, lastUpdated: undefined });
   return same ? undefined : { ...next, lastUpdated: now };
+}
+
+/** The write of `status` onto `sub` (a status update of the Subscription as the API served it). */
+export function subscriptionStatusWrite(
+  sub: Subscription,
+  status: NonNullable<Subscription['status']>,
+): Write {
+  return {
+    op: 'updateStatus',
+    // The schema types optional fields as `T | undefined`; the object is the API's own.
+    object: {
+      ...sub,
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'Subscription',
+      status,
+    } as unknown as KubeObject,
+  };
 }
