@@ -1,9 +1,9 @@
 // The operator function: the Operator API (see README.md). Two definitions, one per work-key
 // type: a namespace's adoption (component labels) and one Operator's object and status.
 import type { Operator } from '../../shared/api/index.js';
-import { codes } from '../../shared/api/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
+import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
 import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import { executeWrites } from '../../shared/kube/executor.js';
@@ -18,59 +18,16 @@ import type { FieldKey } from '../../shared/runtime/work-keys.js';
 import { decideAdoption, type AdoptionSnapshot, type LabelPatch } from './adopt.js';
 import { decideOperator, type OperatorDecision, type OperatorSnapshot } from './components.js';
 import { adoptionKey, operatorKey } from './keys.js';
+import {
+  componentIndex,
+  ownableKinds,
+  ownerNamespaces,
+  type ComponentIndex,
+} from './component-index.js';
 import { componentLabelKey, operatorNames } from './names.js';
+import { Memberships, adoptionParts, crdNamespaces, statusParts, wokenOperators } from './wakes.js';
 
 const fieldManager = 'olmq-operator';
-
-/** A kind whose objects can be components, and how the API lists them. */
-interface ComponentKind {
-  apiVersion: string;
-  kind: string;
-  /** Only these are components (upstream's cache sees only OLM-managed objects of most kinds). */
-  also?: string;
-}
-
-const managed = `${codes.OlmLabel.Managed}=true`;
-
-/** Upstream's component kinds (componentLists), in its order. */
-export const componentKinds: readonly ComponentKind[] = [
-  { apiVersion: 'apps/v1', kind: 'Deployment', also: managed },
-  { apiVersion: 'v1', kind: 'Service', also: managed },
-  { apiVersion: 'v1', kind: 'Namespace' },
-  { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', also: managed },
-  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', also: managed },
-  { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription' },
-  { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'InstallPlan' },
-  {
-    apiVersion: 'operators.coreos.com/v1alpha1',
-    kind: 'ClusterServiceVersion',
-    also: `!${codes.OlmLabel.CopiedFrom}`,
-  },
-  { apiVersion: 'operators.coreos.com/v2', kind: 'OperatorCondition' },
-  { apiVersion: 'v1', kind: 'Secret' },
-  { apiVersion: 'v1', kind: 'ConfigMap', also: managed },
-  { apiVersion: 'v1', kind: 'ServiceAccount', also: managed },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', also: managed },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', also: managed },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', also: managed },
-  { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', also: managed },
-];
-
-// Namespaced kinds a CSV owns by owner reference, read from the mirror of its namespace.
-const ownedInNamespace = [
-  'Deployment',
-  'Service',
-  'OperatorCondition',
-  'Secret',
-  'ConfigMap',
-  'ServiceAccount',
-  'Role',
-  'RoleBinding',
-];
-// Kinds a CSV owns by owner labels (cluster-scoped, or in another namespace), read from the API.
-const ownedByLabels = componentKinds.filter((k) =>
-  ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'APIService'].includes(k.kind),
-);
 
 const operatorItem = (name: string): WorkItem => operatorKey.of({ name });
 const adoptionItem = (namespace: string): WorkItem => adoptionKey.of({ namespace });
@@ -78,64 +35,56 @@ const adoptionItem = (namespace: string): WorkItem => adoptionKey.of({ namespace
 const asObject = (change: ObjectChange): KubeObject | undefined =>
   change.object as KubeObject | undefined;
 
-// The namespace whose CSV owns the object, by owner reference or owner labels.
-function ownerNamespace(o: KubeObject): string | undefined {
-  const l = o.metadata.labels ?? {};
-  if (l[codes.OlmLabel.OwnerKind] === 'ClusterServiceVersion')
-    return l[codes.OlmLabel.OwnerNamespace];
-  if ((o.metadata.ownerReferences ?? []).some((r) => r.kind === 'ClusterServiceVersion'))
-    return o.metadata.namespace;
-  return undefined;
-}
-
-// The namespaces of the CSVs a CRD was installed alongside (install's annotation `ns/csv`).
-function crdNamespaces(o: KubeObject): string[] {
-  return Object.entries(o.metadata.annotations ?? {}).flatMap(([k, v]) =>
-    k.startsWith(codes.OlmAnnotationPrefix.InstalledAlongside) ? [v.split('/')[0] ?? ''] : [],
-  );
-}
-
 export const createFunction: CreateFunction = (context) => {
   const { backbone } = context;
+  const index = componentIndex(backbone);
+  const memberships = new Memberships();
 
   // A deleted component concerns the Operators whose status lists it.
-  const listingOperators = async (change: ObjectChange): Promise<WorkItem[]> => {
-    const operators = await listMirrored<Operator>(backbone, {
-      cluster: change.ref.cluster,
-      kind: 'Operator',
-      namespace: '',
-    });
-    const { kind, namespace, name } = change.ref;
-    return operators
+  const operators = lazyMirrorView<Operator>(backbone, 'Operator');
+  const listingOperators = async (change: ObjectChange): Promise<string[]> => {
+    const { cluster, kind, namespace, name } = change.ref;
+    return (await operators.list(cluster, ''))
       .filter((op) =>
         (op.status?.components?.refs ?? []).some(
           (r) => r.kind === kind && (r.namespace ?? '') === namespace && r.name === name,
         ),
       )
-      .map((op) => operatorItem(op.metadata.name ?? ''));
+      .map((op) => op.metadata.name ?? '');
   };
 
-  // Every kind's trigger: its Operators (by label), and the adoption it concerns.
+  // Every kind's trigger: its Operators (by label) when what their status shows of it may have
+  // changed, and the adoption it concerns when what adoption reads of it may have.
   const trigger = (
     kind: string,
     adoption: (o: KubeObject, change: ObjectChange) => readonly string[],
-  ): Trigger => ({
-    kind,
-    parts: ['metadata', 'spec', 'status'],
-    async workKeys(change) {
-      const o = asObject(change);
-      if (o === undefined) return listingOperators(change);
-      const items = operatorNames(o.metadata.labels).map(operatorItem);
-      if (change.touches(['metadata', 'spec', 'status.installedCSV', 'status.installPlanRef']))
-        for (const ns of adoption(o, change)) if (ns !== '') items.push(adoptionItem(ns));
-      return items;
-    },
-  });
-  const own = (_o: KubeObject, c: ObjectChange): string[] => [c.ref.namespace];
-  const owner = (o: KubeObject): string[] => {
-    const ns = ownerNamespace(o);
-    return ns === undefined ? [] : [ns];
+  ): Trigger => {
+    const shown = statusParts(kind);
+    const adopted = adoptionParts(kind);
+    return {
+      kind,
+      parts: [...new Set([...shown, ...adopted])],
+      async workKeys(change) {
+        const o = asObject(change);
+        if (o === undefined) {
+          memberships.forget(change.ref);
+          return (await listingOperators(change)).map(operatorItem);
+        }
+        const now = operatorNames(o.metadata.labels);
+        const then = memberships.swap(change.ref, now);
+        let woken = wokenOperators(now, then, change, shown);
+        // Not remembered: it may have lost a label since an Operator listed it.
+        if (then === undefined && change.touches(shown))
+          woken = [...new Set([...woken, ...(await listingOperators(change))])];
+        const items = woken.map(operatorItem);
+        if (change.touches(adopted))
+          for (const ns of adoption(o, change)) if (ns !== '') items.push(adoptionItem(ns));
+        return items;
+      },
+    };
   };
+  const own = (_o: KubeObject, c: ObjectChange): string[] => [c.ref.namespace];
+  const owner = (o: KubeObject): string[] => ownerNamespaces(o);
   const none = (): string[] => [];
 
   const adoption: FunctionDefinition<FieldKey<'namespace'>, AdoptionSnapshot, LabelPatch[]> = {
@@ -145,22 +94,10 @@ export const createFunction: CreateFunction = (context) => {
       trigger('InstallPlan', own),
       trigger('ClusterServiceVersion', own),
       trigger('CustomResourceDefinition', crdNamespaces),
-      ...[
-        'OperatorCondition',
-        'Deployment',
-        'Service',
-        'Secret',
-        'ConfigMap',
-        'ServiceAccount',
-        'Role',
-        'RoleBinding',
-        'ClusterRole',
-        'ClusterRoleBinding',
-        'APIService',
-      ].map((kind) => trigger(kind, owner)),
+      ...ownableKinds.map((kind) => trigger(kind, owner)),
       trigger('Namespace', none),
     ],
-    load: (work) => loadAdoption(backbone, work.client, work.cluster, work.key.namespace),
+    load: (work) => loadAdoption(backbone, index, work.cluster, work.key.namespace),
     decide: (snapshot) => ({ writes: decideAdoption(snapshot) }),
     async apply(patches, work) {
       for (const p of patches) {
@@ -180,8 +117,15 @@ export const createFunction: CreateFunction = (context) => {
 
   const operator: FunctionDefinition<FieldKey<'name'>, OperatorSnapshot, OperatorDecision> = {
     key: operatorKey,
-    triggers: [{ kind: 'Operator', workKeys: (c) => [operatorItem(c.ref.name)] }],
-    load: (work) => loadOperator(work.client, work.key.name),
+    // Its own status writes wake nothing; a deletion (always a change) brings it back.
+    triggers: [
+      {
+        kind: 'Operator',
+        parts: ['metadata', 'spec'],
+        workKeys: (c) => [operatorItem(c.ref.name)],
+      },
+    ],
+    load: (work) => loadOperator(index, work.client, work.cluster, work.key.name),
     decide(snapshot) {
       const decision = decideOperator(snapshot);
       // A new Operator's status is written by the next pass, on the object just created.
@@ -192,31 +136,30 @@ export const createFunction: CreateFunction = (context) => {
     },
   };
 
-  return Promise.resolve({ definitions: [adoption, operator] });
+  return Promise.resolve({
+    definitions: [adoption, operator],
+    close: () => {
+      index.stop();
+      operators.stop();
+      return Promise.resolve();
+    },
+  });
 };
 
-/** Reads one namespace's adoption: the mirror for the namespace, the API for owner labels. */
+/** Reads one namespace's adoption from the mirror. */
 export async function loadAdoption(
   backbone: Backbone,
-  client: KubeClient,
+  index: ComponentIndex,
   cluster: string,
   namespace: string,
 ): Promise<AdoptionSnapshot> {
   const mirrored = (kind: string): Promise<KubeObject[]> =>
     listMirrored<KubeObject>(backbone, { cluster, kind, namespace });
-  const selector = `${codes.OlmLabel.OwnerKind}=ClusterServiceVersion,${codes.OlmLabel.OwnerNamespace}=${namespace}`;
-  const [subscriptions, installPlans, csvs, inNamespace, labelled] = await Promise.all([
+  const [subscriptions, installPlans, csvs, candidates] = await Promise.all([
     mirrored('Subscription'),
     mirrored('InstallPlan'),
     mirrored('ClusterServiceVersion'),
-    Promise.all(ownedInNamespace.map(mirrored)).then((l) => l.flat()),
-    Promise.all(
-      ownedByLabels.map((k) =>
-        client
-          .list({ apiVersion: k.apiVersion, kind: k.kind }, { labelSelector: selector })
-          .then((l) => l.items),
-      ),
-    ).then((l) => l.flat()),
+    index.ownedFrom(cluster, namespace),
   ]);
   const crdNames = new Set(
     csvs.flatMap((csv) =>
@@ -238,36 +181,23 @@ export async function loadAdoption(
       ),
     )
   ).flatMap((c) => (c === undefined ? [] : [c]));
-  return {
-    namespace,
-    subscriptions,
-    installPlans,
-    csvs,
-    candidates: [...inNamespace, ...labelled],
-    crds,
-  };
+  return { namespace, subscriptions, installPlans, csvs, candidates, crds };
 }
 
-/** Reads one Operator and its components, fresh from the API. */
-export async function loadOperator(client: KubeClient, name: string): Promise<OperatorSnapshot> {
-  const key = componentLabelKey(name);
+/**
+ * Reads one Operator, fresh from the API (its status is written with that resourceVersion, and
+ * a pass right after creating it must see it), and its components from the mirror.
+ */
+export async function loadOperator(
+  index: ComponentIndex,
+  client: KubeClient,
+  cluster: string,
+  name: string,
+): Promise<OperatorSnapshot> {
   const ref: ObjectRef = { apiVersion: 'operators.coreos.com/v1', kind: 'Operator', name };
-  const [operator, lists] = await Promise.all([
+  const [operator, components] = await Promise.all([
     client.get<KubeObject>(ref),
-    Promise.all(
-      componentKinds.map((k) =>
-        client
-          .list(
-            { apiVersion: k.apiVersion, kind: k.kind },
-            { labelSelector: k.also === undefined ? key : `${key},${k.also}` },
-          )
-          .then((l) => l.items),
-      ),
-    ),
+    index.components(cluster, componentLabelKey(name)),
   ]);
-  return {
-    name,
-    operator: operator as Operator | undefined,
-    components: lists.flat(),
-  };
+  return { name, operator: operator as Operator | undefined, components };
 }

@@ -32,69 +32,69 @@ export interface MirrorView<T> {
   stop(): void;
 }
 
-/** Opens a view of `kind`; it is filled (and current) when the promise resolves. */
-export async function openMirrorView<T>(
+/**
+ * What a mirror message says of its key: `deleted`, the object, or undefined for a reference
+ * whose value is gone (the key moved on, and its later message says to what).
+ */
+export async function mirroredValue<T>(
   mirror: MirrorSource,
-  kind: string,
-  options: { catchUpMs?: number } = {},
-): Promise<MirrorView<T>> {
+  m: JsMsg,
+): Promise<T | 'deleted' | undefined> {
+  if (isDeletion(m.headers?.get('KV-Operation')) || m.data.length === 0) return 'deleted';
+  if (!isBodyRef(m.headers)) return m.json<T>();
+  try {
+    return JSON.parse(await textOf(mirror, m)) as T;
+  } catch (error) {
+    if (error instanceof BodyMissingError) return undefined;
+    throw error;
+  }
+}
+
+/** A consumer applying, in order, every mirror message of one subject filter. */
+export interface MirrorFollower {
+  /** Resolves once every message the mirror had when it was called has been applied. */
+  current(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * Follows the mirror messages matching `filter` (from the first), handing each to `apply` in
+ * stream order; filled (and current) when the promise resolves. `what` names the follower in
+ * the error raised when it cannot catch up within `catchUpMs`.
+ */
+export async function followMirror(
+  mirror: MirrorSource,
+  filter: string,
+  apply: (m: JsMsg) => Promise<void> | void,
+  options: { what: string; catchUpMs?: number },
+): Promise<MirrorFollower> {
   const catchUpMs = options.catchUpMs ?? 10_000;
-  // cluster token → namespace token → key → object
-  const objects = new Map<string, Map<string, Map<string, T>>>();
   // The stream sequence of the last message applied (an ordered consumer replaced after a gap
   // goes on from there), and a sequence up to which the stream is known to hold no message of
-  // the kind that is not applied.
+  // the filter that is not applied.
   let applied = 0;
   let checked = 0;
   const waiters = new Set<{ until: number; resolve: () => void }>();
 
-  // A reference's value, or undefined when it is gone: the key moved on, and its later message
-  // (which this consumer applies next) says to what.
-  const referenced = async (m: JsMsg): Promise<T | undefined> => {
-    try {
-      return JSON.parse(await textOf(mirror, m)) as T;
-    } catch (error) {
-      if (error instanceof BodyMissingError) return undefined;
-      throw error;
-    }
-  };
-  const apply = async (m: JsMsg): Promise<void> => {
-    const key = m.subject.slice(subjectPrefix.length);
-    const [cluster = '', , namespace = '', name = ''] = key.split('.');
-    const deleted = isDeletion(m.headers?.get('KV-Operation')) || m.data.length === 0;
-    const large = !deleted && isBodyRef(m.headers) ? await referenced(m) : undefined;
-    let inCluster = objects.get(cluster);
-    if (deleted) {
-      inCluster?.get(namespace)?.delete(name);
-    } else if (isBodyRef(m.headers) && large === undefined) {
-      // Skipped: its successor follows.
-    } else {
-      if (inCluster === undefined)
-        objects.set(cluster, (inCluster = new Map<string, Map<string, T>>()));
-      let inNamespace = inCluster.get(namespace);
-      if (inNamespace === undefined) inCluster.set(namespace, (inNamespace = new Map<string, T>()));
-      inNamespace.set(name, large ?? m.json<T>());
-    }
-    applied = m.seq;
-    for (const waiter of waiters) {
-      if (applied >= waiter.until) {
-        waiters.delete(waiter);
-        waiter.resolve();
-      }
-    }
-  };
-
   // Every message, not the last per subject: the bucket keeps one message per key, so both
   // deliver the same, and NATS 2.9 sets up the first more cheaply.
-  const filter = `${subjectPrefix}*.${encodeToken(kind)}.*.*`;
   const consumer = await mirror.js.consumers.get(mirrorStream, {
     filter_subjects: filter,
     deliver_policy: DeliverPolicy.All,
   });
   const messages: ConsumerMessages = await consumer.consume();
   void (async () => {
-    // In order: a reference's value is read before the next message is applied.
-    for await (const m of messages) await apply(m);
+    // In order: a message is applied whole (a reference's value read) before the next.
+    for await (const m of messages) {
+      await apply(m);
+      applied = m.seq;
+      for (const waiter of waiters) {
+        if (applied >= waiter.until) {
+          waiters.delete(waiter);
+          waiter.resolve();
+        }
+      }
+    }
   })().catch(() => undefined); // ends with the connection; current() then reports the lag
 
   const appliedUpTo = async (until: number, deadline: number): Promise<void> => {
@@ -107,7 +107,7 @@ export async function openMirrorView<T>(
         timer = setTimeout(
           () => {
             waiters.delete(waiter);
-            reject(new MirrorViewLagError(kind, catchUpMs));
+            reject(new MirrorViewLagError(options.what, catchUpMs));
           },
           Math.max(0, deadline - Date.now()),
         );
@@ -134,9 +134,47 @@ export async function openMirrorView<T>(
     }
   };
   await current();
-
   return {
     current,
+    stop() {
+      messages.stop();
+      for (const waiter of waiters) waiter.resolve();
+      waiters.clear();
+    },
+  };
+}
+
+/** Opens a view of `kind`; it is filled (and current) when the promise resolves. */
+export async function openMirrorView<T>(
+  mirror: MirrorSource,
+  kind: string,
+  options: { catchUpMs?: number } = {},
+): Promise<MirrorView<T>> {
+  // cluster token → namespace token → key → object
+  const objects = new Map<string, Map<string, Map<string, T>>>();
+
+  const apply = async (m: JsMsg): Promise<void> => {
+    const key = m.subject.slice(subjectPrefix.length);
+    const [cluster = '', , namespace = '', name = ''] = key.split('.');
+    const value = await mirroredValue<T>(mirror, m);
+    let inCluster = objects.get(cluster);
+    if (value === 'deleted') {
+      inCluster?.get(namespace)?.delete(name);
+    } else if (value !== undefined) {
+      if (inCluster === undefined)
+        objects.set(cluster, (inCluster = new Map<string, Map<string, T>>()));
+      let inNamespace = inCluster.get(namespace);
+      if (inNamespace === undefined) inCluster.set(namespace, (inNamespace = new Map<string, T>()));
+      inNamespace.set(name, value);
+    }
+  };
+  const follower = await followMirror(mirror, `${subjectPrefix}*.${encodeToken(kind)}.*.*`, apply, {
+    what: kind,
+    ...options,
+  });
+
+  return {
+    current: () => follower.current(),
     list(cluster, namespace) {
       const inCluster = objects.get(encodeToken(cluster));
       if (inCluster === undefined) return [];
@@ -146,11 +184,7 @@ export async function openMirrorView<T>(
       }
       return [...inCluster.values()].flatMap((inNamespace) => [...inNamespace.values()]);
     },
-    stop() {
-      messages.stop();
-      for (const waiter of waiters) waiter.resolve();
-      waiters.clear();
-    },
+    stop: () => follower.stop(),
   };
 }
 

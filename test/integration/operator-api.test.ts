@@ -186,3 +186,88 @@ t.test(
     );
   },
 );
+
+t.test(
+  'operator api - a CRD shared by two installs lists under both; kubectl label adds and removes a component',
+  async (t) => {
+    const { client, fixture } = await pipelineFor(t);
+    for (const ns of ['team-d', 'team-e']) {
+      await namespaceWithOperatorGroup(client, ns);
+      await subscribe(client, ns, 'etcd', 'singlenamespace-alpha');
+    }
+    const crd = 'CustomResourceDefinition /etcdclusters.etcd.database.coreos.com';
+    for (const ns of ['team-d', 'team-e'])
+      await waitFor(
+        `Operator etcd.${ns} to list the shared CRD and its CSV Succeeded`,
+        async () => {
+          const r = await refs(client, `etcd.${ns}`);
+          const csv = r?.find((x) => x.kind === 'ClusterServiceVersion');
+          return r?.map(refKey).includes(crd) === true && csv?.conditions?.[0]?.type === 'Succeeded'
+            ? true
+            : undefined;
+        },
+        60_000,
+      );
+    const shared = await client.get({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name: 'etcdclusters.etcd.database.coreos.com',
+    });
+    t.equal(
+      shared?.metadata.labels?.['operators.coreos.com/etcd.team-d'],
+      '',
+      'labelled for team-d',
+    );
+    t.equal(
+      shared?.metadata.labels?.['operators.coreos.com/etcd.team-e'],
+      '',
+      'labelled for team-e',
+    );
+
+    // A user makes an OLM-managed ConfigMap a component with kubectl label, then takes it back;
+    // one that is not OLM-managed is not a component (upstream's cache does not see it).
+    const label = 'operators.coreos.com/etcd.team-d=';
+    await kubectl(fixture, ['create', 'configmap', 'extra', '-n', 'team-d']);
+    await kubectl(fixture, ['create', 'configmap', 'unmanaged', '-n', 'team-d']);
+    await kubectl(fixture, [
+      'label',
+      'configmap',
+      'extra',
+      '-n',
+      'team-d',
+      'olm.managed=true',
+      label,
+    ]);
+    await kubectl(fixture, ['label', 'configmap', 'unmanaged', '-n', 'team-d', label]);
+    const withExtra = await waitFor(
+      'the labelled ConfigMap to be listed',
+      async () => {
+        const r = (await refs(client, 'etcd.team-d'))?.map(refKey);
+        return r?.includes('ConfigMap team-d/extra') === true ? r : undefined;
+      },
+      30_000,
+    );
+    t.notOk(withExtra.includes('ConfigMap team-d/unmanaged'), 'not OLM-managed: not listed');
+    await kubectl(fixture, [
+      'label',
+      'configmap',
+      'extra',
+      '-n',
+      'team-d',
+      'operators.coreos.com/etcd.team-d-',
+    ]);
+    const without = await waitFor(
+      'the unlabelled ConfigMap to be dropped',
+      async () => {
+        const r = (await refs(client, 'etcd.team-d'))?.map(refKey);
+        return r !== undefined && !r.includes('ConfigMap team-d/extra') ? r : undefined;
+      },
+      30_000,
+    );
+    t.ok(without.includes(crd), 'the shared CRD stays listed');
+    t.notOk(
+      (await refs(client, 'etcd.team-e'))?.map(refKey).includes('ConfigMap team-d/extra'),
+      'never listed under the other install',
+    );
+  },
+);
