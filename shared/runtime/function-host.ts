@@ -300,6 +300,8 @@ export class FunctionHost<Key, Snapshot, Writes> {
     const { cluster, key: words } = parseWorkSubject(m.subject);
     const labels = { cluster, function: this.queue };
     const abort = new AbortController();
+    // Every API request of the reconcile listens to it; a load sends many at once.
+    setMaxListeners(0, abort.signal);
     let context: WorkContext<Key>;
     try {
       context = this.contextOf(cluster, words, abort.signal);

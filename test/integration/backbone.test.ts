@@ -105,6 +105,10 @@ function echoMatches(sourceObject: KubeObject, echo: KubeObject): boolean {
   return echo.metadata.annotations?.[echoOfAnnotation] === digest;
 }
 
+// The kill -9 test starts a hundred node processes one after another: minutes on a loaded
+// 2-core machine, past the suite's 300 s per file.
+t.setTimeout(900_000);
+
 t.test(
   'backbone - a change flows from the API through the watcher and a function back to the API',
   async (t) => {
