@@ -1,7 +1,7 @@
 // The CSV lifecycle reconciler of the install function: one work item per namespace (a CSV's
 // phase depends on the namespace's OperatorGroups, the CSV it replaces and the one replacing
-// it). load reads the namespace from the API (load.ts), decide is decide.ts, apply writes
-// objects then statuses (apply.ts).
+// it). load reads the namespace's CSVs from the API and the rest from the mirror (load.ts),
+// decide is decide.ts, apply writes objects then statuses (apply.ts).
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
 import type { FunctionDefinition, Trigger, WorkContext } from '../../../shared/runtime/types.js';
 import type { FieldKey } from '../../../shared/runtime/work-keys.js';
@@ -18,6 +18,7 @@ import { applyNamespace } from './apply.js';
 import { decideNamespace } from './decide.js';
 import { failCsvsOnDeadWork } from './give-up.js';
 import { loadNamespace } from './load.js';
+import { clusterRbacViews } from './load-requirements.js';
 import type { CsvNamespaceSnapshot, CsvNamespaceWrites } from './types.js';
 
 // A Subscription matters to the CSV it installed (status.installedCSV): its spec.config shapes
@@ -25,6 +26,28 @@ import type { CsvNamespaceSnapshot, CsvNamespaceWrites } from './types.js';
 const subscriptionTrigger: Trigger = {
   kind: 'Subscription',
   parts: ['metadata', 'spec', 'status.installedCSV'],
+  workKeys: namespaceKeys,
+};
+
+// A strategy deployment's health reads its metadata (spec hash label, generation), spec and
+// these status fields (deployments.ts deploymentHealth); its replica counts as pods come and
+// go start no pass.
+const deploymentTrigger: Trigger = {
+  kind: 'Deployment',
+  parts: [
+    'metadata',
+    'spec',
+    'status.conditions',
+    'status.observedGeneration',
+    'status.updatedReplicas',
+  ],
+  workKeys: namespaceKeys,
+};
+
+// A service account matters by its existence and owner (requirements.ts); token secrets do not.
+const serviceAccountTrigger: Trigger = {
+  kind: 'ServiceAccount',
+  parts: ['metadata'],
   workKeys: namespaceKeys,
 };
 
@@ -45,23 +68,23 @@ export function csvFunction(options: {
   /** Lifetime of issued serving certificates (default: upstream's 730 days). */
   certificateLifetimeMs?: number;
   /**
-   * Where the CRDs a CSV requires are read when it serves no webhooks (whose conversion
-   * settings are written back to the whole CRD): the mirror, as upstream reads its informers.
-   * Without it, from the API.
+   * The watcher's mirror, read as upstream reads its informers: everything but the CSVs, and
+   * the CRDs a CSV requires unless it serves webhooks (whose conversion settings are written
+   * back to the whole CRD).
    */
-  mirror?: MirrorSource;
-}): FunctionDefinition<FieldKey<'namespace'>, CsvNamespaceSnapshot, CsvNamespaceWrites> {
+  mirror: MirrorSource;
+}): FunctionDefinition<FieldKey<'namespace'>, CsvNamespaceSnapshot, CsvNamespaceWrites> & {
+  close(): void;
+} {
   const certificateLifetimeMs = options.certificateLifetimeMs ?? defaultCertificateLifetimeMs;
+  const clusterRbac = clusterRbacViews(options.mirror);
   return {
+    close: () => clusterRbac.stop(),
     key: csvNamespaceKey,
     triggers: [
-      ...[
-        'ClusterServiceVersion',
-        'OperatorGroup',
-        'Deployment',
-        'ServiceAccount',
-        'InstallPlan',
-      ].map(namespaceTrigger(csvNamespaceKey)),
+      ...['ClusterServiceVersion', 'OperatorGroup'].map(namespaceTrigger(csvNamespaceKey)),
+      deploymentTrigger,
+      serviceAccountTrigger,
       subscriptionTrigger,
       operatorConditionTrigger,
     ],
@@ -70,6 +93,7 @@ export function csvFunction(options: {
         client: work.client,
         cluster: work.cluster,
         mirror: options.mirror,
+        clusterRbac,
         now: work.now,
         certificateLifetimeMs,
       });

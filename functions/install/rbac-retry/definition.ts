@@ -10,7 +10,7 @@
 // - ClusterRole, ClusterRoleBinding: every namespace whose OperatorGroup names one (upstream:
 //   every namespace);
 // - OperatorGroup: its namespace (status.serviceAccountRef is written by the rbac function).
-import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
+import { listMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
 import { lazyMirrorView } from '../../../shared/bus/mirror-view.js';
 import type {
   FunctionDefinition,
@@ -59,12 +59,14 @@ export function rbacRetryFunction(options: { mirror: MirrorSource }): FunctionDe
     ],
     async load(work: RetryWork): Promise<RbacRetrySnapshot> {
       const { namespace } = work.key;
-      const csvs = await work.client.list<Csv>({
-        apiVersion: 'operators.coreos.com/v1alpha1',
+      // From the mirror: only their status is written (the status subresource, which keeps
+      // what the watcher trims), conditionally, and a 409 decides again.
+      const csvs = await listMirrored<Csv>(options.mirror, {
+        cluster: work.cluster,
         kind: 'ClusterServiceVersion',
         namespace,
       });
-      return { namespace, now: work.now(), csvs: csvs.items };
+      return { namespace, now: work.now(), csvs };
     },
     decide: decideRbacRetry,
     async apply(writes: RbacRetryWrites, work: RetryWork): Promise<void> {
