@@ -6,6 +6,7 @@ import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
 import type { FunctionDefinition, Trigger, WorkContext } from '../../../shared/runtime/types.js';
 import type { FieldKey } from '../../../shared/runtime/work-keys.js';
 import { defaultCertificateLifetimeMs } from '../certificates.js';
+import type { Csv } from '../csv-status.js';
 import type { InstallMetrics } from '../metrics.js';
 import { mentionsUpgradeable, type ServedOperatorCondition } from '../operator-conditions/index.js';
 import type { ScopedClients } from '../scope.js';
@@ -27,6 +28,17 @@ const subscriptionTrigger: Trigger = {
   kind: 'Subscription',
   parts: ['metadata', 'spec', 'status.installedCSV'],
   workKeys: namespaceKeys,
+};
+
+// Copies are copy-csv's: no decision here reads them (gates.ts, ownership.ts), and copy-csv
+// writes one into every target namespace each time the original changes. A deleted copy is
+// not told from a deleted CSV: every deletion wakes the namespace.
+const csvTrigger: Trigger = {
+  kind: 'ClusterServiceVersion',
+  workKeys: (c) => {
+    const csv = c.object as Csv | undefined;
+    return csv?.metadata.labels?.['olm.copiedFrom'] !== undefined ? [] : namespaceKeys(c);
+  },
 };
 
 // A strategy deployment's health reads its metadata (spec hash label, generation), spec and
@@ -82,7 +94,8 @@ export function csvFunction(options: {
     close: () => clusterRbac.stop(),
     key: csvNamespaceKey,
     triggers: [
-      ...['ClusterServiceVersion', 'OperatorGroup'].map(namespaceTrigger(csvNamespaceKey)),
+      csvTrigger,
+      namespaceTrigger(csvNamespaceKey)('OperatorGroup'),
       deploymentTrigger,
       serviceAccountTrigger,
       subscriptionTrigger,
