@@ -9,7 +9,8 @@
 // - Role, RoleBinding: their namespace, if its OperatorGroup names a service account;
 // - ClusterRole, ClusterRoleBinding: every namespace whose OperatorGroup names one (upstream:
 //   every namespace);
-// - OperatorGroup: its namespace (status.serviceAccountRef is written by the rbac function).
+// - OperatorGroup: its namespace (status.serviceAccountRef is written by the rbac function);
+//   one naming no service account only when its spec changes.
 import { listMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
 import { lazyMirrorView } from '../../../shared/bus/mirror-view.js';
 import type {
@@ -22,7 +23,7 @@ import type { FieldKey } from '../../../shared/runtime/work-keys.js';
 import { rbacRetryKey } from '../keys.js';
 import type { Csv } from '../csv-status.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
-import { namespaceTrigger } from '../triggers.js';
+import { namespaceItems } from '../triggers.js';
 import { decideRbacRetry, scopedNamespacesOf, type OperatorGroupLike } from './decide.js';
 import type { RbacRetrySnapshot, RbacRetryWrites } from './types.js';
 
@@ -53,7 +54,17 @@ export function rbacRetryFunction(options: { mirror: MirrorSource }): FunctionDe
     triggers: [
       { kind: 'Role', workKeys: scopedNamespaces },
       { kind: 'RoleBinding', workKeys: scopedNamespaces },
-      namespaceTrigger(rbacRetryKey)('OperatorGroup'),
+      {
+        kind: 'OperatorGroup',
+        // Only installs acting as a service account fail for good: an OperatorGroup naming none
+        // matters when its spec changes (one that named one may have dropped it), not when
+        // the rbac function writes its status or annotations.
+        workKeys: (c) => {
+          const group = c.object as OperatorGroupLike | undefined;
+          const scoped = group === undefined || scopedNamespacesOf([group]).length > 0;
+          return scoped || c.touches(['spec']) ? namespaceItems(rbacRetryKey)(c) : [];
+        },
+      },
       { kind: 'ClusterRole', workKeys: scopedNamespaces },
       { kind: 'ClusterRoleBinding', workKeys: scopedNamespaces },
     ],
