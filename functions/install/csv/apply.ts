@@ -12,6 +12,7 @@ import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
 import { rebasedOnApi } from '../mirrored.js';
 import type { InstallMetrics } from '../metrics.js';
 import type { ScopedClients } from '../scope.js';
+import type { SettledEchoes } from './echoes.js';
 import { csvPhaseEvent } from './events.js';
 import type { CsvNamespaceWrites } from './types.js';
 
@@ -23,6 +24,8 @@ export interface CsvApplyContext {
   metrics: InstallMetrics | undefined;
   now: () => Date;
   log: Logger;
+  /** Where status writes of settled passes are remembered, so their echoes start no pass. */
+  echoes: SettledEchoes | undefined;
 }
 
 // Events are best effort, as upstream's recorder: a failure is logged, the pass goes on.
@@ -101,7 +104,9 @@ export async function applyNamespace(
       c.log.info({ csv: w.csv.metadata.name, err: error }, 'install strategy failed');
     }
     if (status !== undefined && status !== w.csv.status) {
-      await updateStatusOrStale(client, { ...w.csv, status }, 'CSV');
+      const written = await updateStatusOrStale(client, { ...w.csv, status }, 'CSV');
+      if (w.settled === true && status === w.status && written !== undefined)
+        c.echoes?.remember(c.cluster, writes.namespace, w.csv.metadata.name ?? '', written);
       if (w.upgrade === true) c.metrics?.csvUpgradeCount.inc({ cluster: c.cluster });
       if (w.onFailure !== undefined) {
         const from = w.chained ?? w.csv;

@@ -16,6 +16,7 @@ import { namespaceItems, namespaceTrigger } from '../triggers.js';
 const namespaceKeys = namespaceItems(csvNamespaceKey);
 type CsvWork = WorkContext<FieldKey<'namespace'>>;
 import { applyNamespace } from './apply.js';
+import { SettledEchoes } from './echoes.js';
 import { decideNamespace } from './decide.js';
 import { failCsvsOnDeadWork } from './give-up.js';
 import { loadNamespace } from './load.js';
@@ -33,13 +34,18 @@ const subscriptionTrigger: Trigger = {
 // Copies are copy-csv's: no decision here reads them (gates.ts, ownership.ts), and copy-csv
 // writes one into every target namespace each time the original changes. A deleted copy is
 // not told from a deleted CSV: every deletion wakes the namespace.
-const csvTrigger: Trigger = {
+// Nor does the echo of a status this replica wrote in a settled pass (echoes.ts).
+const csvTrigger = (echoes: SettledEchoes): Trigger => ({
   kind: 'ClusterServiceVersion',
   workKeys: (c) => {
     const csv = c.object as Csv | undefined;
-    return csv?.metadata.labels?.['olm.copiedFrom'] !== undefined ? [] : namespaceKeys(c);
+    if (csv?.metadata.labels?.['olm.copiedFrom'] !== undefined) return [];
+    const version = csv?.metadata.resourceVersion;
+    if (version !== undefined && echoes.take(c.ref.cluster, c.ref.namespace, c.ref.name, version))
+      return [];
+    return namespaceKeys(c);
   },
-};
+});
 
 // A strategy deployment's health reads its metadata (spec hash label, generation), spec and
 // these status fields (deployments.ts deploymentHealth); its replica counts as pods come and
@@ -90,11 +96,12 @@ export function csvFunction(options: {
 } {
   const certificateLifetimeMs = options.certificateLifetimeMs ?? defaultCertificateLifetimeMs;
   const clusterRbac = clusterRbacViews(options.mirror);
+  const echoes = new SettledEchoes();
   return {
     close: () => clusterRbac.stop(),
     key: csvNamespaceKey,
     triggers: [
-      csvTrigger,
+      csvTrigger(echoes),
       namespaceTrigger(csvNamespaceKey)('OperatorGroup'),
       deploymentTrigger,
       serviceAccountTrigger,
@@ -121,6 +128,7 @@ export function csvFunction(options: {
         metrics: options.metrics,
         now: work.now,
         log: work.log,
+        echoes,
       });
     },
   };
