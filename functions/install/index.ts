@@ -18,25 +18,28 @@ export function installFunction(options: unknown = {}): CreateFunction {
     const metrics = createInstallMetrics(context.registry);
     const scoped = new ScopedClients();
     const retry = rbacRetryFunction({ mirror: context.backbone });
+    const csv = csvFunction({
+      scoped,
+      metrics,
+      certificateLifetimeMs,
+      mirror: context.backbone,
+    });
     return Promise.resolve({
       definitions: [
         installPlanFunction({
           scoped,
           warnings: metrics.installPlanWarnings,
           retryWindowMs: installPlanRetryTimeoutMs,
-        }),
-        csvFunction({
-          scoped,
-          metrics,
-          certificateLifetimeMs,
           mirror: context.backbone,
         }),
-        operatorConditionFunction(),
+        csv,
+        operatorConditionFunction({ mirror: context.backbone }),
         retry,
       ],
       close() {
         scoped.close();
         retry.close();
+        csv.close();
         return Promise.resolve();
       },
     });

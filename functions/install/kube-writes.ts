@@ -1,6 +1,12 @@
 // How the install reconcilers write besides executeWrites: under one field manager, and status
 // writes whose conflict means "re-read and decide again".
-import type { KubeClient, KubeObject, ObjectRef, WriteQuery } from '../../shared/kube/client.js';
+import type {
+  KubeClient,
+  KubeObject,
+  ObjectRef,
+  PartialObjectMetadata,
+  WriteQuery,
+} from '../../shared/kube/client.js';
 import { isConflict } from '../../shared/kube/errors.js';
 import { StaleDecisionError } from '../../shared/runtime/function-host.js';
 
@@ -33,16 +39,19 @@ export function controllerRef(owner: KubeObject): OwnerReference {
 
 /**
  * Writes `object`'s status (conditional on its resourceVersion); a 409 becomes
- * StaleDecisionError `<what> status: …`, so the host decides again on fresh reads.
+ * StaleDecisionError `<what> status: …`, so the host decides again on fresh reads. Returns the
+ * resourceVersion written.
  */
 export async function updateStatusOrStale(
   client: KubeClient,
   object: KubeObject,
   what: string,
   query?: WriteQuery,
-): Promise<void> {
+): Promise<string | undefined> {
   try {
-    await client.updateStatus(object, query);
+    const written = (await client.updateStatus(object, { ...query, answer: 'metadata' })) as
+      PartialObjectMetadata | undefined;
+    return written?.metadata.resourceVersion;
   } catch (error) {
     if (isConflict(error)) {
       throw new StaleDecisionError(`${what} status: ${error.message}`, { cause: error });

@@ -3,8 +3,10 @@
 // than the cluster admin granted it.
 import type { ServiceAccount } from '../../shared/api/core.js';
 import type { OperatorGroup } from '../../shared/api/index.js';
+import { listMirrored, type MirrorSource } from '../../shared/bus/mirror-read.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import type { Served } from '../../shared/kube/served.js';
+import { mirroredOrApi } from './mirrored.js';
 
 /** The service account an install in `namespace` acts as; undefined when unscoped. */
 export type InstallScope = { serviceAccount: string } | { error: string } | undefined;
@@ -50,6 +52,38 @@ export async function operatorGroupScope(
     };
   }
   return { serviceAccount: name };
+}
+
+/**
+ * The install scope of `namespace` from the watcher's mirror: OperatorGroups are only read here
+ * (a change of one triggers its readers, so the mirror has it), and the service account, which
+ * the mirror holds only when olm.managed, from the API when the mirror lacks it.
+ */
+export async function mirroredScope(
+  mirror: MirrorSource,
+  client: KubeClient,
+  cluster: string,
+  namespace: string,
+): Promise<InstallScope> {
+  const groups = await listMirrored<Served<OperatorGroup>>(mirror, {
+    cluster,
+    kind: 'OperatorGroup',
+    namespace,
+  });
+  const name = groups.length === 1 ? groups[0]?.spec?.serviceAccountName : undefined;
+  const account =
+    name === undefined || name === ''
+      ? undefined
+      : await mirroredOrApi<Served<ServiceAccount>>(mirror, client, cluster, {
+          apiVersion: 'v1',
+          kind: 'ServiceAccount',
+          namespace,
+          name,
+        });
+  return operatorGroupScope(client, namespace, {
+    groups,
+    serviceAccounts: account === undefined ? [] : [account],
+  });
 }
 
 /** The user name Kubernetes gives a service account. */

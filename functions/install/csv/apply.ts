@@ -5,12 +5,14 @@
 import type { Logger } from 'pino';
 import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
 import { KubeApiError } from '../../../shared/kube/errors.js';
-import { executeWrites } from '../../../shared/kube/executor.js';
+import { executeWrites, type Write } from '../../../shared/kube/executor.js';
 import { StaleDecisionError } from '../../../shared/runtime/function-host.js';
 import { transitioned, type Csv } from '../csv-status.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
+import { rebasedOnApi } from '../mirrored.js';
 import type { InstallMetrics } from '../metrics.js';
 import type { ScopedClients } from '../scope.js';
+import type { SettledEchoes } from './echoes.js';
 import { csvPhaseEvent } from './events.js';
 import type { CsvNamespaceWrites } from './types.js';
 
@@ -22,6 +24,8 @@ export interface CsvApplyContext {
   metrics: InstallMetrics | undefined;
   now: () => Date;
   log: Logger;
+  /** Where status writes of settled passes are remembered, so their echoes start no pass. */
+  echoes: SettledEchoes | undefined;
 }
 
 // Events are best effort, as upstream's recorder: a failure is logged, the pass goes on.
@@ -42,6 +46,22 @@ async function recordEvents(
   );
 }
 
+// Kinds the pass reads from the mirror (load.ts): their updates are rebased on the API object.
+const mirroredKinds = new Set(['Deployment', 'OperatorCondition']);
+
+// `reader` reads the API object (a scoped writer may not be allowed to), `writer` writes.
+async function writeObjects(
+  reader: KubeClient,
+  writer: KubeClient,
+  writes: readonly Write[],
+): Promise<void> {
+  for (const w of writes) {
+    const write =
+      w.op === 'update' && mirroredKinds.has(w.object.kind) ? await rebasedOnApi(reader, w) : w;
+    await executeWrites(writer, [write], installFieldManager);
+  }
+}
+
 /** Writes a namespace pass: OperatorConditions, then each CSV's objects, status and Events. */
 export async function applyNamespace(
   writes: CsvNamespaceWrites,
@@ -52,7 +72,7 @@ export async function applyNamespace(
   // OperatorConditions never hold up the CSVs: a failed write is retried on the next pass.
   for (const w of writes.operatorConditions ?? []) {
     try {
-      await executeWrites(client, [w], installFieldManager);
+      await writeObjects(client, client, [w]);
     } catch (error) {
       if (error instanceof StaleDecisionError) throw error;
       c.log.warn({ err: error }, 'could not write an OperatorCondition');
@@ -68,7 +88,7 @@ export async function applyNamespace(
         ? c.scoped.clientFor(client, writes.namespace, scope.serviceAccount)
         : client;
     try {
-      await executeWrites(writer, w.writes, installFieldManager);
+      await writeObjects(client, writer, w.writes);
     } catch (error) {
       if (error instanceof StaleDecisionError || w.onFailure === undefined) throw error;
       const forbidden = error instanceof KubeApiError && error.reason === 'Forbidden';
@@ -84,7 +104,9 @@ export async function applyNamespace(
       c.log.info({ csv: w.csv.metadata.name, err: error }, 'install strategy failed');
     }
     if (status !== undefined && status !== w.csv.status) {
-      await updateStatusOrStale(client, { ...w.csv, status }, 'CSV');
+      const written = await updateStatusOrStale(client, { ...w.csv, status }, 'CSV');
+      if (w.settled === true && status === w.status && written !== undefined)
+        c.echoes?.remember(c.cluster, writes.namespace, w.csv.metadata.name ?? '', written);
       if (w.upgrade === true) c.metrics?.csvUpgradeCount.inc({ cluster: c.cluster });
       if (w.onFailure !== undefined) {
         const from = w.chained ?? w.csv;

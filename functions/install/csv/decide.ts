@@ -42,6 +42,28 @@ export function decideCsv(csv: Csv, s: CsvNamespaceSnapshot): CsvWrites {
   });
 }
 
+/**
+ * Whether a pass writing `csvs` leaves the namespace settled: with every CSV at the status it
+ * writes, no CSV would move or write again. Only status moves are judged: a pass that writes
+ * anything else (objects, deletions, upgrades) or fails a CSV is not settled.
+ */
+function settled(s: CsvNamespaceSnapshot, csvs: readonly CsvWrites[]): boolean {
+  if (csvs.some((w) => w.writes.length > 0 || w.onFailure !== undefined || w.upgrade === true))
+    return false;
+  const after = {
+    ...s,
+    csvs: csvs.map((w) => (w.status === undefined ? w.csv : { ...w.csv, status: w.status })),
+  };
+  return after.csvs.every((csv) => {
+    const again = decideCsv(csv, after);
+    return (
+      again.writes.length === 0 &&
+      again.upgrade !== true &&
+      (again.status === undefined || JSON.stringify(again.status) === JSON.stringify(csv.status))
+    );
+  });
+}
+
 /** Pure: every CSV's move in the namespace. */
 export function decideNamespace(s: CsvNamespaceSnapshot): {
   writes: CsvNamespaceWrites;
@@ -80,6 +102,7 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
       if (d.status !== undefined) current = { ...current, status: d.status };
     }
   });
+  const settledCsvs = settled(s, csvs) ? csvs.map((w) => ({ ...w, settled: true })) : csvs;
   // Look again while something waits on what no trigger reports (deployment rollout, CRDs).
   const waiting = s.csvs.some((c) => {
     const phase = c.status?.phase ?? '';
@@ -101,7 +124,7 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
   return {
     writes: {
       namespace: s.namespace,
-      csvs,
+      csvs: settledCsvs,
       ...(s.scope === undefined ? {} : { scope: { serviceAccount: s.scope.serviceAccount } }),
       ...(s.operatorConditions === undefined
         ? {}

@@ -1,11 +1,12 @@
 // The CSV lifecycle reconciler of the install function: one work item per namespace (a CSV's
 // phase depends on the namespace's OperatorGroups, the CSV it replaces and the one replacing
-// it). load reads the namespace from the API (load.ts), decide is decide.ts, apply writes
-// objects then statuses (apply.ts).
+// it). load reads the namespace's CSVs from the API and the rest from the mirror (load.ts),
+// decide is decide.ts, apply writes objects then statuses (apply.ts).
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
 import type { FunctionDefinition, Trigger, WorkContext } from '../../../shared/runtime/types.js';
 import type { FieldKey } from '../../../shared/runtime/work-keys.js';
 import { defaultCertificateLifetimeMs } from '../certificates.js';
+import type { Csv } from '../csv-status.js';
 import type { InstallMetrics } from '../metrics.js';
 import { mentionsUpgradeable, type ServedOperatorCondition } from '../operator-conditions/index.js';
 import type { ScopedClients } from '../scope.js';
@@ -15,9 +16,11 @@ import { namespaceItems, namespaceTrigger } from '../triggers.js';
 const namespaceKeys = namespaceItems(csvNamespaceKey);
 type CsvWork = WorkContext<FieldKey<'namespace'>>;
 import { applyNamespace } from './apply.js';
+import { SettledEchoes } from './echoes.js';
 import { decideNamespace } from './decide.js';
 import { failCsvsOnDeadWork } from './give-up.js';
 import { loadNamespace } from './load.js';
+import { clusterRbacViews } from './load-requirements.js';
 import type { CsvNamespaceSnapshot, CsvNamespaceWrites } from './types.js';
 
 // A Subscription matters to the CSV it installed (status.installedCSV): its spec.config shapes
@@ -25,6 +28,44 @@ import type { CsvNamespaceSnapshot, CsvNamespaceWrites } from './types.js';
 const subscriptionTrigger: Trigger = {
   kind: 'Subscription',
   parts: ['metadata', 'spec', 'status.installedCSV'],
+  workKeys: namespaceKeys,
+};
+
+// Copies are copy-csv's: no decision here reads them (gates.ts, ownership.ts), and copy-csv
+// writes one into every target namespace each time the original changes. A deleted copy is
+// not told from a deleted CSV: every deletion wakes the namespace.
+// Nor does the echo of a status this replica wrote in a settled pass (echoes.ts).
+const csvTrigger = (echoes: SettledEchoes): Trigger => ({
+  kind: 'ClusterServiceVersion',
+  workKeys: (c) => {
+    const csv = c.object as Csv | undefined;
+    if (csv?.metadata.labels?.['olm.copiedFrom'] !== undefined) return [];
+    const version = csv?.metadata.resourceVersion;
+    if (version !== undefined && echoes.take(c.ref.cluster, c.ref.namespace, c.ref.name, version))
+      return [];
+    return namespaceKeys(c);
+  },
+});
+
+// A strategy deployment's health reads its metadata (spec hash label, generation), spec and
+// these status fields (deployments.ts deploymentHealth); its replica counts as pods come and
+// go start no pass.
+const deploymentTrigger: Trigger = {
+  kind: 'Deployment',
+  parts: [
+    'metadata',
+    'spec',
+    'status.conditions',
+    'status.observedGeneration',
+    'status.updatedReplicas',
+  ],
+  workKeys: namespaceKeys,
+};
+
+// A service account matters by its existence and owner (requirements.ts); token secrets do not.
+const serviceAccountTrigger: Trigger = {
+  kind: 'ServiceAccount',
+  parts: ['metadata'],
   workKeys: namespaceKeys,
 };
 
@@ -45,23 +86,25 @@ export function csvFunction(options: {
   /** Lifetime of issued serving certificates (default: upstream's 730 days). */
   certificateLifetimeMs?: number;
   /**
-   * Where the CRDs a CSV requires are read when it serves no webhooks (whose conversion
-   * settings are written back to the whole CRD): the mirror, as upstream reads its informers.
-   * Without it, from the API.
+   * The watcher's mirror, read as upstream reads its informers: everything but the CSVs, and
+   * the CRDs a CSV requires unless it serves webhooks (whose conversion settings are written
+   * back to the whole CRD).
    */
-  mirror?: MirrorSource;
-}): FunctionDefinition<FieldKey<'namespace'>, CsvNamespaceSnapshot, CsvNamespaceWrites> {
+  mirror: MirrorSource;
+}): FunctionDefinition<FieldKey<'namespace'>, CsvNamespaceSnapshot, CsvNamespaceWrites> & {
+  close(): void;
+} {
   const certificateLifetimeMs = options.certificateLifetimeMs ?? defaultCertificateLifetimeMs;
+  const clusterRbac = clusterRbacViews(options.mirror);
+  const echoes = new SettledEchoes();
   return {
+    close: () => clusterRbac.stop(),
     key: csvNamespaceKey,
     triggers: [
-      ...[
-        'ClusterServiceVersion',
-        'OperatorGroup',
-        'Deployment',
-        'ServiceAccount',
-        'InstallPlan',
-      ].map(namespaceTrigger(csvNamespaceKey)),
+      csvTrigger(echoes),
+      namespaceTrigger(csvNamespaceKey)('OperatorGroup'),
+      deploymentTrigger,
+      serviceAccountTrigger,
       subscriptionTrigger,
       operatorConditionTrigger,
     ],
@@ -70,6 +113,7 @@ export function csvFunction(options: {
         client: work.client,
         cluster: work.cluster,
         mirror: options.mirror,
+        clusterRbac,
         now: work.now,
         certificateLifetimeMs,
       });
@@ -84,6 +128,7 @@ export function csvFunction(options: {
         metrics: options.metrics,
         now: work.now,
         log: work.log,
+        echoes,
       });
     },
   };

@@ -1,13 +1,17 @@
 // What the full requirement checks read (requirements.ts), while a CSV of the namespace is new or
 // Pending: the API server's version, whether the native APIs the CSVs name are served, and the
 // RBAC their PolicyRules are checked against (the namespace's Roles and RoleBindings, the
-// cluster's ClusterRoles and ClusterRoleBindings).
+// cluster's ClusterRoles and ClusterRoleBindings), from the watcher's mirror (it mirrors all
+// RBAC), as upstream reads its informers: RBAC a plan creates after its CSV is seen by the
+// Pending requeue, as it would be when read from the API a moment too early.
 import type {
   ClusterRole,
   ClusterRoleBinding,
   Role,
   RoleBinding,
 } from '../../../shared/api/core.js';
+import { listMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
+import { lazyMirrorView, type LazyMirrorView } from '../../../shared/bus/mirror-view.js';
 import type { KubeClient } from '../../../shared/kube/client.js';
 import { isNotFound } from '../../../shared/kube/errors.js';
 import type { Served } from '../../../shared/kube/served.js';
@@ -42,25 +46,57 @@ async function served(client: KubeClient, group: string, version: string, kind: 
   }
 }
 
+/** Live views of the cluster's RBAC: every requirement check reads all of it. */
+export interface ClusterRbacViews {
+  clusterRoles: LazyMirrorView<Served<ClusterRole>>;
+  clusterRoleBindings: LazyMirrorView<Served<ClusterRoleBinding>>;
+  stop(): void;
+}
+
+/** Opens (lazily, on first use) the views of ClusterRoles and ClusterRoleBindings. */
+export function clusterRbacViews(mirror: MirrorSource): ClusterRbacViews {
+  const clusterRoles = lazyMirrorView<Served<ClusterRole>>(mirror, 'ClusterRole');
+  const clusterRoleBindings = lazyMirrorView<Served<ClusterRoleBinding>>(
+    mirror,
+    'ClusterRoleBinding',
+  );
+  return {
+    clusterRoles,
+    clusterRoleBindings,
+    stop() {
+      clusterRoles.stop();
+      clusterRoleBindings.stop();
+    },
+  };
+}
+
+/** Where the requirement context is read from. */
+export interface RequirementsSource {
+  cluster: string;
+  namespace: string;
+  mirror: MirrorSource;
+  clusterRbac: ClusterRbacViews;
+}
+
 /** Reads the requirement context, or undefined when no CSV of the namespace needs it. */
 export async function loadRequirements(
   client: KubeClient,
-  namespace: string,
+  from: RequirementsSource,
   csvs: readonly Csv[],
 ): Promise<RequirementsContext | undefined> {
   const pending = csvs.filter(checked);
   if (pending.length === 0) return undefined;
-  const rbac = 'rbac.authorization.k8s.io/v1';
+  const { cluster, namespace, mirror } = from;
   const apis = pending.flatMap((c) => c.spec.nativeAPIs ?? []);
   const [version, roles, roleBindings, clusterRoles, clusterRoleBindings, nativeApis] =
     await Promise.all([
       pending.some((c) => (c.spec.minKubeVersion ?? '') !== '')
         ? serverVersion(client)
         : Promise.resolve(undefined),
-      client.list<Served<Role>>({ apiVersion: rbac, kind: 'Role', namespace }),
-      client.list<Served<RoleBinding>>({ apiVersion: rbac, kind: 'RoleBinding', namespace }),
-      client.list<Served<ClusterRole>>({ apiVersion: rbac, kind: 'ClusterRole' }),
-      client.list<Served<ClusterRoleBinding>>({ apiVersion: rbac, kind: 'ClusterRoleBinding' }),
+      listMirrored<Served<Role>>(mirror, { cluster, kind: 'Role', namespace }),
+      listMirrored<Served<RoleBinding>>(mirror, { cluster, kind: 'RoleBinding', namespace }),
+      from.clusterRbac.clusterRoles.list(cluster, ''),
+      from.clusterRbac.clusterRoleBindings.list(cluster, ''),
       Promise.all(
         apis.map(
           async (api) =>
@@ -72,10 +108,10 @@ export async function loadRequirements(
     serverVersion: version,
     nativeApis: new Map(nativeApis),
     rbac: {
-      roles: roles.items,
-      roleBindings: roleBindings.items,
-      clusterRoles: clusterRoles.items,
-      clusterRoleBindings: clusterRoleBindings.items,
+      roles,
+      roleBindings,
+      clusterRoles,
+      clusterRoleBindings,
     },
   };
 }

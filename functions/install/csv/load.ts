@@ -1,12 +1,14 @@
-// What one namespace pass of the CSV lifecycle reads, from the API: the namespace's CSVs,
-// OperatorGroups, Deployments, ServiceAccounts, Subscriptions and OperatorConditions, the CRDs
-// the CSVs name, cluster objects to clean up after deleted CSVs, the install scope, and serving
-// certificates (reused, or issued here: key generation is not for a pure decision).
+// What one namespace pass of the CSV lifecycle reads: the namespace's CSVs from the API; its
+// OperatorGroups, Subscriptions, OperatorConditions, Deployments and ServiceAccounts from the
+// watcher's mirror (../mirrored.ts); the CRDs the CSVs name, cluster objects to clean up after
+// deleted CSVs, the install scope, and serving certificates (reused, or issued here: key
+// generation is not for a pure decision).
 import type { Deployment, ServiceAccount } from '../../../shared/api/core.js';
 import type { OperatorCondition, OperatorGroup, Subscription } from '../../../shared/api/index.js';
 import type { KubeClient, KubeObject, ObjectRef } from '../../../shared/kube/client.js';
 import type { Served } from '../../../shared/kube/served.js';
-import { getMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
+import { getMirrored, listMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
+import { mirroredWithNeeded } from '../mirrored.js';
 import {
   issueServingCertificate,
   reusableCertificate,
@@ -16,10 +18,10 @@ import {
 import type { Crd } from '../crds.js';
 import { apiServiceName } from './apiservices.js';
 import type { Csv } from '../csv-status.js';
-import { operatorConditionApiVersion } from '../operator-conditions/index.js';
 import { operatorGroupScope } from '../scope.js';
-import { loadRequirements } from './load-requirements.js';
+import { loadRequirements, type ClusterRbacViews } from './load-requirements.js';
 import { crdNamesOf } from './requirements.js';
+import { strategyOf } from './strategy.js';
 import type { CsvNamespaceSnapshot } from './types.js';
 import {
   authDelegatorBindingName,
@@ -136,13 +138,33 @@ export interface CsvLoadContext {
   client: KubeClient;
   cluster: string;
   /**
-   * Where the CRDs a CSV requires are read when it serves no webhooks: the mirror; without it,
-   * from the API.
+   * The watcher's mirror: OperatorGroups, Subscriptions, OperatorConditions, Deployments,
+   * ServiceAccounts, RBAC, and the CRDs a CSV requires when it serves no webhooks.
    */
-  mirror: MirrorSource | undefined;
+  mirror: MirrorSource;
+  /** A live view of ClusterRoles and ClusterRoleBindings (requirement checks). */
+  clusterRbac: ClusterRbacViews;
   now: () => Date;
   /** Lifetime of issued serving certificates. */
   certificateLifetimeMs: number;
+}
+
+/** The service accounts and deployments the namespace's CSVs and OperatorGroups name. */
+function namedByCsvs(
+  csvs: readonly Csv[],
+  groups: readonly Served<OperatorGroup>[],
+): { serviceAccounts: string[]; deployments: string[] } {
+  const serviceAccounts: string[] = groups.flatMap((g) => g.spec?.serviceAccountName ?? []);
+  const deployments: string[] = [];
+  for (const csv of csvs) {
+    if (csv.metadata.labels?.['olm.copiedFrom'] !== undefined) continue;
+    const strategy = strategyOf(csv);
+    if ('invalid' in strategy) continue;
+    for (const p of [...strategy.permissions, ...strategy.clusterPermissions])
+      serviceAccounts.push(p.serviceAccountName);
+    for (const d of strategy.deployments) deployments.push(d.name);
+  }
+  return { serviceAccounts, deployments };
 }
 
 /** Reads what the CSV lifecycle decides `namespace` from. */
@@ -150,22 +172,39 @@ export async function loadNamespace(
   namespace: string,
   c: CsvLoadContext,
 ): Promise<CsvNamespaceSnapshot> {
-  const { client, now } = c;
-  const [csvs, operatorGroups, deployments, serviceAccounts, subscriptions, operatorConditions] =
-    await Promise.all([
-      client.list<Csv>({ ...olm('ClusterServiceVersion'), namespace }),
-      client.list<Served<OperatorGroup>>({ ...olm('OperatorGroup', 'v1'), namespace }),
-      client.list<Served<Deployment>>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }),
-      client.list<Served<ServiceAccount>>({ apiVersion: 'v1', kind: 'ServiceAccount', namespace }),
-      client.list<Served<Subscription>>({ ...olm('Subscription'), namespace }),
-      client.list<Served<OperatorCondition>>({
-        apiVersion: operatorConditionApiVersion,
-        kind: 'OperatorCondition',
-        namespace,
-      }),
-    ]);
+  const { client, now, mirror: source, cluster } = c;
+  const where = { cluster, namespace };
+  const mirrored = <T>(kind: string) => listMirrored<T>(source, { ...where, kind });
+  const [csvs, operatorGroups, subscriptions, operatorConditions] = await Promise.all([
+    // From the API: each pass must see the statuses its previous pass wrote, and they are
+    // written back conditionally on this resourceVersion.
+    client.list<Csv>({ ...olm('ClusterServiceVersion'), namespace }),
+    // Only read here (their writers' changes trigger this pass, so the mirror has them).
+    mirrored<Served<OperatorGroup>>('OperatorGroup'),
+    mirrored<Served<Subscription>>('Subscription'),
+    // Created by the generator (a create the mirror has not seen yet is AlreadyExists, which
+    // is checked) and updated rebased on the API object (apply.ts).
+    mirrored<Served<OperatorCondition>>('OperatorCondition'),
+  ]);
+  const named = namedByCsvs(csvs.items, operatorGroups);
+  const [deployments, serviceAccounts] = await Promise.all([
+    mirroredWithNeeded<Served<Deployment>>(
+      source,
+      client,
+      where,
+      { apiVersion: 'apps/v1', kind: 'Deployment' },
+      named.deployments,
+    ),
+    mirroredWithNeeded<Served<ServiceAccount>>(
+      source,
+      client,
+      where,
+      { apiVersion: 'v1', kind: 'ServiceAccount' },
+      named.serviceAccounts,
+    ),
+  ]);
   const crds = new Map<string, Crd>();
-  const mirror = csvs.items.some(servesWebhooks) ? undefined : c.mirror;
+  const mirror = csvs.items.some(servesWebhooks) ? undefined : source;
   await Promise.all(
     crdNamesOf(csvs.items).map(async (name) => {
       const ref = { kind: 'CustomResourceDefinition', namespace: '', name };
@@ -200,8 +239,8 @@ export async function loadNamespace(
     clusterRbac = lists.flatMap((l) => l.items);
   }
   const scope = await operatorGroupScope(client, namespace, {
-    groups: operatorGroups.items,
-    serviceAccounts: serviceAccounts.items,
+    groups: operatorGroups,
+    serviceAccounts,
   });
   const scoped =
     scope !== undefined && 'serviceAccount' in scope
@@ -214,22 +253,26 @@ export async function loadNamespace(
     now(),
     c.certificateLifetimeMs,
   );
-  const requirements = await loadRequirements(client, namespace, csvs.items);
+  const requirements = await loadRequirements(
+    client,
+    { ...where, mirror: source, clusterRbac: c.clusterRbac },
+    csvs.items,
+  );
   return {
     namespace,
     ...(requirements === undefined ? {} : { requirements }),
     operatorConditions: new Map(
-      operatorConditions.items.map((oc) => [oc.metadata.name ?? '', oc] as const),
+      operatorConditions.map((oc) => [oc.metadata.name ?? '', oc] as const),
     ),
     now: now(),
     ...certified,
     ...(scoped === undefined ? {} : { scope: scoped }),
     csvs: csvs.items,
-    operatorGroups: operatorGroups.items,
+    operatorGroups,
     crds,
-    serviceAccounts: serviceAccounts.items,
-    deployments: deployments.items,
-    subscriptions: subscriptions.items,
+    serviceAccounts,
+    deployments,
+    subscriptions,
     clusterRbac,
   };
 }

@@ -68,6 +68,11 @@ export interface CsvWrites {
    * with onFailure gets its Event in apply, which alone knows which status was written.
    */
   events?: KubeObject[];
+  /**
+   * Deciding again on the statuses this pass writes changes nothing in the namespace: the
+   * echo of this CSV's status write needs no pass (echoes.ts).
+   */
+  settled?: boolean;
 }
 
 /** The writes of one namespace pass. */

@@ -3,6 +3,7 @@
 // (load.ts), decide is decide.ts, apply writes step by step and records the plan status
 // (apply.ts).
 import type { Counter } from 'prom-client';
+import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
 import type { FunctionDefinition, WorkContext } from '../../../shared/runtime/types.js';
 import type { NamespacedName } from '../../../shared/runtime/work-keys.js';
 import { installPlanKey } from '../keys.js';
@@ -11,7 +12,7 @@ import { applyPlan } from './apply.js';
 import { decidePlan } from './decide.js';
 import { failPlanOnDeadWork } from './give-up.js';
 import { loadPlan } from './load.js';
-import type { PlanSnapshot, PlanWrites } from './types.js';
+import type { PlanSnapshot, PlanWrites, ServedInstallPlan } from './types.js';
 
 type PlanWork = WorkContext<NamespacedName>;
 
@@ -21,17 +22,36 @@ export function installPlanFunction(options: {
   warnings?: Counter<'cluster'>;
   /** How long a failing plan retries before it is Failed (upstream's install plan timeout). */
   retryWindowMs?: number;
+  /** The watcher's mirror (the OperatorGroup scope). */
+  mirror: MirrorSource;
 }): FunctionDefinition<NamespacedName, PlanSnapshot, PlanWrites> {
   return {
     key: installPlanKey,
     triggers: [
       {
         kind: 'InstallPlan',
-        workKeys: (c) => [installPlanKey.of({ namespace: c.ref.namespace, name: c.ref.name })],
+        // Of its metadata a pass reads only whether the plan is being deleted: the labels the
+        // operator function puts on plans start no pass.
+        workKeys: (c) => {
+          const plan = c.object as ServedInstallPlan | undefined;
+          const relevant =
+            plan === undefined ||
+            plan.metadata.deletionTimestamp !== undefined ||
+            c.touches(['spec', 'status']);
+          return relevant
+            ? [installPlanKey.of({ namespace: c.ref.namespace, name: c.ref.name })]
+            : [];
+        },
       },
     ],
     async load(work: PlanWork): Promise<PlanSnapshot> {
-      return loadPlan(work.client, work.key.namespace, work.key.name, work.now);
+      return loadPlan(
+        work.client,
+        { source: options.mirror, cluster: work.cluster },
+        work.key.namespace,
+        work.key.name,
+        work.now,
+      );
     },
     decide: decidePlan,
     async apply(writes: PlanWrites, work: PlanWork): Promise<void> {

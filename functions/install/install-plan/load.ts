@@ -1,11 +1,13 @@
 // What one pass over an InstallPlan reads, fresh from the API (the plan's own previous writes
-// must be seen): the plan, the objects its pending steps name, the CSVs they resolve, the
-// OperatorGroup's scope, and for CRD updates the custom resources that must stay valid.
+// must be seen, and updates are built from the objects read): the plan, the objects its
+// pending steps name, the CSVs they resolve, and for CRD updates the custom resources that must
+// stay valid. The OperatorGroup's scope, which it only reads, comes from the watcher's mirror.
 import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
 import { isNotFound } from '../../../shared/kube/errors.js';
 import { manifestOf } from '../../../shared/install-plan/index.js';
 import { asCrd } from '../crds.js';
-import { operatorGroupScope } from '../scope.js';
+import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
+import { mirroredScope } from '../scope.js';
 import { versionsServedBeforeAndAfter } from './crd-update.js';
 import { stepObjectRef, stepsToRead } from './steps.js';
 import type { ServedInstallPlan, PlanSnapshot } from './types.js';
@@ -20,6 +22,7 @@ const ipRef = (namespace: string, name: string) => ({
 /** Reads InstallPlan `namespace/name` and what its pass needs; `now` is the clock. */
 export async function loadPlan(
   client: KubeClient,
+  mirror: { source: MirrorSource; cluster: string },
   namespace: string,
   name: string,
   now: () => Date,
@@ -33,7 +36,7 @@ export async function loadPlan(
   ) {
     return snapshot;
   }
-  const scope = await operatorGroupScope(client, namespace);
+  const scope = await mirroredScope(mirror.source, client, mirror.cluster, namespace);
   if (scope !== undefined) snapshot.scope = scope;
   const steps = plan.status?.plan ?? [];
   const existing = new Map<number, KubeObject>();

@@ -1,8 +1,11 @@
 // The OperatorCondition controller of the install function (upstream's operator-condition
 // controller; the generator runs in the CSV namespace pass): one work item per OperatorCondition.
-// load reads the condition, its Role and RoleBinding and the deployments it lists from the API;
-// decide is decide.ts; apply writes in order. Its clients and clock are chosen here.
-import type { KubeObject } from '../../../shared/kube/client.js';
+// load reads the condition, its Role and RoleBinding and the deployments it lists from the
+// watcher's mirror (from the API when the mirror lacks one: not mirrored, or not yet);
+// decide is decide.ts; apply writes in order, updates rebased on the API object (../mirrored.ts)
+// so that nothing the watcher trims is wiped. Its clients and clock are chosen here.
+import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
+import type { KubeObject, ObjectRef } from '../../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../../shared/kube/executor.js';
 import type {
   FunctionDefinition,
@@ -14,6 +17,7 @@ import type { NamespacedName } from '../../../shared/runtime/work-keys.js';
 import { operatorConditionKey } from '../keys.js';
 import { namespaced } from '../triggers.js';
 import { installFieldManager } from '../kube-writes.js';
+import { mirroredOrApi, rebasedOnApi } from '../mirrored.js';
 import { decideOperatorCondition, withConditionEnv } from './decide.js';
 import { roleAsWanted } from './rbac.js';
 import {
@@ -68,11 +72,9 @@ const deploymentTrigger: Trigger = {
 type ConditionWork = WorkContext<NamespacedName>;
 
 /** The OperatorCondition definition; each reconcile uses the host's client and clock. */
-export function operatorConditionFunction(): FunctionDefinition<
-  NamespacedName,
-  OperatorConditionSnapshot,
-  Write[]
-> {
+export function operatorConditionFunction(options: {
+  mirror: MirrorSource;
+}): FunctionDefinition<NamespacedName, OperatorConditionSnapshot, Write[]> {
   return {
     key: operatorConditionKey,
     triggers: [
@@ -83,21 +85,22 @@ export function operatorConditionFunction(): FunctionDefinition<
     ],
     async load(work: ConditionWork): Promise<OperatorConditionSnapshot> {
       const { namespace, name } = work.key;
-      const client = work.client;
+      const read = <T extends KubeObject>(ref: ObjectRef & { name: string }) =>
+        mirroredOrApi<T>(options.mirror, work.client, work.cluster, ref);
       const rbac = 'rbac.authorization.k8s.io/v1';
       const [condition, role, roleBinding] = await Promise.all([
-        client.get<ServedOperatorCondition>({
+        read<ServedOperatorCondition>({
           apiVersion: operatorConditionApiVersion,
           kind: 'OperatorCondition',
           namespace,
           name,
         }),
-        client.get({ apiVersion: rbac, kind: 'Role', namespace, name }),
-        client.get({ apiVersion: rbac, kind: 'RoleBinding', namespace, name }),
+        read({ apiVersion: rbac, kind: 'Role', namespace, name }),
+        read({ apiVersion: rbac, kind: 'RoleBinding', namespace, name }),
       ]);
       const deployments = await Promise.all(
         (condition?.spec?.deployments ?? []).map((d) =>
-          client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: d }),
+          read({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: d }),
         ),
       );
       return {
@@ -112,7 +115,12 @@ export function operatorConditionFunction(): FunctionDefinition<
     },
     decide: (snapshot) => ({ writes: decideOperatorCondition(snapshot) }),
     async apply(writes: Write[], work: ConditionWork): Promise<void> {
-      await executeWrites(work.client, writes, installFieldManager);
+      for (const write of writes)
+        await executeWrites(
+          work.client,
+          [await rebasedOnApi(work.client, write)],
+          installFieldManager,
+        );
     },
   };
 }

@@ -107,9 +107,13 @@ export function roleBindingWrites(
       {
         op: 'delete',
         ref: { apiVersion: rbacApi, kind: 'RoleBinding', namespace, name },
-        ...(existing.metadata.uid === undefined
-          ? {}
-          : { preconditions: { uid: existing.metadata.uid } }),
+        // The binding as read (possibly from a lagging mirror): a newer one is decided again.
+        preconditions: {
+          ...(existing.metadata.uid === undefined ? {} : { uid: existing.metadata.uid }),
+          ...(existing.metadata.resourceVersion === undefined
+            ? {}
+            : { resourceVersion: existing.metadata.resourceVersion }),
+        },
       },
       { op: 'create', object: intended },
     ];

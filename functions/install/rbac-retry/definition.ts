@@ -9,8 +9,9 @@
 // - Role, RoleBinding: their namespace, if its OperatorGroup names a service account;
 // - ClusterRole, ClusterRoleBinding: every namespace whose OperatorGroup names one (upstream:
 //   every namespace);
-// - OperatorGroup: its namespace (status.serviceAccountRef is written by the rbac function).
-import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
+// - OperatorGroup: its namespace (status.serviceAccountRef is written by the rbac function);
+//   one naming no service account only when its spec changes.
+import { listMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
 import { lazyMirrorView } from '../../../shared/bus/mirror-view.js';
 import type {
   FunctionDefinition,
@@ -22,7 +23,7 @@ import type { FieldKey } from '../../../shared/runtime/work-keys.js';
 import { rbacRetryKey } from '../keys.js';
 import type { Csv } from '../csv-status.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
-import { namespaceTrigger } from '../triggers.js';
+import { namespaceItems } from '../triggers.js';
 import { decideRbacRetry, scopedNamespacesOf, type OperatorGroupLike } from './decide.js';
 import type { RbacRetrySnapshot, RbacRetryWrites } from './types.js';
 
@@ -53,18 +54,30 @@ export function rbacRetryFunction(options: { mirror: MirrorSource }): FunctionDe
     triggers: [
       { kind: 'Role', workKeys: scopedNamespaces },
       { kind: 'RoleBinding', workKeys: scopedNamespaces },
-      namespaceTrigger(rbacRetryKey)('OperatorGroup'),
+      {
+        kind: 'OperatorGroup',
+        // Only installs acting as a service account fail for good: an OperatorGroup naming none
+        // matters when its spec changes (one that named one may have dropped it), not when
+        // the rbac function writes its status or annotations.
+        workKeys: (c) => {
+          const group = c.object as OperatorGroupLike | undefined;
+          const scoped = group === undefined || scopedNamespacesOf([group]).length > 0;
+          return scoped || c.touches(['spec']) ? namespaceItems(rbacRetryKey)(c) : [];
+        },
+      },
       { kind: 'ClusterRole', workKeys: scopedNamespaces },
       { kind: 'ClusterRoleBinding', workKeys: scopedNamespaces },
     ],
     async load(work: RetryWork): Promise<RbacRetrySnapshot> {
       const { namespace } = work.key;
-      const csvs = await work.client.list<Csv>({
-        apiVersion: 'operators.coreos.com/v1alpha1',
+      // From the mirror: only their status is written (the status subresource, which keeps
+      // what the watcher trims), conditionally, and a 409 decides again.
+      const csvs = await listMirrored<Csv>(options.mirror, {
+        cluster: work.cluster,
         kind: 'ClusterServiceVersion',
         namespace,
       });
-      return { namespace, now: work.now(), csvs: csvs.items };
+      return { namespace, now: work.now(), csvs };
     },
     decide: decideRbacRetry,
     async apply(writes: RbacRetryWrites, work: RetryWork): Promise<void> {
