@@ -117,7 +117,13 @@ export const createFunction: CreateFunction = async (context) => {
           return subscriptions.length > 0 ? [namespaceItem(c.ref.namespace)] : [];
         },
       },
-      { kind: 'OperatorGroup', workKeys: (c) => [namespaceItem(c.ref.namespace)] },
+      {
+        kind: 'OperatorGroup',
+        // Its name, annotations, spec and targets (install mode, global catalogs, fail forward);
+        // not the conditions, service account reference or lastUpdated the rbac function writes.
+        parts: ['metadata', 'spec', 'status.namespaces'],
+        workKeys: (c) => [namespaceItem(c.ref.namespace)],
+      },
       { kind: 'CatalogSource', workKeys: catalogKeys },
       { kind: catalogIndexRecords.kind, workKeys: catalogKeys },
     ],
