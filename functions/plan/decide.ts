@@ -44,9 +44,9 @@ export const keepPlans = 5;
 export interface PlanSnapshot {
   namespace: string;
   record: ResolutionRecord | undefined;
-  /** Read fresh from the API (status is written back). */
+  /** From the mirror, or fresh from the API when the decision writes (load.ts). */
   subscriptions: readonly Subscription[];
-  /** Read fresh from the API. */
+  /** From the mirror, or fresh from the API when the decision writes (load.ts). */
   installPlans: readonly InstallPlan[];
   /** CSV names present in the namespace. */
   csvs: ReadonlySet<string>;

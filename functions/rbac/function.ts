@@ -2,6 +2,7 @@
 // of OperatorGroups, the metrics), closed together.
 import { Counter, type Registry } from 'prom-client';
 import type { MirrorSource } from '../../shared/bus/mirror-read.js';
+import type { KubeObject } from '../../shared/kube/client.js';
 import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type { AnyFunctionDefinition } from '../../shared/runtime/types.js';
@@ -28,7 +29,9 @@ export function rbacDefinitions(
     });
   // Every reconcile reads every group of the cluster (intersections, conflicts): a live view.
   const groups = lazyMirrorView<OperatorGroupObject>(mirror, 'OperatorGroup');
-  const context: RbacContext = { mirror, groups, written };
+  // The groups' selectors and labels are matched against every namespace at each groups reconcile.
+  const namespaces = lazyMirrorView<KubeObject>(mirror, 'Namespace');
+  const context: RbacContext = { mirror, groups, namespaces, written };
   return {
     definitions: [
       groupsDefinition(context),
@@ -37,7 +40,10 @@ export function rbacDefinitions(
       tenantsDefinition(context),
       sweepDefinition(context),
     ],
-    close: () => groups.stop(),
+    close: () => {
+      groups.stop();
+      namespaces.stop();
+    },
   };
 }
 

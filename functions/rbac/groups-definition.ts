@@ -9,20 +9,27 @@
 //   them. The write comes back through the mirror as a change of the group, which the
 //   OperatorGroup trigger turns into an rbac-groups item for its namespace.
 // - That reconcile (or any later one) finds the mirrored targets equal to the ones it computes,
-//   and only then compares them with the namespaces carrying the group's uid label, listed
-//   fresh from the API. Every namespace that disagrees is handed on; its reconcile reads the
-//   groups through the mirror view, which first catches up with the mirror as it is then, so
-//   it sees at least the targets this decision saw (never older).
-// - A label written after that listing (by a namespace reconcile still deciding on older
-//   targets) comes back as a change of the Namespace, whose reconcile then reads the current
-//   targets.
+//   and only then compares them with the namespaces carrying the group's uid label, read from
+//   the mirror's view of Namespaces (caught up with the mirror as it is then). Every namespace
+//   that disagrees is handed on; its reconcile reads the groups through the mirror view, which
+//   first catches up with the mirror as it is then, so it sees at least the targets this
+//   decision saw (never older).
+// - A label written that the view does not show yet (by a namespace reconcile still deciding on
+//   older targets) comes back as a change of the Namespace, whose reconcile then reads the
+//   current targets. So does a namespace's label that makes a group's selector match it (or
+//   stop matching): its reconcile hands the group on, whose next reconcile's view shows it.
 // So whichever comes last, the group's new targets or a namespace's labels, a reconcile that
 // reads both afterwards follows it: removed targets included, which a trigger mapping the new
 // status alone could not name.
 import { OlmLabel } from '../../shared/api/codes.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
-import { formatLabelSelector, labelSelectorFromObject } from '../../shared/kube/selectors.js';
+import {
+  labelSelectorFromObject,
+  matchesLabelSelector,
+  parseLabelSelector,
+  type LabelSelector,
+} from '../../shared/kube/selectors.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import {
   aggregateClusterRoleName,
@@ -42,11 +49,12 @@ import type { OperatorGroupObject, RbacContext } from './types.js';
 
 type Key = FieldKey<'namespace'>;
 
-// What one group's sync reads from the API: the namespaces its selector matches, its service
-// account, and the namespaces carrying its label.
+// What one group's sync reads: the namespaces its selector matches and the namespaces carrying
+// its label (the mirror's Namespaces, see above), and its service account from the API (the
+// watcher mirrors only the ones olmq made).
 async function inputsOf(
   client: KubeClient,
-  namespace: string,
+  namespaces: readonly KubeObject[],
   group: OperatorGroupObject,
 ): Promise<GroupInputs> {
   let selection;
@@ -55,27 +63,23 @@ async function inputsOf(
   } catch {
     selection = undefined; // decideGroups reports it
   }
-  const names = (list: { items: KubeObject[] }): string[] =>
-    list.items.map((n) => n.metadata.name ?? '');
-  const namespaces = { apiVersion: 'v1', kind: 'Namespace' };
+  const namesWhere = (selector: LabelSelector): string[] =>
+    namespaces
+      .filter((n) => matchesLabelSelector(selector, n.metadata.labels))
+      .map((n) => n.metadata.name ?? '')
+      .sort();
   const saName = group.spec?.serviceAccountName ?? '';
   const uid = group.metadata.uid ?? '';
-  const [matched, serviceAccount, labelled] = await Promise.all([
-    selection?.type === 'selector'
-      ? client
-          .list(namespaces, {
-            labelSelector: formatLabelSelector(labelSelectorFromObject(selection.selector)),
-          })
-          .then(names)
-      : [],
-    saName === ''
-      ? undefined
-      : client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: saName }),
-    uid === ''
-      ? []
-      : client.list(namespaces, { labelSelector: operatorGroupNamespaceLabel(uid) }).then(names),
-  ]);
-  return { matched, serviceAccount, labelled };
+  const namespace = group.metadata.namespace ?? '';
+  return {
+    matched:
+      selection?.type === 'selector' ? namesWhere(labelSelectorFromObject(selection.selector)) : [],
+    serviceAccount:
+      saName === ''
+        ? undefined
+        : await client.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: saName }),
+    labelled: uid === '' ? [] : namesWhere(parseLabelSelector(operatorGroupNamespaceLabel(uid))),
+  };
 }
 
 /** The rbac-groups definition. */
@@ -85,7 +89,7 @@ export function groupsDefinition(
   const load = async (work: WorkContext<Key>): Promise<GroupsSnapshot> => {
     const { cluster, client } = work;
     const { namespace } = work.key;
-    const [allGroups, csvs, owned] = await Promise.all([
+    const [allGroups, csvs, owned, namespaces] = await Promise.all([
       context.groups.list(cluster),
       csvsIn(context, cluster, namespace),
       listApi<RoleObject>(
@@ -95,6 +99,7 @@ export function groupsDefinition(
         undefined,
         `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`,
       ),
+      context.namespaces.list(cluster, ''),
     ]);
     const groups = allGroups.filter((g) => g.metadata.namespace === namespace);
     const inputs = new Map<string, GroupInputs>();
@@ -102,7 +107,7 @@ export function groupsDefinition(
       owned.map((r) => [r.metadata.name ?? '', r]),
     );
     for (const group of groups) {
-      inputs.set(group.metadata.name, await inputsOf(client, namespace, group));
+      inputs.set(group.metadata.name, await inputsOf(client, namespaces, group));
       // Its aggregated roles not labelled as its own are looked up by name.
       for (const suffix of roleSuffixes) {
         const name = aggregateClusterRoleName(namespace, group.metadata.name, suffix);

@@ -35,6 +35,8 @@ export interface RbacContext {
   mirror: MirrorSource;
   /** Every OperatorGroup of each cluster, live: most loads read them all (intersections). */
   groups: LazyMirrorView<OperatorGroupObject>;
+  /** Every Namespace of each cluster, live: the groups' targets and labels are matched on them. */
+  namespaces: LazyMirrorView<KubeObject>;
   /** `olmq_rbac_writes_total`: writes by object kind and operation. */
   written: Counter<'cluster' | 'kind' | 'op'>;
 }

@@ -56,7 +56,7 @@ export interface ResolveSnapshot {
   cluster: string;
   namespace: string;
   globalNamespace: string;
-  /** Read fresh from the API: their status is written back. */
+  /** The mirror's, or the API's when a decision on the mirror's writes their status. */
   subscriptions: readonly Subscription[];
   csvs: readonly ClusterServiceVersion[];
   operatorGroups: readonly OperatorGroup[];

@@ -26,7 +26,12 @@ import { kubeTime } from '../../shared/kube/time.js';
 import { failResolutionOnDeadWork } from './give-up.js';
 import { resolveKey } from './keys.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
-import type { FunctionDefinition, ObjectChange, WorkItem } from '../../shared/runtime/types.js';
+import type {
+  Decision,
+  FunctionDefinition,
+  ObjectChange,
+  WorkItem,
+} from '../../shared/runtime/types.js';
 import type { FieldKey } from '../../shared/runtime/work-keys.js';
 import {
   decideResolve,
@@ -66,6 +71,21 @@ export const createFunction: CreateFunction = async (context) => {
           })
         ).map(namespaceItem)
       : [namespaceItem(change.ref.namespace)];
+  // Times the pure decision (the resolution) by outcome.
+  const timedDecision = (snapshot: ResolveSnapshot): Decision<ResolveWrites> => {
+    const end = duration.startTimer();
+    const decision = decideResolve(snapshot);
+    const resolution = decision.writes.resolution;
+    if (resolution !== undefined) {
+      end({
+        cluster: snapshot.cluster,
+        outcome: resolution.status === 'resolved' ? 'succeeded' : 'failed',
+      });
+    }
+    return decision;
+  };
+  // Decisions the load made already, for the snapshot it returned (decide is pure).
+  const decided = new WeakMap<ResolveSnapshot, Decision<ResolveWrites>>();
   const definition: FunctionDefinition<FieldKey<'namespace'>, ResolveSnapshot, ResolveWrites> = {
     key: resolveKey,
     triggers: [
@@ -97,34 +117,42 @@ export const createFunction: CreateFunction = async (context) => {
           return subscriptions.length > 0 ? [namespaceItem(c.ref.namespace)] : [];
         },
       },
-      { kind: 'OperatorGroup', workKeys: (c) => [namespaceItem(c.ref.namespace)] },
+      {
+        kind: 'OperatorGroup',
+        // Its name, annotations, spec and targets (install mode, global catalogs, fail forward);
+        // not the conditions, service account reference or lastUpdated the rbac function writes.
+        parts: ['metadata', 'spec', 'status.namespaces'],
+        workKeys: (c) => [namespaceItem(c.ref.namespace)],
+      },
       { kind: 'CatalogSource', workKeys: catalogKeys },
       { kind: catalogIndexRecords.kind, workKeys: catalogKeys },
     ],
+    // Reads the mirror first: a decision that writes nothing to the API is final (anything newer
+    // than the mirror wakes this key again through the triggers). One that writes Subscription
+    // status must carry the API's resourceVersions: the Subscriptions are listed from the API,
+    // and when they are the mirror's (same resourceVersions) the decision made stands, else it
+    // is made again on them. The mirror's resourceVersion alone would do for a conditional
+    // status write, but lags this function's own writes, and a 409 costs a retry with backoff.
     async load(work) {
-      return loadSnapshot(
+      const mirrored = await loadSnapshot(
         backbone,
-        work.client,
+        'mirror',
         indexes,
         work.cluster,
         work.key.namespace,
         globalCatalogNamespace,
         work.now(),
       );
-    },
-    // Times the pure decision (the resolution) by outcome.
-    decide(snapshot) {
-      const end = duration.startTimer();
-      const decision = decideResolve(snapshot);
-      const resolution = decision.writes.resolution;
-      if (resolution !== undefined) {
-        end({
-          cluster: snapshot.cluster,
-          outcome: resolution.status === 'resolved' ? 'succeeded' : 'failed',
-        });
+      const decision = timedDecision(mirrored);
+      if (decision.writes.writes.length > 0) {
+        const fresh = await apiSubscriptions(work.client, work.key.namespace);
+        if (versionsOf(fresh) !== versionsOf(mirrored.subscriptions))
+          return { ...mirrored, subscriptions: fresh };
       }
-      return decision;
+      decided.set(mirrored, decision);
+      return mirrored;
     },
+    decide: (snapshot) => decided.get(snapshot) ?? timedDecision(snapshot),
     async apply(writes, work) {
       const { namespace } = work.key;
       if (writes.resolution !== undefined) {
@@ -148,10 +176,30 @@ export const createFunction: CreateFunction = async (context) => {
   return { definitions: [definition] };
 };
 
-/** Reads what one namespace's resolution needs. */
+/** The namespace's Subscriptions, fresh from the API. */
+const apiSubscriptions = async (client: KubeClient, namespace: string): Promise<Subscription[]> =>
+  (
+    await client.list({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'Subscription',
+      namespace,
+    })
+  ).items as unknown as Subscription[];
+
+/** The Subscriptions' names and resourceVersions, for "are these the same objects". */
+const versionsOf = (subscriptions: readonly Subscription[]): string =>
+  subscriptions
+    .map((s) => `${s.metadata.name ?? ''}@${s.metadata.resourceVersion ?? ''}`)
+    .sort()
+    .join(',');
+
+/**
+ * Reads what one namespace's resolution needs; its Subscriptions from the mirror, or from the
+ * API through `client` (then written back with their resourceVersion at once).
+ */
 export async function loadSnapshot(
   backbone: Backbone,
-  client: KubeClient,
+  source: KubeClient | 'mirror',
   indexes: CatalogIndexCache,
   cluster: string,
   namespace: string,
@@ -161,10 +209,13 @@ export async function loadSnapshot(
   const catalogNamespaces = [...new Set([namespace, globalNamespace])];
   const [subscriptions, csvs, operatorGroups, records, sources, previous, namespaceObject] =
     await Promise.all([
-      // Fresh from the API: their status is written back with this resourceVersion.
-      client
-        .list({ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', namespace })
-        .then((l) => l.items as unknown as Subscription[]),
+      source === 'mirror'
+        ? listMirrored<Subscription>(backbone, { cluster, kind: 'Subscription', namespace }).then(
+            // In the API's order (by name): the decision's order of writes follows its input's.
+            (subs) =>
+              subs.sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '')),
+          )
+        : apiSubscriptions(source, namespace),
       listMirrored<ClusterServiceVersion>(backbone, {
         cluster,
         kind: 'ClusterServiceVersion',

@@ -15,9 +15,10 @@ import {
   storeCatalog,
 } from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
+import { getMirrored } from '../../shared/bus/mirror-read.js';
+import { KubeClient, type KubeObject } from '../../shared/kube/client.js';
 import { FunctionHost } from '../../shared/runtime/function-host.js';
-import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
+import { createApiRequestCounter, createFunctionMetrics } from '../../shared/runtime/metrics.js';
 import { backboneFor, clusterFor } from '../harness/backbone.js';
 import { kubectl, type ClusterFixture } from '../harness/devcluster.js';
 import { capturingLogger } from '../harness/log.js';
@@ -32,6 +33,8 @@ interface Rig {
   fixture: ClusterFixture;
   client: KubeClient;
   backbone: Backbone;
+  /** A counter of the functions' metrics or API requests, summed over `label` = `value`. */
+  count: (metric: string, label: string, value: string) => Promise<number>;
 }
 
 async function startRig(t: Test): Promise<Rig> {
@@ -65,7 +68,13 @@ async function startRig(t: Test): Promise<Rig> {
   const registry = new Registry();
   const metrics = createFunctionMetrics(registry);
   const stopping = new AbortController();
-  const clients = new Map([['c1', client]]);
+  // The functions' own client, whose requests are counted apart from the test's.
+  const functionsClient = await KubeClient.fromKubeConfig('c1', fixture.kubeConfig, {
+    userAgent: 'olmq-test-functions',
+    requests: createApiRequestCounter(registry),
+  });
+  t.teardown(() => functionsClient.close());
+  const clients = new Map([['c1', functionsClient]]);
   for (const name of ['resolve', 'plan'] as const) {
     const load = functionModules[name];
     if (load === undefined) throw new Error(`${name} is not registered`);
@@ -93,7 +102,11 @@ async function startRig(t: Test): Promise<Rig> {
     }
   }
   t.teardown(() => stopping.abort());
-  return { fixture, client, backbone };
+  const count = async (metric: string, label: string, value: string): Promise<number> =>
+    ((await registry.getMetricsAsJSON()).find((m) => m.name === metric)?.values ?? [])
+      .filter((v) => v.labels[label] === value)
+      .reduce((sum, v) => sum + v.value, 0);
+  return { fixture, client, backbone, count };
 }
 
 async function namespaceWithGroup(client: KubeClient, name: string): Promise<void> {
@@ -458,5 +471,67 @@ t.test(
       ),
     );
     t.match(failed.message, /installed in namespace operators already serves namespace team-f/);
+  },
+);
+
+t.test(
+  'resolve and plan - a change neither decision acts on is decided on the mirror, with no API list',
+  async (t) => {
+    const { client, backbone, count } = await startRig(t);
+    await namespaceWithGroup(client, 'quiet');
+    await client.create(subscription('quiet', 'etcd', { channel: 'singlenamespace-alpha' }));
+    await plannedSubscription(client, 'quiet', 'etcd');
+    // Settled: the plan linked and resolution's catalog health written (the last writes of both).
+    await waitFor(
+      'etcd with its plan and catalog conditions',
+      async () => {
+        const types = (await getSub(client, 'quiet', 'etcd'))?.status?.conditions?.map(
+          (c) => c.type,
+        );
+        return types?.includes('InstallPlanPending') === true &&
+          types.includes('CatalogSourcesUnhealthy')
+          ? true
+          : undefined;
+      },
+      30_000,
+    );
+    const processed = (fn: string) => count('olmq_work_processed_total', 'function', fn);
+    const lists = () => count('olmq_api_requests_total', 'verb', 'list');
+    // A label is metadata, which both read: each reconciles, and neither has anything to write.
+    const label = async (team: string): Promise<void> => {
+      const [planBefore, resolveBefore] = await Promise.all([
+        processed('plan'),
+        processed('resolve'),
+      ]);
+      await client.patch(
+        { apiVersion: v1alpha1, kind: 'Subscription', namespace: 'quiet', name: 'etcd' },
+        'merge',
+        { metadata: { labels: { team } } },
+      );
+      await waitFor(
+        `a plan and a resolve reconcile after the label ${team}, the label in the mirror`,
+        async () => {
+          const mirrored = await getMirrored<Subscription>(backbone, {
+            cluster: 'c1',
+            kind: 'Subscription',
+            namespace: 'quiet',
+            name: 'etcd',
+          });
+          return mirrored?.metadata.labels?.['team'] === team &&
+            (await processed('plan')) > planBefore &&
+            (await processed('resolve')) > resolveBefore
+            ? true
+            : undefined;
+        },
+        30_000,
+      );
+    };
+    // The first lets reconciles of the install's own writes (echoes through the mirror) end.
+    await label('one');
+    const listsBefore = await lists();
+    await label('two');
+    t.equal(await lists(), listsBefore, 'no list from the API for decisions that write nothing');
+    const sub = await getSub(client, 'quiet', 'etcd');
+    t.equal(sub?.status?.state, 'UpgradePending', 'the Subscription still follows its plan');
   },
 );

@@ -1,0 +1,166 @@
+// The plan function's load: the namespace's Subscriptions, InstallPlans and CSVs from the
+// watcher's mirror first, and from the API only when the mirror's decision writes something.
+//
+// Most plan reconciles change nothing (a Subscription or plan moved on in a way that leaves the
+// links as they are), and a decision that writes nothing needs no fresh read: anything newer than
+// the mirror reaches it, and wakes this key again, through the triggers. A decision that writes
+// is made again on the API's objects, so every write carries the resourceVersion the API has and
+// a plan read Complete has its CSVs in the list beside it (the mirror of CSVs may lag the mirror
+// of plans, which would make them look missing and ask for a second plan). When the API's
+// objects are the mirror's (same resourceVersions, same CSVs), the mirror's snapshot stands.
+import type {
+  ClusterServiceVersion,
+  InstallPlan,
+  OperatorGroup,
+  Subscription,
+} from '../../shared/api/index.js';
+import type { Backbone } from '../../shared/bus/backbone.js';
+import { listMirrored } from '../../shared/bus/mirror-read.js';
+import { resolutionRecords, resolutionRef } from '../../shared/handoff/index.js';
+import type { PlannedBundle } from '../../shared/install-plan/index.js';
+import type { KubeClient } from '../../shared/kube/client.js';
+import { kubeTime } from '../../shared/kube/time.js';
+import { failForwardEnabled } from '../../shared/resolver/index.js';
+import type { ResolutionRecord } from '../../shared/resolver/record.js';
+import type { WorkContext } from '../../shared/runtime/types.js';
+import type { FieldKey } from '../../shared/runtime/work-keys.js';
+import { unpackTimingOf, type BundleImageRead } from './bundle-lookups.js';
+import type { BundleSources } from './bundle-sources.js';
+import { decidePlan, planGroups, type PlanSnapshot } from './decide.js';
+
+const apiVersion = 'operators.coreos.com/v1alpha1';
+
+/** The objects of the namespace a plan decision reads, from the mirror or the API. */
+interface PlanInputs {
+  subscriptions: readonly Subscription[];
+  installPlans: readonly InstallPlan[];
+  csvs: ReadonlySet<string>;
+}
+
+/** What is read once per load whichever the source: hand-off record and OperatorGroups. */
+interface SharedInputs {
+  record: ResolutionRecord | undefined;
+  operatorGroups: readonly OperatorGroup[];
+}
+
+async function mirrorInputs(
+  backbone: Backbone,
+  cluster: string,
+  namespace: string,
+): Promise<PlanInputs> {
+  const query = { cluster, namespace };
+  const [subscriptions, installPlans, csvs] = await Promise.all([
+    listMirrored<Subscription>(backbone, { ...query, kind: 'Subscription' }),
+    listMirrored<InstallPlan>(backbone, { ...query, kind: 'InstallPlan' }),
+    listMirrored<ClusterServiceVersion>(backbone, { ...query, kind: 'ClusterServiceVersion' }),
+  ]);
+  // In the API's order (by name): the decision's order of writes follows its input's.
+  return {
+    subscriptions: byName(subscriptions),
+    installPlans: byName(installPlans),
+    csvs: new Set(csvs.map((c) => c.metadata.name ?? '')),
+  };
+}
+
+async function apiInputs(client: KubeClient, namespace: string): Promise<PlanInputs> {
+  const list = async <T>(kind: string): Promise<T[]> =>
+    (await client.list({ apiVersion, kind, namespace })).items as unknown as T[];
+  const [subscriptions, installPlans, csvs] = await Promise.all([
+    list<Subscription>('Subscription'),
+    list<InstallPlan>('InstallPlan'),
+    list<ClusterServiceVersion>('ClusterServiceVersion'),
+  ]);
+  return { subscriptions, installPlans, csvs: new Set(csvs.map((c) => c.metadata.name ?? '')) };
+}
+
+const byName = <T extends { metadata: { name?: string | undefined } }>(objects: T[]): T[] =>
+  objects.sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+
+const versions = (
+  objects: readonly {
+    metadata: { name?: string | undefined; resourceVersion?: string | undefined };
+  }[],
+): string =>
+  objects
+    .map((o) => `${o.metadata.name ?? ''}@${o.metadata.resourceVersion ?? ''}`)
+    .sort()
+    .join(',');
+
+/** Whether the API's objects are exactly those the mirror holds. */
+export function sameInputs(mirror: PlanInputs, api: PlanInputs): boolean {
+  return (
+    versions(mirror.subscriptions) === versions(api.subscriptions) &&
+    versions(mirror.installPlans) === versions(api.installPlans) &&
+    mirror.csvs.size === api.csvs.size &&
+    [...api.csvs].every((name) => mirror.csvs.has(name))
+  );
+}
+
+/** The groups whose plans' steps are still to be written (their bundles' manifests are read). */
+function unplannedGroups(namespace: string, shared: SharedInputs, inputs: PlanInputs) {
+  // Plans with steps, and plans a failed bundle lookup ended, need no manifests.
+  const planned = new Set(
+    inputs.installPlans
+      .filter((ip) => ip.status?.plan !== undefined || ip.status?.phase === 'Failed')
+      .map((ip) => ip.metadata.name),
+  );
+  const groups = shared.record === undefined ? [] : planGroups(namespace, shared.record.bundles);
+  // A group whose CSVs all exist is done: the decision passes it by.
+  return groups.filter(
+    (group) => !planned.has(group.name) && !group.bundles.every((b) => inputs.csvs.has(b.name)),
+  );
+}
+
+/** Loads one namespace's plan snapshot: the mirror's when it decides no writes, else the API's. */
+export async function loadPlanSnapshot(
+  backbone: Backbone,
+  sources: BundleSources,
+  work: WorkContext<FieldKey<'namespace'>>,
+): Promise<PlanSnapshot> {
+  const { namespace } = work.key;
+  const [record, operatorGroups, mirrored] = await Promise.all([
+    resolutionRecords.read(backbone, resolutionRef(work.cluster, namespace)),
+    listMirrored<OperatorGroup>(backbone, {
+      cluster: work.cluster,
+      kind: 'OperatorGroup',
+      namespace,
+    }),
+    mirrorInputs(backbone, work.cluster, namespace),
+  ]);
+  const shared: SharedInputs = { record, operatorGroups };
+  const now = kubeTime(work.now());
+  const snapshotOf = (
+    inputs: PlanInputs,
+    manifests: PlanSnapshot['manifests'],
+    bundleImages: ReadonlyMap<string, BundleImageRead>,
+  ): PlanSnapshot => ({
+    namespace,
+    record,
+    ...inputs,
+    manifests,
+    now,
+    failForward: failForwardEnabled(operatorGroups),
+    bundleImages,
+    unpackTiming: unpackTimingOf(operatorGroups),
+  });
+  // A plan whose steps are still to be written is a write: straight to the API for it.
+  if (unplannedGroups(namespace, shared, mirrored).length === 0) {
+    const snapshot = snapshotOf(mirrored, new Map(), new Map());
+    if (decidePlan(snapshot).writes.length === 0) return snapshot;
+  }
+  const fresh = await apiInputs(work.client, namespace);
+  const inputs = sameInputs(mirrored, fresh) ? mirrored : fresh;
+  const manifests = new Map<string, PlannedBundle['manifests'] | Error>();
+  const bundleImages = new Map<string, BundleImageRead>();
+  // Manifests are read only for plans whose steps are still to be written.
+  for (const group of unplannedGroups(namespace, shared, inputs)) {
+    await Promise.all(
+      group.bundles.map(async (b) => {
+        const read = await sources.manifestsOf(work.client, b);
+        manifests.set(b.name, read.manifests);
+        if (read.image !== undefined) bundleImages.set(b.name, read.image);
+      }),
+    );
+  }
+  return snapshotOf(inputs, manifests, bundleImages);
+}
