@@ -92,10 +92,15 @@ export async function openMirrorView<T>(
     deliver_policy: DeliverPolicy.All,
   });
   const messages: ConsumerMessages = await consumer.consume();
+  // A view whose consume ended (the connection closed, or it gave up after a failover) never
+  // catches up again: current() says so at once, and the lazy view opens a new one.
+  let ended = false;
   void (async () => {
     // In order: a reference's value is read before the next message is applied.
     for await (const m of messages) await apply(m);
-  })().catch(() => undefined); // ends with the connection; current() then reports the lag
+  })()
+    .catch(() => undefined)
+    .finally(() => (ended = true));
 
   const appliedUpTo = async (until: number, deadline: number): Promise<void> => {
     if (applied >= until) return;
@@ -117,6 +122,7 @@ export async function openMirrorView<T>(
     }
   };
   const current = async (): Promise<void> => {
+    if (ended) throw new MirrorViewLagError(kind, 0);
     const deadline = Date.now() + catchUpMs;
     const last = (await mirror.jsm.streams.info(mirrorStream)).state.last_seq;
     for (;;) {
@@ -173,6 +179,8 @@ export function lazyMirrorView<T>(mirror: MirrorSource, kind: string): LazyMirro
         return live.list(cluster, namespace);
       } catch (error) {
         if (view === opened) view = undefined;
+        // A view that fell behind keeps its consumer until stopped.
+        void opened.then((v) => v.stop()).catch(() => undefined);
         throw error;
       }
     },

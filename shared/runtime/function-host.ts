@@ -25,11 +25,12 @@
 // Everything is level-triggered: an item names a key, never a change, so redelivery,
 // duplicates and reordering are harmless.
 import { setMaxListeners } from 'node:events';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
 import { parseWorkSubject, workItemKey } from '../bus/subjects.js';
 import { deadLetterCounts } from '../bus/dead-letters.js';
+import { superviseConsumer, type SupervisedMessages } from '../bus/supervised-consumer.js';
 import {
   backlogOf,
   clearFailures,
@@ -82,7 +83,7 @@ export class NoClusterClientError extends Error {
 /** Runs one function definition's triggers and workers until stopped. */
 export class FunctionHost<Key, Snapshot, Writes> {
   private readonly options: FunctionHostOptions;
-  private readonly streams: ConsumerMessages[] = [];
+  private readonly streams: SupervisedMessages[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
   private loops: Promise<void>[] = [];
@@ -134,10 +135,13 @@ export class FunctionHost<Key, Snapshot, Writes> {
     await this.watchFailureRecords();
     const consumers: QueueConsumer[] = [];
     for (const trigger of this.definition.triggers) {
-      const { consumer, messages } = await consumeChanges(this.backbone, this.queue, trigger.kind, {
-        ackWaitMs: this.options.ackWaitMs,
-        window: 256,
-      });
+      const open = async () =>
+        consumeChanges(this.backbone, this.queue, trigger.kind, {
+          ackWaitMs: this.options.ackWaitMs,
+          window: 256,
+        });
+      const { consumer, messages: first } = await open();
+      const messages = this.supervised(consumer, first, async () => (await open()).messages);
       consumers.push(consumer);
       this.streams.push(messages);
       this.loops.push(
@@ -148,10 +152,13 @@ export class FunctionHost<Key, Snapshot, Writes> {
         }),
       );
     }
-    const { consumer, messages } = await consumeWork(this.backbone, this.queue, {
-      ackWaitMs: this.options.ackWaitMs,
-      concurrency: this.options.concurrency,
-    });
+    const openWork = async () =>
+      consumeWork(this.backbone, this.queue, {
+        ackWaitMs: this.options.ackWaitMs,
+        concurrency: this.options.concurrency,
+      });
+    const { consumer, messages: first } = await openWork();
+    const messages = this.supervised(consumer, first, async () => (await openWork()).messages);
     // The work consumer first in backlog readings, as before.
     consumers.unshift(consumer);
     this.metrics.addBacklogSource(async () =>
@@ -168,6 +175,22 @@ export class FunctionHost<Key, Snapshot, Writes> {
       triggers: this.definition.triggers,
       log: this.log,
     });
+  }
+
+  // A consume kept alive through NATS failovers (see supervised-consumer.ts).
+  private supervised(
+    consumer: QueueConsumer,
+    first: Parameters<typeof superviseConsumer>[2],
+    reopen: Parameters<typeof superviseConsumer>[3],
+  ): SupervisedMessages {
+    return superviseConsumer(
+      this.backbone,
+      consumer,
+      first,
+      reopen,
+      this.log,
+      this.options.consumerSupervision,
+    );
   }
 
   // What failure handling (dead-work.ts) needs of this host.
@@ -221,7 +244,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
     return this.failureWatchLost || this.maybeFailing.has(itemKey);
   }
 
-  private async workLoop(messages: ConsumerMessages): Promise<void> {
+  private async workLoop(messages: AsyncIterable<JsMsg>): Promise<void> {
     for await (const m of messages) {
       if (this.stopping.signal.aborted) {
         this.settle(() => m.nak());

@@ -1,5 +1,6 @@
 // The function host's tunables, their defaults, and the backoff they give.
 import { hostname } from 'node:os';
+import type { SuperviseOptions } from '../bus/supervised-consumer.js';
 import type { Clock } from './types.js';
 
 /** Tunables of the function host. */
@@ -37,6 +38,8 @@ export interface FunctionHostOptions {
   firstRedriveDelayMs: number;
   /** Longest delay between scheduled redrives of a key. */
   maxRedriveDelayMs: number;
+  /** How consumes are watched for stalls after NATS failovers (supervised-consumer.ts). */
+  consumerSupervision?: Partial<SuperviseOptions>;
 }
 
 /** Defaults of FunctionHostOptions. */
