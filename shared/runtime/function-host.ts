@@ -374,6 +374,13 @@ export class FunctionHost<Key, Snapshot, Writes> {
       },
       Math.max(100, Math.floor(this.backbone.options.leaseTtlMs / 3)),
     );
+    // A reconcile renews its lease for as long as it runs: one that never ends holds its key
+    // (and a slot) for good, which only this says.
+    const slow = setTimeout(
+      () =>
+        context.log.warn({ runningMs: this.options.slowReconcileMs }, 'reconcile still running'),
+      this.options.slowReconcileMs,
+    );
 
     let record: FailureRecord = noFailures;
     const stopTimer = this.metrics.reconcileDuration.startTimer(labels);
@@ -427,6 +434,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
     } finally {
       stopTimer();
       clearInterval(renewal);
+      clearTimeout(slow);
       this.stopping.signal.removeEventListener('abort', onStop);
       // A renewal still in flight changes the revision to release.
       void renewing.then(() => releaseLease(this.backbone, leaseRevision));

@@ -38,6 +38,8 @@ export interface FunctionHostOptions {
   firstRedriveDelayMs: number;
   /** Longest delay between scheduled redrives of a key. */
   maxRedriveDelayMs: number;
+  /** A reconcile running this long is logged (once) as still running, with its key. */
+  slowReconcileMs: number;
   /** How consumes are watched for stalls after NATS failovers (supervised-consumer.ts). */
   consumerSupervision?: Partial<SuperviseOptions>;
 }
@@ -61,6 +63,7 @@ export const defaultFunctionHostOptions: FunctionHostOptions = {
   redriveScanMs: 30_000,
   firstRedriveDelayMs: 5 * 60_000,
   maxRedriveDelayMs: 6 * 3600_000,
+  slowReconcileMs: 120_000,
 };
 
 /** Backoff before retry number `failures` (1 = first failure): full jitter over the upper half. */
