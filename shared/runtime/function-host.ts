@@ -8,7 +8,8 @@
 // 2. Work: replicas share one durable pull consumer per definition (queue). Before deciding on a key a
 //    replica creates its lease in olmq_leases (create fails while another replica holds it;
 //    the item is then redelivered shortly). The lease is renewed while working and expires
-//    with its TTL if the replica dies.
+//    with its TTL if the replica dies. Each consume is supervised (../bus/supervised-consumer.ts):
+//    one that ends or stops pulling after a NATS failover is opened again.
 // 3. Reconcile: load a snapshot (the first one while the lease is taken), decide (pure), apply
 //    the writes, then publish the decision's follow-up work (`enqueue`). A StaleDecisionError
 //    (write conflict) means "re-read and decide again", at once. Success acks the item, or holds
