@@ -1,12 +1,12 @@
 // Chaos benchmark of NATS failover: olmq (every part in this process, R3 streams) on three real
 // nats-servers clustered on loopback, connected through the server list; Subscriptions to two
 // operators in each of `namespaces` namespaces are created at once, and `--kill-after` ms later
-// one server is SIGKILLed (`--kill other`: one olmq is not connected to; `connected`: its own),
-// then restarted `--down-for` ms later. Prints one JSON object: time to converge (every CSV
+// one server is SIGKILLed (`--kill other`: one olmq is not connected to; `connected`: its own;
+// `none`: no fault, the baseline), then restarted `--down-for` ms later. Prints one JSON object: time to converge (every CSV
 // Succeeded), and counts of what was lost (not Succeeded), duplicated (more than one
 // InstallPlan or CSV per Subscription) and dead-lettered.
 // Run (after `npm run build`):
-//   node dist/bench/chaos-nats.js [--namespaces 25] [--kill other|connected] [--kill-after 3000] [--down-for 10000]
+//   node dist/bench/chaos-nats.js [--namespaces 25] [--kill other|connected|none] [--kill-after 3000] [--down-for 10000]
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { assets } from '../shared/bus/subjects.js';
@@ -29,8 +29,8 @@ const namespaceCount = Number(values.namespaces);
 const killAfterMs = Number(values['kill-after']);
 const downForMs = Number(values['down-for']);
 const timeoutMs = Number(values.timeout);
-if (values.kill !== 'other' && values.kill !== 'connected')
-  throw new Error('--kill must be other or connected');
+if (values.kill !== 'other' && values.kill !== 'connected' && values.kill !== 'none')
+  throw new Error('--kill must be other, connected or none');
 
 const packages = [
   { name: 'etcd', channel: 'singlenamespace-alpha', csv: 'etcdoperator.v0.9.4' },
@@ -44,7 +44,7 @@ async function main(): Promise<Record<string, unknown>> {
   const cluster = await natsClusterFor(teardowns);
   const system = await startSystem({
     // Logs to stderr: stdout carries only the result.
-    log: pino({ level: 'error' }, pino.destination(2)),
+    log: pino({ level: process.env.OLMQ_LOG_LEVEL ?? 'error' }, pino.destination(2)),
     natsUrl: cluster.urls,
     podReadyDelayMs: 0,
     clusterId: 'c1',
@@ -77,6 +77,7 @@ async function main(): Promise<Record<string, unknown>> {
   const connected = cluster.servers.findIndex((s) => nc.getServer().endsWith(`:${s.port}`));
   const victim = values.kill === 'connected' ? connected : (connected + 1) % 3;
   const chaos = (async () => {
+    if (values.kill === 'none') return {};
     await new Promise((resolve) => setTimeout(resolve, killAfterMs));
     await cluster.kill(victim);
     const killedAt = Date.now() - started;

@@ -83,6 +83,9 @@ export async function followMirror(
     deliver_policy: DeliverPolicy.All,
   });
   const messages: ConsumerMessages = await consumer.consume();
+  // A view whose consume ended (the connection closed, or it gave up after a failover) never
+  // catches up again: current() says so at once, and the lazy view opens a new one.
+  let ended = false;
   void (async () => {
     // In order: a message is applied whole (a reference's value read) before the next.
     for await (const m of messages) {
@@ -95,7 +98,9 @@ export async function followMirror(
         }
       }
     }
-  })().catch(() => undefined); // ends with the connection; current() then reports the lag
+  })()
+    .catch(() => undefined)
+    .finally(() => (ended = true));
 
   const appliedUpTo = async (until: number, deadline: number): Promise<void> => {
     if (applied >= until) return;
@@ -117,6 +122,7 @@ export async function followMirror(
     }
   };
   const current = async (): Promise<void> => {
+    if (ended) throw new MirrorViewLagError(options.what, 0);
     const deadline = Date.now() + catchUpMs;
     const last = (await mirror.jsm.streams.info(mirrorStream)).state.last_seq;
     for (;;) {
@@ -207,6 +213,8 @@ export function lazyMirrorView<T>(mirror: MirrorSource, kind: string): LazyMirro
         return live.list(cluster, namespace);
       } catch (error) {
         if (view === opened) view = undefined;
+        // A view that fell behind keeps its consumer until stopped.
+        void opened.then((v) => v.stop()).catch(() => undefined);
         throw error;
       }
     },

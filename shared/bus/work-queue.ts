@@ -3,7 +3,13 @@
 // (consecutive failures per key); dead letters are dead-letters.ts'. The function host (shared/runtime) decides
 // when to call them; this file knows how they sit on JetStream (see subjects.ts for the layout
 // and backbone.ts for the assets).
-import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  type Consumer,
+  type ConsumerMessages,
+} from '@nats-io/jetstream';
 import { KvWatchInclude } from '@nats-io/kv';
 import type { Backbone } from './backbone.js';
 import { JetStreamPublishError, wrongLastSequence, type PublishAck } from './pipe.js';
@@ -35,12 +41,40 @@ export interface QueueConsumer {
   name: string;
 }
 
+// The consumer just added. On a cluster a new replicated consumer may answer "JetStream system
+// temporarily unavailable" (503) for a moment after its creation, or while its leader is being
+// elected after a failover: that is retried for a while instead of failing the start.
+async function consumerAdded(backbone: Backbone, stream: string, name: string): Promise<Consumer> {
+  const deadline = Date.now() + 15_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await backbone.js.consumers.get(stream, name);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError && error.status === 503) || Date.now() > deadline)
+        throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 100 * attempt)));
+    }
+  }
+}
+
 /** Creates (idempotently) the work consumer of `queue` and starts pulling `concurrency` at once. */
 export async function consumeWork(
   backbone: Backbone,
   queue: string,
   options: { ackWaitMs: number; concurrency: number },
 ): Promise<{ consumer: QueueConsumer; messages: ConsumerMessages }> {
+  const added = await addWorkConsumer(backbone, queue, options);
+  const consumer = await consumerAdded(backbone, added.stream, added.name);
+  const messages = await consumer.consume({ max_messages: options.concurrency });
+  return { consumer: added, messages };
+}
+
+/** Creates (idempotently) the work consumer of `queue`, without consuming. */
+export async function addWorkConsumer(
+  backbone: Backbone,
+  queue: string,
+  options: { ackWaitMs: number },
+): Promise<QueueConsumer> {
   const name = workConsumerName(queue);
   await backbone.jsm.consumers.add(assets.workStream, {
     durable_name: name,
@@ -50,9 +84,7 @@ export async function consumeWork(
     max_deliver: -1,
     max_ack_pending: 10_000,
   });
-  const consumer = await backbone.js.consumers.get(assets.workStream, name);
-  const messages = await consumer.consume({ max_messages: options.concurrency });
-  return { consumer: { stream: assets.workStream, name }, messages };
+  return { stream: assets.workStream, name };
 }
 
 /** Creates (idempotently) the consumer of the mirror's changes of `kind` for `queue`, and starts it. */
@@ -73,7 +105,7 @@ export async function consumeChanges(
     // (a server-side limit would drop it without a trace).
     max_deliver: -1,
   });
-  const consumer = await backbone.js.consumers.get(mirrorStream, name);
+  const consumer = await consumerAdded(backbone, mirrorStream, name);
   const messages = await consumer.consume({ max_messages: options.window });
   return { consumer: { stream: mirrorStream, name }, messages };
 }

@@ -8,7 +8,8 @@
 // 2. Work: replicas share one durable pull consumer per definition (queue). Before deciding on a key a
 //    replica creates its lease in olmq_leases (create fails while another replica holds it;
 //    the item is then redelivered shortly). The lease is renewed while working and expires
-//    with its TTL if the replica dies.
+//    with its TTL if the replica dies. Each consume is supervised (../bus/supervised-consumer.ts):
+//    one that ends or stops pulling after a NATS failover is opened again.
 // 3. Reconcile: load a snapshot (the first one while the lease is taken), decide (pure), apply
 //    the writes, then publish the decision's follow-up work (`enqueue`). A StaleDecisionError
 //    (write conflict) means "re-read and decide again", at once. Success acks the item, or holds
@@ -25,11 +26,12 @@
 // Everything is level-triggered: an item names a key, never a change, so redelivery,
 // duplicates and reordering are harmless.
 import { setMaxListeners } from 'node:events';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
 import { parseWorkSubject, workItemKey } from '../bus/subjects.js';
 import { deadLetterCounts } from '../bus/dead-letters.js';
+import { superviseConsumer, type SupervisedMessages } from '../bus/supervised-consumer.js';
 import {
   backlogOf,
   clearFailures,
@@ -82,7 +84,7 @@ export class NoClusterClientError extends Error {
 /** Runs one function definition's triggers and workers until stopped. */
 export class FunctionHost<Key, Snapshot, Writes> {
   private readonly options: FunctionHostOptions;
-  private readonly streams: ConsumerMessages[] = [];
+  private readonly streams: SupervisedMessages[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
   private loops: Promise<void>[] = [];
@@ -134,10 +136,13 @@ export class FunctionHost<Key, Snapshot, Writes> {
     await this.watchFailureRecords();
     const consumers: QueueConsumer[] = [];
     for (const trigger of this.definition.triggers) {
-      const { consumer, messages } = await consumeChanges(this.backbone, this.queue, trigger.kind, {
-        ackWaitMs: this.options.ackWaitMs,
-        window: 256,
-      });
+      const open = async () =>
+        consumeChanges(this.backbone, this.queue, trigger.kind, {
+          ackWaitMs: this.options.ackWaitMs,
+          window: 256,
+        });
+      const { consumer, messages: first } = await open();
+      const messages = this.supervised(consumer, first, async () => (await open()).messages);
       consumers.push(consumer);
       this.streams.push(messages);
       this.loops.push(
@@ -148,10 +153,13 @@ export class FunctionHost<Key, Snapshot, Writes> {
         }),
       );
     }
-    const { consumer, messages } = await consumeWork(this.backbone, this.queue, {
-      ackWaitMs: this.options.ackWaitMs,
-      concurrency: this.options.concurrency,
-    });
+    const openWork = async () =>
+      consumeWork(this.backbone, this.queue, {
+        ackWaitMs: this.options.ackWaitMs,
+        concurrency: this.options.concurrency,
+      });
+    const { consumer, messages: first } = await openWork();
+    const messages = this.supervised(consumer, first, async () => (await openWork()).messages);
     // The work consumer first in backlog readings, as before.
     consumers.unshift(consumer);
     this.metrics.addBacklogSource(async () =>
@@ -168,6 +176,22 @@ export class FunctionHost<Key, Snapshot, Writes> {
       triggers: this.definition.triggers,
       log: this.log,
     });
+  }
+
+  // A consume kept alive through NATS failovers (see supervised-consumer.ts).
+  private supervised(
+    consumer: QueueConsumer,
+    first: Parameters<typeof superviseConsumer>[2],
+    reopen: Parameters<typeof superviseConsumer>[3],
+  ): SupervisedMessages {
+    return superviseConsumer(
+      this.backbone,
+      consumer,
+      first,
+      reopen,
+      this.log,
+      this.options.consumerSupervision,
+    );
   }
 
   // What failure handling (dead-work.ts) needs of this host.
@@ -221,7 +245,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
     return this.failureWatchLost || this.maybeFailing.has(itemKey);
   }
 
-  private async workLoop(messages: ConsumerMessages): Promise<void> {
+  private async workLoop(messages: AsyncIterable<JsMsg>): Promise<void> {
     for await (const m of messages) {
       if (this.stopping.signal.aborted) {
         this.settle(() => m.nak());
@@ -353,6 +377,13 @@ export class FunctionHost<Key, Snapshot, Writes> {
       },
       Math.max(100, Math.floor(this.backbone.options.leaseTtlMs / 3)),
     );
+    // A reconcile renews its lease for as long as it runs: one that never ends holds its key
+    // (and a slot) for good, which only this says.
+    const slow = setTimeout(
+      () =>
+        context.log.warn({ runningMs: this.options.slowReconcileMs }, 'reconcile still running'),
+      this.options.slowReconcileMs,
+    );
 
     let record: FailureRecord = noFailures;
     const stopTimer = this.metrics.reconcileDuration.startTimer(labels);
@@ -406,6 +437,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
     } finally {
       stopTimer();
       clearInterval(renewal);
+      clearTimeout(slow);
       this.stopping.signal.removeEventListener('abort', onStop);
       // A renewal still in flight changes the revision to release.
       void renewing.then(() => releaseLease(this.backbone, leaseRevision));

@@ -1,5 +1,6 @@
 // The function host's tunables, their defaults, and the backoff they give.
 import { hostname } from 'node:os';
+import type { SuperviseOptions } from '../bus/supervised-consumer.js';
 import type { Clock } from './types.js';
 
 /** Tunables of the function host. */
@@ -37,6 +38,10 @@ export interface FunctionHostOptions {
   firstRedriveDelayMs: number;
   /** Longest delay between scheduled redrives of a key. */
   maxRedriveDelayMs: number;
+  /** A reconcile running this long is logged (once) as still running, with its key. */
+  slowReconcileMs: number;
+  /** How consumes are watched for stalls after NATS failovers (supervised-consumer.ts). */
+  consumerSupervision?: Partial<SuperviseOptions>;
 }
 
 /** Defaults of FunctionHostOptions. */
@@ -58,6 +63,7 @@ export const defaultFunctionHostOptions: FunctionHostOptions = {
   redriveScanMs: 30_000,
   firstRedriveDelayMs: 5 * 60_000,
   maxRedriveDelayMs: 6 * 3600_000,
+  slowReconcileMs: 120_000,
 };
 
 /** Backoff before retry number `failures` (1 = first failure): full jitter over the upper half. */

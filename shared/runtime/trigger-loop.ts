@@ -1,5 +1,5 @@
 // A trigger's loop: maps the mirror's changes of one kind to work items. See Trigger in types.ts.
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
 import { BodyMissingError, isBodyRef, textOf } from '../bus/large-values.js';
@@ -61,7 +61,7 @@ async function giveUpOrRetry(host: TriggerHost, m: JsMsg, error: unknown): Promi
 // queue: two definitions triggered by the same change must both get their item.
 export async function runTrigger(
   trigger: Trigger,
-  messages: ConsumerMessages,
+  messages: AsyncIterable<JsMsg>,
   host: TriggerHost,
 ): Promise<void> {
   const { backbone, queue, options, stopping, settle } = host;

@@ -515,3 +515,21 @@ t.test(
     t.same(applied, [2]);
   },
 );
+
+t.test('function host - a reconcile that runs long is logged with its key', async (t) => {
+  const backbone = await backboneFor(t);
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const { lines } = await startHost(
+    t,
+    backbone,
+    widgetFunction(backbone, () => released),
+    { slowReconcileMs: 200 },
+  );
+  await putWidget(backbone, 'w1', 1);
+  const warning = await waitFor('the still-running warning', () =>
+    lines.find((l) => l.msg === 'reconcile still running'),
+  );
+  t.match(warning, { key: 'ns1/w1', runningMs: 200 });
+  release();
+});
