@@ -40,10 +40,15 @@ export class KubeApiError extends Error {
     this.retryAfterMs = undefined;
   }
 
-  /** Whether the same request may succeed later (throttling, timeouts, server trouble, no answer). */
+  /**
+   * Whether the same request may succeed later: throttling, timeouts, server trouble, no answer;
+   * a conflict; RBAC not granted yet (Forbidden); credentials being rotated (Unauthorized: the
+   * client re-reads them on the next request).
+   */
   get retryable(): boolean {
     return (
       this.code === 0 ||
+      this.code === 401 ||
       this.code === 429 ||
       this.code >= 500 ||
       this.reason === 'Conflict' ||

@@ -60,3 +60,15 @@ void t.test('kube errors - transient failures are found through wrapping errors 
   t.equal(isTransientApiFailure(new Error('plain')), false);
   t.end();
 });
+
+void t.test(
+  'kube errors - 401 is retried and counted (credentials being rotated); 422 and 404 are not',
+  (t) => {
+    const unauthorized = kubeApiError('c1', 401, '');
+    t.equal(unauthorized.retryable, true, 'the next attempt reads the credentials again');
+    t.equal(unauthorized.transient, false, 'counted: a wrong token ends in a dead letter');
+    t.equal(kubeApiError('c1', 422, '').retryable, false);
+    t.equal(kubeApiError('c1', 404, '').retryable, false);
+    t.end();
+  },
+);
