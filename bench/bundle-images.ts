@@ -24,6 +24,7 @@ import { startSystem } from '../system/index.js';
 import { configsLabel, pushCatalogImage, pushImage } from '../test/harness/images.js';
 import { startTestRegistry } from '../test/harness/registry.js';
 import { smallCatalog } from '../test/harness/repo.js';
+import { catalogReady } from './harness/catalog.js';
 
 const { values } = parseArgs({
   options: {
@@ -157,17 +158,7 @@ try {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     };
-    await until(async () => {
-      const cs = await admin.get<
-        KubeObject & { status?: { connectionState?: { lastObservedState?: string } } }
-      >({
-        apiVersion: 'operators.coreos.com/v1alpha1',
-        kind: 'CatalogSource',
-        namespace: 'olm',
-        name: 'images',
-      });
-      return cs?.status?.connectionState?.lastObservedState === 'READY' ? true : undefined;
-    });
+    await catalogReady(admin, 'images');
     const installs: number[] = [];
     for (let i = 0; i < Number(values.subscriptions); i++) {
       const ns = `bench-${i}`;

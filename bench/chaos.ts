@@ -20,6 +20,7 @@ import { assets } from '../shared/bus/backbone.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
 import { startSystem } from '../system/index.js';
+import { catalogReady } from './harness/catalog.js';
 
 const { values } = parseArgs({
   options: {
@@ -75,17 +76,7 @@ async function until(read: () => Promise<boolean>, deadline: number): Promise<bo
   }
   return false;
 }
-await until(async () => {
-  const cs = await admin.get<
-    KubeObject & { status?: { connectionState?: { lastObservedState?: string } } }
-  >({
-    apiVersion: 'operators.coreos.com/v1alpha1',
-    kind: 'CatalogSource',
-    namespace: 'olm',
-    name: 'community',
-  });
-  return cs?.status?.connectionState?.lastObservedState === 'READY';
-}, Date.now() + 60_000);
+await catalogReady(admin, 'community', { timeoutMs: 60_000 });
 
 const packages = [
   { name: 'etcd', channel: 'singlenamespace-alpha', csv: 'etcdoperator.v0.9.4' },

@@ -18,6 +18,7 @@ import { Registry } from 'prom-client';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
 import { startSystem } from '../system/index.js';
+import { catalogReady } from './harness/catalog.js';
 
 const { values } = parseArgs({
   options: {
@@ -93,17 +94,7 @@ async function until<T>(read: () => Promise<T | undefined>): Promise<T> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
-await until(async () => {
-  const cs = await admin.get<
-    KubeObject & { status?: { connectionState?: { lastObservedState?: string } } }
-  >({
-    apiVersion: 'operators.coreos.com/v1alpha1',
-    kind: 'CatalogSource',
-    namespace: 'olm',
-    name: 'community',
-  });
-  return cs?.status?.connectionState?.lastObservedState === 'READY' ? true : undefined;
-});
+await catalogReady(admin, 'community');
 
 async function namespace(name: string): Promise<void> {
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

@@ -2,14 +2,12 @@
 // built-in function — with the catalog `community` in olm served by a real registry server over
 // catalogs/example. Torn down with the test.
 import type { Test } from 'tap';
-import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
-import { loadRegistryCatalog, startRegistryServer } from '../../shared/registry/index.js';
+import type { KubeClient } from '../../shared/kube/client.js';
 import type { System, SystemOptions } from '../../system/index.js';
 import type { ClusterFixture } from './devcluster.js';
 import { capturingLogger } from './log.js';
-import { smallCatalog } from './repo.js';
+import { communityCatalogFor } from './subscription.js';
 import { systemFor } from './system.js';
-import { waitFor } from './wait.js';
 
 export interface Pipeline {
   fixture: ClusterFixture;
@@ -42,32 +40,6 @@ export async function pipelineFor(
       ? {}
       : { client: { userAgent: 'olmq-test', ...options.client } }),
   });
-  const served = await startRegistryServer({
-    catalog: (await loadRegistryCatalog(options.catalogDir ?? smallCatalog)).catalog,
-    host: '127.0.0.1',
-    port: 0,
-  });
-  t.teardown(() => served.stop(0));
-  await client.create({
-    apiVersion: 'operators.coreos.com/v1alpha1',
-    kind: 'CatalogSource',
-    metadata: { name: 'community', namespace: 'olm' },
-    spec: { sourceType: 'grpc', address: served.address },
-  });
-  await waitFor(
-    'the catalog to be READY',
-    async () => {
-      const source = await client.get<
-        KubeObject & { status?: { connectionState?: { lastObservedState?: string } } }
-      >({
-        apiVersion: 'operators.coreos.com/v1alpha1',
-        kind: 'CatalogSource',
-        namespace: 'olm',
-        name: 'community',
-      });
-      return source?.status?.connectionState?.lastObservedState === 'READY';
-    },
-    30_000,
-  );
+  await communityCatalogFor(t, client, options.catalogDir);
   return { fixture, client, lines, system };
 }

@@ -14,10 +14,17 @@ type Teardowns = Pick<Test, 'teardown'>;
 /** The CSV the etcd Subscription of subscribeEtcd installs. */
 export const etcdHead = 'etcdoperator.v0.9.4';
 
-/** Serves the small catalog as olm/community and waits for it to be READY. */
-export async function communityCatalogFor(t: Teardowns, client: KubeClient): Promise<void> {
+/**
+ * Serves an FBC directory (default the example catalog) as olm/community and waits for it to
+ * be READY.
+ */
+export async function communityCatalogFor(
+  t: Teardowns,
+  client: KubeClient,
+  catalogDir = smallCatalog,
+): Promise<void> {
   const served = await startRegistryServer({
-    catalog: (await loadRegistryCatalog(smallCatalog)).catalog,
+    catalog: (await loadRegistryCatalog(catalogDir)).catalog,
     host: '127.0.0.1',
     port: 0,
   });
