@@ -60,11 +60,18 @@ t.test('install - a v1beta1 CRD step fails its InstallPlan after the retry windo
     },
   ]);
 
-  const events = await client.list({ apiVersion: 'v1', kind: 'Event', namespace: 'ns1' });
-  const event = events.items.find(
-    (e) =>
-      (e['involvedObject'] as { kind?: string; name?: string }).name === 'install-abc' &&
-      e['reason'] === 'InstallComponentFailed',
+  // The Event is recorded after the status write that made the plan Failed.
+  const event = await waitFor(
+    'a Warning Event InstallComponentFailed on the plan',
+    async () => {
+      const events = await client.list({ apiVersion: 'v1', kind: 'Event', namespace: 'ns1' });
+      return events.items.find(
+        (e) =>
+          (e['involvedObject'] as { kind?: string; name?: string }).name === 'install-abc' &&
+          e['reason'] === 'InstallComponentFailed',
+      );
+    },
+    10_000,
   );
   t.ok(event, 'a Warning Event InstallComponentFailed on the plan');
   t.equal(event?.['type'], 'Warning');
