@@ -11,6 +11,7 @@ import {
   type DeadLetterReason,
 } from '../bus/dead-letters.js';
 import type { ObjectRef, WorkKey } from '../bus/subjects.js';
+import { isBackboneUnavailable } from '../bus/unavailable.js';
 import { recordFailures, type FailureRecord } from '../bus/work-queue.js';
 import { isTransientApiFailure, retryAfterOf } from '../kube/errors.js';
 import { kubeTime } from '../kube/time.js';
@@ -21,6 +22,25 @@ import type { DeadWork } from './types.js';
 /** Errors may say retrying cannot help (bad input that only a person can fix). */
 export function isRetryable(error: unknown): boolean {
   return !(error instanceof Error && 'retryable' in error && error.retryable === false);
+}
+
+/**
+ * What a failure says was unreachable (the Kubernetes API, or NATS), or undefined when the
+ * failure is the work's own.
+ */
+export function unavailableService(error: unknown): 'Kubernetes API' | 'NATS' | undefined {
+  if (isTransientApiFailure(error)) return 'Kubernetes API';
+  if (isBackboneUnavailable(error)) return 'NATS';
+  return undefined;
+}
+
+/** How long to wait before retrying work that met an unavailable service. */
+export function unavailableRetryDelayMs(
+  error: unknown,
+  deliveries: number,
+  options: FunctionHostOptions,
+): number {
+  return Math.max(retryAfterOf(error) ?? 0, backoffDelayMs(Math.min(deliveries, 5), options));
 }
 
 /** What failure handling needs of its host. */
@@ -57,20 +77,18 @@ export async function settleFailure(
 ): Promise<void> {
   const { backbone, options, metrics } = host;
   const labels = { cluster: work.cluster, function: host.queue };
-  if (isTransientApiFailure(error)) {
+  const unavailable = unavailableService(error);
+  if (unavailable !== undefined) {
     // The client already retried for its window: wait a little (at most 3.2 s, or as long as
-    // Retry-After asks) and try again, without counting a failure: an unreachable API never
-    // dead-letters work.
-    const delay = Math.max(
-      retryAfterOf(error) ?? 0,
-      backoffDelayMs(Math.min(m.info.deliveryCount, 5), options),
-    );
+    // Retry-After asks) and try again, without counting a failure: an unreachable API or NATS
+    // never dead-letters work.
+    const delay = unavailableRetryDelayMs(error, m.info.deliveryCount, options);
     host.settle(() => m.nak(delay));
     metrics.processed.inc({ ...labels, outcome: 'unavailable' });
     metrics.retried.inc(labels);
     work.log.warn(
       { err: error, retryInMs: delay },
-      'Kubernetes API unavailable; retrying without counting a failure',
+      `${unavailable} unavailable; retrying without counting a failure`,
     );
     return;
   }

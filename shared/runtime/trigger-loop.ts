@@ -6,7 +6,12 @@ import { BodyMissingError, isBodyRef, textOf } from '../bus/large-values.js';
 import { partsDiffer, partsHeader, pickParts, type ObjectPart } from '../bus/object-parts.js';
 import { mirrorSubjectPrefix, parseObjectKey } from '../bus/subjects.js';
 import { publishWork } from '../bus/work-queue.js';
-import { giveUpOnChange, type FailureHost } from './dead-work.js';
+import {
+  giveUpOnChange,
+  unavailableRetryDelayMs,
+  unavailableService,
+  type FailureHost,
+} from './dead-work.js';
 import { backoffDelayMs } from './host-options.js';
 import { LastSeen } from './last-seen.js';
 import type { Trigger } from './types.js';
@@ -30,6 +35,18 @@ export interface TriggerHost extends FailureHost {
 async function giveUpOrRetry(host: TriggerHost, m: JsMsg, error: unknown): Promise<void> {
   const failures = m.info.deliveryCount;
   const log = host.log.child({ subject: m.subject });
+  const unavailable = unavailableService(error);
+  if (unavailable !== undefined) {
+    // Mapping a change needs NATS (and maybe the API): when one is unreachable the change waits
+    // for it, however long, and never counts toward a dead letter.
+    const delay = unavailableRetryDelayMs(error, failures, host.options);
+    log.warn(
+      { err: error, retryInMs: delay },
+      `trigger met ${unavailable} unavailable; retrying without counting a failure`,
+    );
+    host.settle(() => m.nak(delay));
+    return;
+  }
   if (failures < host.options.maxAttempts) {
     const delay = backoffDelayMs(failures, host.options);
     log.warn({ err: error, failures, retryInMs: delay }, 'trigger failed; retrying with backoff');

@@ -2,11 +2,13 @@
 // one per key and cleared when the key reconciles after all, redriven on a schedule with
 // backoff, and a trigger that throws is retried a bounded number of times, then dead-lettered
 // and re-run by the redriver. Real nats-server, a test definition over the object mirror.
+import { JetStreamApiError } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
 import t, { type Test } from 'tap';
 import { openBackbone, type Backbone } from '../../shared/bus/backbone.js';
 import { listDeadLetters, requestTriggerRedrive } from '../../shared/bus/dead-letters.js';
+import { BusRequestError } from '../../shared/bus/pipe.js';
 import { objectKey } from '../../shared/bus/subjects.js';
 import {
   FunctionHost,
@@ -233,5 +235,56 @@ t.test(
     await requestTriggerRedrive(backbone, letter, new Date());
     await waitFor('the work to run', () => applied.length === 1);
     await waitFor('the letter gone', async () => (await listDeadLetters(backbone)).length === 0);
+  },
+);
+
+t.test(
+  'dead work - NATS unavailable (no responders, JetStream 503) is retried past maxAttempts and never dead-lettered',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    // More failures than maxAttempts (3), as a stream electing a leader after a server is
+    // killed answers for longer than the work's backoff.
+    let triggerFailures = 6;
+    let applyFailures = 6;
+    const applied: number[] = [];
+    const { series, lines } = await startHost(
+      t,
+      backbone,
+      gadgets({
+        trigger: () => {
+          if (triggerFailures-- > 0) throw new BusRequestError('no responders', 'no-responders');
+        },
+        apply: (value) => {
+          if (applyFailures-- > 0)
+            return Promise.reject(
+              new Error('could not record', {
+                cause: new JetStreamApiError({
+                  code: 503,
+                  err_code: 10008,
+                  description: 'JetStream system temporarily unavailable',
+                }),
+              }),
+            );
+          applied.push(value);
+          return Promise.resolve();
+        },
+      }),
+    );
+    await putGadget(backbone, 'g1', 1);
+    await waitFor('the work to run once NATS answers', () => applied.length === 1, 20_000);
+    t.equal(triggerFailures, -1, 'the trigger was retried after every unavailable answer');
+    t.equal(applyFailures, -1, 'the work was retried after every unavailable answer');
+    t.same(await listDeadLetters(backbone), [], 'nothing was dead-lettered');
+    t.same(await series('olmq_work_dead_lettered_total'), [], 'no dead letter counted');
+    t.ok(
+      lines.some((l) => l.msg === 'NATS unavailable; retrying without counting a failure'),
+      'the work logged why it waits',
+    );
+    t.ok(
+      lines.some(
+        (l) => l.msg === 'trigger met NATS unavailable; retrying without counting a failure',
+      ),
+      'the trigger logged why it waits',
+    );
   },
 );
