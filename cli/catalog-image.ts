@@ -3,7 +3,11 @@
 // Catalog pulled from one, with the same registry settings as the catalog function.
 import { existsSync } from 'node:fs';
 import { catalogObjectsOfImage } from '../functions/catalog/image-source.js';
-import { RegistryAccessConfigError, registryAccessOf } from '../shared/bundle-image/index.js';
+import {
+  RegistryAccessConfigError,
+  registryAccessOf,
+  splitFiles,
+} from '../shared/registry-access/index.js';
 import type { CatalogObject } from '../shared/catalog/index.js';
 import { OciError, parseImageReference } from '../shared/oci/index.js';
 
@@ -45,13 +49,10 @@ export async function catalogObjectsFromImage(
         ...(flags.registryAuthFile === undefined
           ? {}
           : { registryAuthFile: flags.registryAuthFile }),
-        registryCaFiles: (flags.registryCaFiles ?? '')
-          .split(',')
-          .map((f) => f.trim())
-          .filter((f) => f !== ''),
-        registryMirrors: '',
+        registryCaFiles: splitFiles(flags.registryCaFiles),
+        registryMirrors: [],
       },
-      'olmq-cli',
+      { userAgent: 'olmq-cli' },
     );
   } catch (error) {
     if (error instanceof RegistryAccessConfigError) throw new CatalogImageError(error.message);

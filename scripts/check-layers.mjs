@@ -49,6 +49,7 @@ export const sharedRanks = {
   resolver: 2,
   handoff: 3,
   'install-plan': 3,
+  'registry-access': 2,
   'bundle-image': 3,
   runtime: 4,
 };

@@ -1,14 +1,19 @@
 // Configuration of the catalog function, from environment variables (the host passes no
 // function-specific flags). Parsed once at start; errors name the variable; the result is frozen.
 import { z } from 'zod';
-import { parseMirrorRules, type MirrorRule } from '../../shared/oci/index.js';
+import {
+  RegistryAccessConfigError,
+  registryAccessSettingsFromEnv,
+  registryEnv,
+  type RegistryAccessSettings,
+} from '../../shared/registry-access/index.js';
 import { parseGoDuration } from './spec.js';
 
 /** How an image source is served: read directly (default) or through a registry Pod. */
 export type ImageMode = 'direct' | 'pod';
 
-/** The catalog function's settings. */
-export interface CatalogConfig {
+/** The catalog function's settings (registry access: shared/registry-access). */
+export interface CatalogConfig extends RegistryAccessSettings {
   /**
    * Where to dial a registry Service instead of its cluster DNS name, keyed "namespace/service".
    * For processes outside the cluster network (the devcluster, a laptop): e.g. the Service of
@@ -27,12 +32,6 @@ export interface CatalogConfig {
   fetchTimeoutMs: number;
   /** How `spec.image` sources are served unless annotated: read directly, or a registry Pod. */
   imageMode: ImageMode;
-  /** A dockerconfigjson file with credentials for every catalog image (after spec.secrets). */
-  registryAuthFile?: string;
-  /** PEM files of CAs trusted for registries, besides the system ones. */
-  registryCaFiles: readonly string[];
-  /** Registry mirror rules (registries.conf / ImageDigestMirrorSet style). */
-  registryMirrors: readonly MirrorRule[];
 }
 
 /** Defaults of CatalogConfig. */
@@ -55,9 +54,9 @@ export const catalogEnv = {
   retry: 'OLMQ_CATALOG_RETRY',
   fetchTimeout: 'OLMQ_CATALOG_FETCH_TIMEOUT',
   imageMode: 'OLMQ_CATALOG_IMAGE_MODE',
-  registryAuthFile: 'OLMQ_REGISTRY_AUTH_FILE',
-  registryCaFiles: 'OLMQ_REGISTRY_CA_FILES',
-  registryMirrors: 'OLMQ_REGISTRY_MIRRORS',
+  registryAuthFile: registryEnv.authFile,
+  registryCaFiles: registryEnv.caFiles,
+  registryMirrors: registryEnv.mirrors,
 } as const;
 
 /** A bad environment variable; names it. */
@@ -109,9 +108,6 @@ const envSchema = z.object({
   [catalogEnv.imageMode]: z
     .enum(['direct', 'pod'], { message: `${catalogEnv.imageMode}: must be direct or pod` })
     .optional(),
-  [catalogEnv.registryAuthFile]: z.string().min(1).optional(),
-  [catalogEnv.registryCaFiles]: z.string().optional(),
-  [catalogEnv.registryMirrors]: z.string().optional(),
 });
 
 /** Reads the catalog function's configuration from `env`. */
@@ -127,23 +123,15 @@ export function catalogConfigFromEnv(env: NodeJS.ProcessEnv): CatalogConfig {
     retryMs: values[catalogEnv.retry] ?? defaultCatalogConfig.retryMs,
     fetchTimeoutMs: values[catalogEnv.fetchTimeout] ?? defaultCatalogConfig.fetchTimeoutMs,
     imageMode: values[catalogEnv.imageMode] ?? defaultCatalogConfig.imageMode,
-    ...authFileOf(values[catalogEnv.registryAuthFile]),
-    registryCaFiles: (values[catalogEnv.registryCaFiles] ?? '')
-      .split(',')
-      .map((f) => f.trim())
-      .filter((f) => f !== ''),
-    registryMirrors: mirrorsOf(values[catalogEnv.registryMirrors] ?? ''),
+    ...registrySettingsOf(env),
   });
 }
 
-function mirrorsOf(text: string): MirrorRule[] {
+function registrySettingsOf(env: NodeJS.ProcessEnv): RegistryAccessSettings {
   try {
-    return parseMirrorRules(text, catalogEnv.registryMirrors);
+    return registryAccessSettingsFromEnv(env);
   } catch (error) {
-    throw new CatalogConfigError((error as Error).message);
+    if (!(error instanceof RegistryAccessConfigError)) throw error;
+    throw new CatalogConfigError(error.message);
   }
-}
-
-function authFileOf(file: string | undefined): { registryAuthFile?: string } {
-  return file === undefined ? {} : { registryAuthFile: file };
 }

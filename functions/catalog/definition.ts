@@ -314,7 +314,8 @@ export async function startCatalogFunction(
         client: images.client,
         image,
         served: healthy ? served : undefined,
-        credentials: () => catalogCredentials(client, namespace, spec, images.credentials),
+        credentials: () =>
+          catalogCredentials(client, { namespace, name, spec }, images.credentials),
         index: (objects, version, what) => indexObjects(objects, [], version, what),
       });
       return snapshot;

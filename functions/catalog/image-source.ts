@@ -1,8 +1,8 @@
 // Catalog images read directly from their registry (no registry Pod): which image sources are
-// read this way, the pull credentials (spec.secrets, then the operator-wide auth file), the
+// read this way, the pull credentials (those of upstream's registry Pod: spec.secrets, the
+// ServiceAccount named after the CatalogSource, then the operator-wide auth file), the
 // File-Based Catalog found in a pulled image, and the read itself — a HEAD when only a poll
 // is due, a pull when the digest changed.
-import { readFile } from 'node:fs/promises';
 import type { CatalogSource } from '../../shared/api/catalogsource.js';
 import {
   CatalogError,
@@ -14,13 +14,19 @@ import { compileIgnoreRules, type IgnoreRules } from '../../shared/catalog/index
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import {
   OciError,
-  RegistryClient,
-  credentialsFromDockerConfigs,
-  firstCredential,
   type CredentialLookup,
   type PulledImage,
+  type RegistryClient,
 } from '../../shared/oci/index.js';
-import { CatalogConfigError, catalogEnv, type CatalogConfig, type ImageMode } from './config.js';
+import {
+  PullSecretError,
+  RegistryAccessConfigError,
+  catalogRegistryPod,
+  pullCredentials,
+  registryAccessOf,
+  type RegistryAccess,
+} from '../../shared/registry-access/index.js';
+import { CatalogConfigError, type CatalogConfig, type ImageMode } from './config.js';
 import type { SourceRead } from './types.js';
 
 /** Per-CatalogSource choice between reading the image directly and upstream's registry Pod. */
@@ -42,44 +48,18 @@ export function imageSourceVersion(image: string, digest: string): string {
   return `image:${image}@${digest}`;
 }
 
-/** A pull secret that cannot be used: names it and why. */
-export class PullSecretError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PullSecretError';
-  }
-}
-
-/**
- * The credentials of a CatalogSource: its spec.secrets (dockerconfigjson or dockercfg Secrets
- * in its namespace, in order), then the operator-wide ones.
- */
+/** The credentials of a CatalogSource, as upstream's registry Pod for it would pull. */
 export async function catalogCredentials(
   client: KubeClient,
-  namespace: string,
-  spec: CatalogSource['spec'],
+  source: { namespace: string; name: string; spec: CatalogSource['spec'] },
   operatorWide: CredentialLookup | undefined,
 ): Promise<CredentialLookup> {
-  const documents: { source: string; json: string }[] = [];
-  for (const name of spec.secrets ?? []) {
-    const what = `pull secret ${namespace}/${name}`;
-    const secret = await client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
-    if (secret === undefined) throw new PullSecretError(`${what} not found`);
-    const data = (secret['data'] ?? {}) as Record<string, string>;
-    const encoded = data['.dockerconfigjson'] ?? data['.dockercfg'];
-    if (encoded === undefined)
-      throw new PullSecretError(
-        `${what} has no .dockerconfigjson (type ${String(secret['type'])})`,
-      );
-    documents.push({ source: what, json: Buffer.from(encoded, 'base64').toString('utf8') });
-  }
-  let fromSecrets: CredentialLookup;
-  try {
-    fromSecrets = credentialsFromDockerConfigs(documents);
-  } catch (error) {
-    throw new PullSecretError((error as Error).message);
-  }
-  return firstCredential(fromSecrets, operatorWide);
+  const { namespace, name, spec } = source;
+  return pullCredentials(
+    client,
+    catalogRegistryPod({ namespace, name, secrets: spec.secrets ?? [] }),
+    operatorWide,
+  );
 }
 
 /**
@@ -201,42 +181,19 @@ export async function readImageCatalog(input: {
   return input.index(objects, read.sourceVersion, what);
 }
 
-/** The registry client and operator-wide credentials of the function. */
-export interface ImageAccess {
-  client: RegistryClient;
-  credentials: CredentialLookup | undefined;
-}
-
-/** Builds the image access from the configuration, reading its files once at start. */
+/** Builds the registry access from the configuration, reading its files once at start. */
 export async function imageAccessOf(
   config: CatalogConfig,
   client: RegistryClient | undefined,
-): Promise<ImageAccess> {
-  const read = async (file: string, variable: string): Promise<string> =>
-    readFile(file, 'utf8').catch((error: unknown) => {
-      throw new CatalogConfigError(`${variable}: cannot read ${file}: ${(error as Error).message}`);
+): Promise<RegistryAccess> {
+  try {
+    return await registryAccessOf(config, {
+      userAgent: 'olmq-catalog',
+      timeoutMs: config.fetchTimeoutMs,
+      ...(client === undefined ? {} : { client }),
     });
-  const caCertificates = await Promise.all(
-    config.registryCaFiles.map((file) => read(file, catalogEnv.registryCaFiles)),
-  );
-  let credentials: CredentialLookup | undefined;
-  if (config.registryAuthFile !== undefined) {
-    const json = await read(config.registryAuthFile, catalogEnv.registryAuthFile);
-    try {
-      credentials = credentialsFromDockerConfigs([{ source: catalogEnv.registryAuthFile, json }]);
-    } catch (error) {
-      throw new CatalogConfigError((error as Error).message);
-    }
+  } catch (error) {
+    if (error instanceof RegistryAccessConfigError) throw new CatalogConfigError(error.message);
+    throw error;
   }
-  return {
-    client:
-      client ??
-      new RegistryClient({
-        caCertificates,
-        mirrors: [...config.registryMirrors],
-        timeoutMs: config.fetchTimeoutMs,
-        userAgent: 'olmq-catalog',
-      }),
-    credentials,
-  };
 }

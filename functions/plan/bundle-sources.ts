@@ -8,9 +8,9 @@ import {
   BundleImageErrorCode,
   catalogPullCredentials,
   type BundleUnpacker,
-  type RegistryAccess,
   type UnpackedBundle,
 } from '../../shared/bundle-image/index.js';
+import type { RegistryAccess } from '../../shared/registry-access/index.js';
 import { decodeBundleManifests, type CatalogContent } from '../../shared/catalog/index.js';
 import { CatalogIndexCache, fetchCatalogContent } from '../../shared/handoff/index.js';
 import type { PlannedBundle } from '../../shared/install-plan/index.js';

@@ -1,13 +1,12 @@
 // The plan function: work key { namespace } (queue `plan`). Turns the resolution the resolve function
 // recorded into InstallPlans (with their steps) and links the Subscriptions to them; follows
 // the plans' progress into the Subscriptions' InstallPlan* conditions.
+import { BundleUnpacker, openBundleStore } from '../../shared/bundle-image/index.js';
 import {
-  BundleUnpacker,
-  bundleImageAccessFromEnv,
-  openBundleStore,
   registryAccessOf,
+  registryAccessSettingsFromEnv,
   type RegistryAccess,
-} from '../../shared/bundle-image/index.js';
+} from '../../shared/registry-access/index.js';
 import { openCatalogStore, resolutionRecords } from '../../shared/handoff/index.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { planKey } from './keys.js';
@@ -47,7 +46,9 @@ export const startPlanFunction = async (
   const store = await openCatalogStore(backbone);
   const access =
     options.registry ??
-    (await registryAccessOf(bundleImageAccessFromEnv(process.env), 'olmq-plan'));
+    (await registryAccessOf(registryAccessSettingsFromEnv(process.env), {
+      userAgent: 'olmq-plan',
+    }));
   const unpacker = new BundleUnpacker({
     client: access.client,
     store: await openBundleStore(backbone),

@@ -51,13 +51,3 @@ export class BundleImageError extends Error {
     this.retryable = options.retryable ?? false;
   }
 }
-
-/** Registry settings of an unpacker. */
-export interface BundleImageAccessConfig {
-  /** A dockerconfigjson file with credentials for every image (after the catalog's secrets). */
-  registryAuthFile?: string;
-  /** PEM files of CAs trusted for registries, besides the system ones. */
-  registryCaFiles: readonly string[];
-  /** Registry mirror rules text (registries.conf / ImageDigestMirrorSet style). */
-  registryMirrors: string;
-}

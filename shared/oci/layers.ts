@@ -6,6 +6,7 @@ import { gunzip } from 'node:zlib';
 import { OciError } from './errors.js';
 import { readTar } from './tar.js';
 import { MediaType } from './types.js';
+import { decompressionBomb as bomb, unzstd, zstdMagic } from './zstd.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -15,12 +16,15 @@ const layerCompression: Record<string, 'gzip' | 'zstd' | 'none'> = {
   [MediaType.ociLayerGzip]: 'gzip',
   [MediaType.ociLayerZstd]: 'zstd',
   [MediaType.dockerLayerGzip]: 'gzip',
+  // Not in Docker's spec, but containerd names zstd layers of Docker manifests so.
+  'application/vnd.docker.image.rootfs.diff.tar.zstd': 'zstd',
   'application/vnd.oci.image.layer.nondistributable.v1.tar': 'none',
   'application/vnd.oci.image.layer.nondistributable.v1.tar+gzip': 'gzip',
+  'application/vnd.oci.image.layer.nondistributable.v1.tar+zstd': 'zstd',
   'application/vnd.docker.image.rootfs.foreign.diff.tar.gzip': 'gzip',
 };
 
-/** Whether a layer media type is one the client can unpack (zstd is recognised, then refused). */
+/** Whether a layer media type is one the client can unpack. */
 export function isLayerMediaType(mediaType: string): boolean {
   return mediaType in layerCompression;
 }
@@ -45,14 +49,10 @@ export async function decompressLayer(
   const codec =
     blob[0] === 0x1f && blob[1] === 0x8b
       ? 'gzip'
-      : blob.length >= 4 && blob.readUInt32LE(0) === 0xfd2fb528
+      : blob.length >= 4 && blob.readUInt32LE(0) === zstdMagic
         ? 'zstd'
         : 'none';
-  if (codec === 'zstd')
-    throw new OciError(
-      'UnsupportedMediaType',
-      `${what} is zstd-compressed, which olmq cannot decompress yet (Node 20 has no zstd): rebuild the image with gzip layers`,
-    );
+  if (codec === 'zstd') return unzstd(blob, budget, what);
   if (codec === 'none') {
     if (blob.length > budget) throw bomb(what, blob.length, budget);
     return blob;
@@ -70,13 +70,6 @@ export async function decompressLayer(
       { cause: error },
     );
   }
-}
-
-function bomb(what: string, compressed: number, budget: number): OciError {
-  return new OciError(
-    'DecompressionBomb',
-    `${what} (${compressed} bytes compressed) expands beyond the decompressed-content limit of ${budget} bytes; refusing a possible decompression bomb`,
-  );
 }
 
 const opaqueMarker = '.wh..wh..opq';

@@ -11,11 +11,12 @@ import { gzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
 import { MediaType, writeTar } from '../../shared/oci/index.js';
 import type { TestRegistry } from './registry.js';
+import { zstdFrame } from './zstd.js';
 
 /** The catalog label naming where the FBC lives in a catalog image. */
 export const configsLabel = 'operators.operatorframework.io.index.configs.v1';
 
-/** One layer: files (tarred and gzipped here) or raw bytes with a media type. */
+/** One layer: files (tarred and compressed here) or raw bytes with a media type. */
 export type LayerSpec = ReadonlyMap<string, Buffer | string> | { bytes: Buffer; mediaType: string };
 
 /** What pushImage builds. */
@@ -26,6 +27,8 @@ export interface ImageSpec {
   format?: 'oci' | 'docker';
   /** Config media type override (for wrong-media-type tests). */
   configMediaType?: string;
+  /** How layers of files are compressed (default gzip; zstd in raw blocks, see zstd.ts). */
+  compression?: 'gzip' | 'zstd';
 }
 
 /** A pushed manifest. */
@@ -131,14 +134,21 @@ export async function pushImage(
   const layers = [];
   for (const layer of spec.layers) {
     const isRaw = 'bytes' in layer && 'mediaType' in layer && !(layer instanceof Map);
+    const zstd = spec.compression === 'zstd';
     const bytes = isRaw
       ? (layer as { bytes: Buffer }).bytes
-      : gzipLayer(layer as ReadonlyMap<string, Buffer | string>);
+      : zstd
+        ? zstdFrame(writeTar(layer as ReadonlyMap<string, Buffer | string>))
+        : gzipLayer(layer as ReadonlyMap<string, Buffer | string>);
     const mediaType = isRaw
       ? (layer as { mediaType: string }).mediaType
-      : docker
-        ? MediaType.dockerLayerGzip
-        : MediaType.ociLayerGzip;
+      : zstd
+        ? docker
+          ? 'application/vnd.docker.image.rootfs.diff.tar.zstd'
+          : MediaType.ociLayerZstd
+        : docker
+          ? MediaType.dockerLayerGzip
+          : MediaType.ociLayerGzip;
     layers.push({
       mediaType,
       digest: await pushBlob(registry, repository, bytes),
@@ -236,6 +246,8 @@ export async function pushCatalogImage(
     packages?: string[];
     configsDir?: string;
     labels?: Record<string, string>;
+    /** Layer compression of the catalog image and every bundle image (default gzip). */
+    compression?: 'gzip' | 'zstd';
   } = {},
 ): Promise<PushedCatalog> {
   const repository = options.repository ?? 'olmq-test/catalog';
@@ -306,6 +318,7 @@ export async function pushCatalogImage(
       const pushed = await pushImage(registry, bundleRepository, name, {
         layers: [bundleFiles],
         labels,
+        ...(options.compression === undefined ? {} : { compression: options.compression }),
       });
       const image = `${registry.host}/${bundleRepository}@${pushed.digest}`;
       bundleImages.set(name, image);
@@ -321,7 +334,11 @@ export async function pushCatalogImage(
     allObjects.push(...out);
   }
   const labels = { [configsLabel]: `/${configsDir}`, ...options.labels };
-  const pushed = await pushImage(registry, repository, tag, { layers: [files], labels });
+  const pushed = await pushImage(registry, repository, tag, {
+    layers: [files],
+    labels,
+    ...(options.compression === undefined ? {} : { compression: options.compression }),
+  });
   return {
     image: `${registry.host}/${repository}:${tag}`,
     digest: pushed.digest,

@@ -1,7 +1,8 @@
 // Bundles given only by their image (olm.csv.metadata and `image`, as `opm render` writes
 // catalogs), with every olmq function on the devcluster and a real local registry: the catalog
 // image's packages are listed, a Subscription's bundle is unpacked from its image and its CSV
-// Succeeds; through an htpasswd + TLS registry with the credentials in spec.secrets; and bad
+// Succeeds; through an htpasswd + TLS registry with the credentials in spec.secrets, or on the
+// ServiceAccounts upstream's registry and unpack pods run as; and bad
 // bundle images end the plan Failed with a specific message, the Subscription BundleUnpackFailed.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,7 +58,8 @@ async function subscribe(
   annotations: Record<string, string> = {},
 ): Promise<void> {
   const secrets = secret === undefined ? [] : [secret.name];
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  if ((await client.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace })) === undefined)
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
   await client.create({
     apiVersion: 'operators.coreos.com/v1',
     kind: 'OperatorGroup',
@@ -179,6 +181,60 @@ t.test(
     await subscribe(client, 'private', pushed.image, { name: 'pull', config });
     await waitForCsvPhase(client, 'private', head, 'Succeeded', undefined, 60_000);
     const plan = await planOf(client, 'private');
+    t.equal(plan?.status?.bundleLookups?.[0]?.path, pushed.bundleImages.get(head));
+  },
+);
+
+t.test(
+  "bundle images - credentials only on the ServiceAccounts upstream's pods run as; without them, a 401",
+  async (t) => {
+    const registry = await registryFor(t, { htpasswd: true });
+    const pushed = await pushCatalogImage(registry, smallCatalog, { packages: ['etcd'] });
+    const auth = Buffer.from(`${registry.username ?? ''}:${registry.password ?? ''}`).toString(
+      'base64',
+    );
+    const config = JSON.stringify({ auths: { [registry.host]: { auth } } });
+    const { client } = await startSystem(t);
+    // The catalog image is pulled as upstream's registry Pod would: ServiceAccount `images`
+    // (the CatalogSource's name) holds the secret; the bundle unpack pod runs as `default`.
+    const withAccounts = async (namespace: string, bundleCredentials: boolean) => {
+      await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+      await client.create(pullSecret(namespace, 'pull', config));
+      await client.create({
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'images', namespace },
+        imagePullSecrets: [{ name: 'pull' }],
+      });
+      if (!bundleCredentials) return;
+      const ref = { apiVersion: 'v1', kind: 'ServiceAccount', namespace, name: 'default' };
+      await waitFor(`the default ServiceAccount of ${namespace}`, () => client.get(ref));
+      await client.patch(ref, 'merge', { imagePullSecrets: [{ name: 'pull' }] });
+    };
+    // First the namespace without bundle credentials: a bundle, once unpacked, is served from
+    // the store by digest with no pull.
+    await withAccounts('sa-without', false);
+    await subscribe(client, 'sa-without', pushed.image);
+    const failed = await waitFor(
+      'the sa-without plan to fail',
+      async () => {
+        const p = await planOf(client, 'sa-without');
+        return p?.status?.phase === 'Failed' ? p : undefined;
+      },
+      60_000,
+    );
+    const condition = failed.status?.bundleLookups?.[0]?.conditions?.[0];
+    t.equal(condition?.type, 'BundleLookupFailed');
+    t.match(
+      condition?.message,
+      `failed to pull bundle image ${pushed.bundleImages.get(head) ?? ''}: manifest `,
+    );
+    t.match(condition?.message, `registry ${registry.host} requires credentials (401)`);
+
+    await withAccounts('sa-with', true);
+    await subscribe(client, 'sa-with', pushed.image);
+    await waitForCsvPhase(client, 'sa-with', head, 'Succeeded', undefined, 60_000);
+    const plan = await planOf(client, 'sa-with');
     t.equal(plan?.status?.bundleLookups?.[0]?.path, pushed.bundleImages.get(head));
   },
 );

@@ -157,6 +157,55 @@ t.test(
 );
 
 t.test(
+  'catalog images - credentials only on the ServiceAccount named after the CatalogSource; removed, a 401 status',
+  async (t) => {
+    const registry = await registryFor(t, { htpasswd: true });
+    const pushed = await pushCatalogImage(registry, smallCatalog, { packages: ['etcd'] });
+    const f = await catalogFunctionFor(t);
+    const auth = Buffer.from(`${registry.username ?? ''}:${registry.password ?? ''}`).toString(
+      'base64',
+    );
+    const config = JSON.stringify({ auths: { [registry.host]: { auth } } });
+    await f.client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'sa-pull', namespace: ns },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: { '.dockerconfigjson': Buffer.from(config).toString('base64') },
+    });
+    // Upstream's registry Pod runs as the ServiceAccount named after its CatalogSource.
+    await f.client.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'via-sa', namespace: ns },
+      imagePullSecrets: [{ name: 'sa-pull' }],
+    });
+    await f.client.create(
+      catalogSource(ns, 'via-sa', {
+        sourceType: 'grpc',
+        image: pushed.image,
+        updateStrategy: { registryPoll: { interval: '1s' } },
+      }),
+    );
+    const s = await waitState(f, 'via-sa', 'READY');
+    t.notOk(s.reason, 'pulled with the ServiceAccount pull secret');
+    t.equal((await record(f, 'via-sa'))?.packages, 1);
+
+    await f.client.patch(
+      { apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: 'via-sa' },
+      'merge',
+      { imagePullSecrets: null },
+    );
+    const refused = await waitState(f, 'via-sa', 'TRANSIENT_FAILURE', /401/);
+    t.equal(refused.reason, 'RegistryServerError');
+    t.match(
+      refused.message,
+      `failed to pull catalog image ${pushed.image}: manifest ${pushed.image}: registry ${registry.host} requires credentials (401)`,
+    );
+  },
+);
+
+t.test(
   'catalog images - the operator-wide auth file serves CatalogSources without spec.secrets',
   async (t) => {
     const registry = await registryFor(t, { htpasswd: true });

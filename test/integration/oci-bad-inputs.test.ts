@@ -6,6 +6,7 @@ import t from 'tap';
 import { MediaType, RegistryClient } from '../../shared/oci/index.js';
 import { pushBlob, pushImage } from '../harness/images.js';
 import { registryFor } from '../harness/registry.js';
+import { zstdFrame, zstdRleFrame } from '../harness/zstd.js';
 
 t.test('oci client - bad inputs', async (t) => {
   const registry = await registryFor(t);
@@ -69,14 +70,28 @@ t.test('oci client - bad inputs', async (t) => {
     });
   });
 
-  t.test('zstd layer: refused with a specific message', async (t) => {
-    const zstdMagic = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0, 0]);
-    await pushImage(registry, 'olmq-test/zstd', 'v1', {
-      layers: [{ bytes: zstdMagic, mediaType: MediaType.ociLayerZstd }],
+  t.test('zstd bomb: RLE blocks expanding past the limit, and corrupt zstd', async (t) => {
+    const bomb = zstdRleFrame(0, 256 * 1024 * 1024);
+    t.ok(bomb.length < 16 * 1024, 'the bomb is small compressed');
+    await pushImage(registry, 'olmq-test/zstd', 'bomb', {
+      layers: [{ bytes: bomb, mediaType: MediaType.ociLayerZstd }],
     });
-    await t.rejects(client.pullImage(`${registry.host}/olmq-test/zstd:v1`), {
-      code: 'UnsupportedMediaType',
-      message: /zstd-compressed/,
+    await t.rejects(
+      client.pullImage(`${registry.host}/olmq-test/zstd:bomb`, {
+        limits: { unpackedBytes: 8 * 1024 * 1024 },
+      }),
+      {
+        code: 'DecompressionBomb',
+        message: /layer 1\/1 .* expands beyond the decompressed-content limit of 8388608 bytes/,
+      },
+    );
+    const truncated = zstdFrame(Buffer.from('x'.repeat(1000))).subarray(0, 500);
+    await pushImage(registry, 'olmq-test/zstd', 'truncated', {
+      layers: [{ bytes: truncated, mediaType: MediaType.ociLayerZstd }],
+    });
+    await t.rejects(client.pullImage(`${registry.host}/olmq-test/zstd:truncated`), {
+      code: 'BadResponse',
+      message: /layer 1\/1 .*: zstd data is corrupt: block runs past the end/,
     });
   });
 

@@ -8,8 +8,11 @@ import {
   isOciError,
   type CredentialLookup,
 } from '../../shared/oci/index.js';
-import { pushImage, pushIndex } from '../harness/images.js';
+import { catalogObjectsOfImage } from '../../functions/catalog/image-source.js';
+import { bundleOfImage } from '../../shared/bundle-image/index.js';
+import { pushCatalogImage, pushImage, pushIndex } from '../harness/images.js';
 import { registryFor, type TestRegistry } from '../harness/registry.js';
+import { smallCatalog } from '../harness/repo.js';
 
 function dockerConfigFor(
   registry: TestRegistry,
@@ -65,6 +68,42 @@ t.test(
     );
   },
 );
+
+t.test('oci client - zstd layers: a catalog image and its bundle images', async (t) => {
+  const registry = await registryFor(t);
+  const pushed = await pushCatalogImage(registry, smallCatalog, {
+    packages: ['etcd'],
+    compression: 'zstd',
+  });
+  const client = new RegistryClient();
+  const catalog = await client.pullImage(pushed.image);
+  const objects = catalogObjectsOfImage(catalog);
+  t.same(
+    objects.filter((o) => o.schema === 'olm.package').map((o) => o.value['name']),
+    ['etcd'],
+    'the FBC of the zstd catalog image is read',
+  );
+  const head = 'etcdoperator.v0.9.4';
+  const image = pushed.bundleImages.get(head) ?? '';
+  const bundle = bundleOfImage(await client.pullImage(image));
+  t.equal(
+    (
+      bundle.objects.find((o) => o['kind'] === 'ClusterServiceVersion')?.['metadata'] as {
+        name?: string;
+      }
+    )?.name,
+    head,
+    'the zstd bundle image holds its CSV',
+  );
+  t.equal(bundle.annotations['operators.operatorframework.io.bundle.package.v1'], 'etcd');
+  const docker = await pushImage(registry, 'olmq-test/zstd-docker', 'v1', {
+    layers: [new Map([['a', 'docker zstd']])],
+    format: 'docker',
+    compression: 'zstd',
+  });
+  const pulled = await client.pullImage(`${registry.host}/olmq-test/zstd-docker@${docker.digest}`);
+  t.equal(pulled.files.get('a')?.toString(), 'docker zstd', 'a Docker manifest with a zstd layer');
+});
 
 t.test('oci client - picks linux/amd64 from a Docker manifest list and an OCI index', async (t) => {
   const registry = await registryFor(t);
