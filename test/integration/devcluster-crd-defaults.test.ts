@@ -175,3 +175,40 @@ t.test('crd defaults - server-side apply defaults the applied items', async (t) 
     'the same apply again writes nothing',
   );
 });
+
+t.test(
+  'crd defaults - objects stored before their CRD gained a default read with it',
+  async (t) => {
+    const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
+    // An object whose items are stored without the protocol: written while the CRD had no default.
+    const current = (await request('GET', crdPath)).body;
+    const withoutDefault = structuredClone(current) as typeof crd;
+    const version = withoutDefault.spec.versions[0];
+    if (version === undefined) throw new Error('no version');
+    version.schema.openAPIV3Schema.properties.spec.properties.containers.items.properties.ports.items.properties.protocol =
+      { type: 'string' } as typeof portsNode.items.properties.protocol;
+    t.equal((await request('PUT', crdPath, withoutDefault)).status, 200);
+    const old = await request('POST', gadgets, gadget('old', [{ containerPort: 70 }]));
+    t.same(portsIn(old.body), [{ containerPort: 70 }], 'stored without a protocol');
+    const storedRv = (old.body['metadata'] as Json)['resourceVersion'];
+
+    const restored = (await request('GET', crdPath)).body;
+    t.equal((await request('PUT', crdPath, { ...restored, spec: crd.spec })).status, 200);
+
+    const read = await request('GET', `${gadgets}/old`);
+    t.same(portsIn(read.body), [{ containerPort: 70, protocol: 'TCP' }], 'GET defaults');
+    t.equal((read.body['metadata'] as Json)['resourceVersion'], storedRv, 'nothing is written');
+    const list = await request('GET', gadgets);
+    const listed = (list.body['items'] as Json[]).find(
+      (item) => (item['metadata'] as Json)['name'] === 'old',
+    );
+    t.same(listed && portsIn(listed), [{ containerPort: 70, protocol: 'TCP' }], 'LIST defaults');
+    const watched = await rawRequest(
+      fixture,
+      'GET',
+      `${gadgets}?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dold`,
+    );
+    const event = JSON.parse(watched.body.split('\n')[0] ?? '{}') as { object: Json };
+    t.same(portsIn(event.object), [{ containerPort: 70, protocol: 'TCP' }], 'WATCH defaults');
+  },
+);
