@@ -1,19 +1,30 @@
 // The object store as the API sees it: objects by served type. All versions of a resource share
 // one storage key; cluster-scoped objects are kept under namespace ""; objects are stored at the
 // storage version and presented at the version a request names (CRD conversion None).
-import type { JsonObject } from '../../shared/kube/json.js';
+import { isJsonObject, type JsonObject } from '../../shared/kube/json.js';
+import { applyDefaults } from '../../shared/kube/schema/index.js';
 import { apiVersionOf, typeStorageKey } from '../resources/registry.js';
 import type { ResourceType } from '../resources/types.js';
 import type { ObjectStore } from '../storage/store.js';
 
 /**
  * An object as served at the type's version: converted when the version has a conversion,
- * otherwise only relabelled (CRD versions share storage; conversion None).
+ * otherwise only relabelled (CRD versions share storage; conversion None). Custom objects get
+ * their version's schema defaults, as kube-apiserver defaults what it reads from etcd: an object
+ * stored before its CRD gained a default shows it (the same object when nothing is missing).
  */
 export function present(type: ResourceType, object: JsonObject): JsonObject {
   if (type.conversion) return type.conversion.fromStorage(object);
   const apiVersion = apiVersionOf(type.group, type.version);
-  return object['apiVersion'] === apiVersion ? object : { ...object, apiVersion };
+  const relabelled = object['apiVersion'] === apiVersion ? object : { ...object, apiVersion };
+  return withReadDefaults(type, relabelled);
+}
+
+/** A custom object with its version's schema defaults applied; other objects as they are. */
+export function withReadDefaults(type: ResourceType, object: JsonObject): JsonObject {
+  if (type.crdName === undefined || type.schema === undefined) return object;
+  const defaulted = applyDefaults(object, type.schema);
+  return isJsonObject(defaulted) ? defaulted : object;
 }
 
 /** An object of the type's version in the form it is stored in. */

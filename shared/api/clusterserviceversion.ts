@@ -17,8 +17,8 @@ import {
   kubeTime,
   labelSelectorSchema,
   objectMetaSchema,
-  opaqueObject,
   policyRuleSchema,
+  serverDefault,
   stringMap,
 } from './meta.js';
 
@@ -34,10 +34,38 @@ export const installModeSchema = z.object({
 /** An install mode of a CSV. */
 export type InstallMode = z.infer<typeof installModeSchema>;
 
+// The embedded DeploymentSpec stays open except on the way to the fields that upstream's CRD
+// (generated from the Kubernetes types) defaults, so stored CSVs carry the same defaults there.
+const containerPortsSchema = z
+  .array(
+    z.looseObject({
+      protocol: serverDefault(z.string(), 'TCP')
+        .optional()
+        .describe('Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".'),
+    }),
+  )
+  .optional();
+const containersSchema = z.array(z.looseObject({ ports: containerPortsSchema })).optional();
+const deploymentSpecSchema = z
+  .looseObject({
+    template: z
+      .looseObject({
+        spec: z
+          .looseObject({
+            containers: containersSchema,
+            initContainers: containersSchema,
+            ephemeralContainers: containersSchema,
+          })
+          .optional(),
+      })
+      .optional(),
+  })
+  .describe('An apps/v1 DeploymentSpec.');
+
 /** A deployment the install strategy creates. */
 export const strategyDeploymentSpecSchema = z.object({
   name: z.string(),
-  spec: opaqueObject('An apps/v1 DeploymentSpec.'),
+  spec: deploymentSpecSchema,
   label: stringMap('Labels of the Deployment.').optional(),
 });
 /** A deployment of the install strategy. */

@@ -43,6 +43,19 @@ export function goString(description?: string): z.ZodDefault<z.ZodString> {
   return description === undefined ? schema : schema.describe(description);
 }
 
+/** The zod metadata key of a default only the API server applies (see `serverDefault`). */
+export const SERVER_DEFAULT_KEY = 'x-olmq-server-default';
+
+/**
+ * A field whose CRD carries `default: value` while parsing leaves it absent. Upstream's CRDs
+ * default some fields of embedded Kubernetes types (a container port's protocol), so stored
+ * objects carry them; its controllers decode bundles into Go structs, which do not, so what
+ * olmq derives from a bundle (InstallPlan steps) must not either.
+ */
+export function serverDefault<T extends z.ZodType>(schema: T, value: string | number | boolean): T {
+  return schema.meta({ [SERVER_DEFAULT_KEY]: value });
+}
+
 /** Status of a condition: True, False or Unknown. */
 export const conditionStatusSchema = z
   .enum(codeValues(ConditionStatus))

@@ -314,11 +314,16 @@ void t.test('crds - enums, timestamps and opaque parts are typed as Kubernetes e
     { type: 'string', format: 'date-time' },
   );
   const deployment = nodeAt(csv ?? {}, '.spec.install.spec.deployments[0]');
-  t.same(deployment?.properties?.spec, {
-    description: 'An apps/v1 DeploymentSpec.',
-    type: 'object',
-    'x-kubernetes-preserve-unknown-fields': true,
-  });
+  const deploymentSpec = deployment?.properties?.spec;
+  t.same(
+    {
+      description: deploymentSpec?.description,
+      type: deploymentSpec?.type,
+      preserve: deploymentSpec?.['x-kubernetes-preserve-unknown-fields'],
+    },
+    { description: 'An apps/v1 DeploymentSpec.', type: 'object', preserve: true },
+    'the embedded DeploymentSpec keeps every field it is given',
+  );
   const webhook = nodeAt(csv ?? {}, '.spec.webhookdefinitions[0]');
   t.same(webhook?.properties?.containerPort, {
     type: 'integer',

@@ -3,6 +3,7 @@
 // refuses anything else, so a schema that cannot be expressed structurally fails generation
 // instead of producing a CRD the API server would reject.
 import { z } from 'zod';
+import { SERVER_DEFAULT_KEY } from '../meta.js';
 
 /** A JSON value, as CRD defaults hold them. */
 export type JsonValue =
@@ -98,11 +99,17 @@ function addExtensions(schema: AnySchema, into: Unwrapped['extensions']): void {
   }
 }
 
+/** A default only the API server applies, from zod metadata (meta.ts `serverDefault`). */
+function serverDefaultOf(schema: AnySchema): JsonValue | undefined {
+  const meta = z.globalRegistry.get(schema) as Record<string, unknown> | undefined;
+  return meta?.[SERVER_DEFAULT_KEY] as JsonValue | undefined;
+}
+
 /** Strips optional/default wrappers, collecting description, default and list extensions. */
 function unwrap(schema: AnySchema): Unwrapped {
   let current = schema;
   let description = descriptionOf(schema);
-  let defaultValue: JsonValue | undefined;
+  let defaultValue: JsonValue | undefined = serverDefaultOf(schema);
   const extensions: Unwrapped['extensions'] = {};
   addExtensions(schema, extensions);
   for (;;) {
@@ -111,6 +118,7 @@ function unwrap(schema: AnySchema): Unwrapped {
       if (def.type === 'default') defaultValue = def.defaultValue as JsonValue;
       current = def.innerType;
       description ??= descriptionOf(current);
+      defaultValue ??= serverDefaultOf(current);
       addExtensions(current, extensions);
       continue;
     }

@@ -5,6 +5,7 @@ import type { FieldSelector } from '../../../../shared/kube/selectors.js';
 import { text, type JsonObject } from '../../../../shared/kube/json.js';
 import { apiVersionOf, typeStorageKey } from '../../../resources/registry.js';
 import { storedFieldSelector } from '../../../api/listing.js';
+import { withReadDefaults } from '../../../api/resource-store.js';
 import type { WatchForm } from '../../../storage/types.js';
 import { partialObjectMetadata, toTable } from '../../table.js';
 import { batchedSink } from '../../watch-sink.js';
@@ -14,6 +15,27 @@ import type { ResourceRequest } from '../types.js';
 
 /** Objects as PartialObjectMetadata (meta.k8s.io/v1), for clients that asked for metadata only. */
 const metadataForm: WatchForm = { id: 'PartialObjectMetadata', render: partialObjectMetadata };
+
+// One shared form per custom resource version's schema, so lines stay encoded once per event.
+const readDefaultForms = new WeakMap<JsonObject, WatchForm>();
+let formCount = 0;
+function readDefaultsForm(type: ResourceRequest['type']): WatchForm | undefined {
+  const schema = type.schema;
+  if (type.crdName === undefined || schema === undefined) return undefined;
+  let form = readDefaultForms.get(schema);
+  if (form === undefined) {
+    form = {
+      id: `defaults-${++formCount}-${apiVersionOf(type.group, type.version)}`,
+      // Bookmarks (no name) carry only a resourceVersion, never defaulted fields.
+      render: (object) =>
+        typeof (object['metadata'] as JsonObject | undefined)?.['name'] === 'string'
+          ? withReadDefaults(type, object)
+          : object,
+    };
+    readDefaultForms.set(schema, form);
+  }
+  return form;
+}
 
 /** Answers `watch`: starts the stream; it ends when the client goes or the watch times out. */
 export function watch({ req, res, path, query, type, server }: ResourceRequest): void {
@@ -46,7 +68,7 @@ export function watch({ req, res, path, query, type, server }: ResourceRequest):
       ...(table
         ? {
             render: (object: JsonObject) =>
-              toTable(type, [converted ? converted(object) : object], {
+              toTable(type, [converted ? converted(object) : withReadDefaults(type, object)], {
                 resourceVersion: text((object['metadata'] as JsonObject)['resourceVersion'] ?? ''),
                 includeObject,
                 now: Date.now(),
@@ -56,7 +78,7 @@ export function watch({ req, res, path, query, type, server }: ResourceRequest):
           ? { form: metadataForm }
           : converted
             ? { render: converted }
-            : {}),
+            : withForm(readDefaultsForm(type))),
     },
     batchedSink(res),
     {
@@ -67,4 +89,8 @@ export function watch({ req, res, path, query, type, server }: ResourceRequest):
     },
   );
   res.onClose(() => handle.close());
+}
+
+function withForm(form: WatchForm | undefined): { form?: WatchForm } {
+  return form === undefined ? {} : { form };
 }
