@@ -4,9 +4,10 @@
 // catalog, resolve and operator. Subscriptions to two operators (etcd, hawtio-operator) in each
 // of `--namespaces` namespaces are created at once, and from then until every CSV Succeeded a
 // random replica of install, plan, rbac or copy-csv is SIGKILLed every `--kill-every` ms and
-// replaced by a new process (`--kill-every 0`: no kills, the baseline).
+// replaced by a new process (`--kill-every 0`: no kills, the baseline); `--kill-for-seconds N`
+// stops the kills N s into the load instead, to tell work lost from work starved by the kills.
 // Run (after `npm run build`):
-//   node dist/bench/chaos-kill.js [--namespaces 10] [--kill-every 3000] [--replicas 2]
+//   node dist/bench/chaos-kill.js [--namespaces 10] [--kill-every 3000] [--kill-for-seconds 0] [--replicas 2]
 //     [--seed 1] [--deadline-seconds 600]
 // Prints one JSON object: time to converge, kills made (by function), and the counts of
 // test/harness/chaos-outcome.ts: lost, extra CSVs, duplicated plans (per namespace and
@@ -21,7 +22,7 @@ import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer } from '../shared/bus/nats-server.js';
 import { chaosOutcome, deadLetterCount } from '../test/harness/chaos-outcome.js';
 import { namespaceWithOperatorGroup } from '../test/harness/install.js';
-import { FunctionReplicas, startKiller } from '../test/harness/replicas.js';
+import { FunctionReplicas, startKiller, type KillRecord } from '../test/harness/replicas.js';
 import { communityCatalogFor } from '../test/harness/subscription.js';
 import { killAll, launchCluster, stopAll } from './harness/processes.js';
 
@@ -29,6 +30,7 @@ const { values } = parseArgs({
   options: {
     namespaces: { type: 'string', default: '10' },
     'kill-every': { type: 'string', default: '3000' },
+    'kill-for-seconds': { type: 'string', default: '0' },
     replicas: { type: 'string', default: '2' },
     seed: { type: 'string', default: '1' },
     'deadline-seconds': { type: 'string', default: '600' },
@@ -46,6 +48,7 @@ const number = (flag: keyof typeof values, min: number): number => {
 };
 const namespaceCount = number('namespaces', 1);
 const killEveryMs = number('kill-every', 0);
+const killForMs = number('kill-for-seconds', 0) * 1000;
 const replicaCount = number('replicas', 1);
 const seed = number('seed', 0);
 const deadlineMs = number('deadline-seconds', 1) * 1000;
@@ -103,19 +106,27 @@ async function main(): Promise<Record<string, unknown>> {
     }),
   );
   let convergedMs: number | null = null;
+  let kills: readonly KillRecord[] | undefined;
+  let killsEndedMs: number | null = null;
+  const endKills = async (): Promise<void> => {
+    if (kills !== undefined) return;
+    kills = (await killer?.stop()) ?? [];
+    killsEndedMs = Date.now() - started;
+  };
   while (Date.now() - started < deadlineMs) {
     if ((await chaosOutcome(admin, expected)).lost.length === 0) {
       convergedMs = Date.now() - started;
       break;
     }
+    if (killForMs > 0 && Date.now() - started >= killForMs) await endKills();
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  const kills = (await killer?.stop()) ?? [];
+  await endKills();
   const outcome = await chaosOutcome(admin, expected);
   const nc = await connect({ servers: nats.url });
   cleanups.push(() => nc.close());
   const byFunction: Record<string, number> = {};
-  for (const kill of kills) byFunction[kill.fn] = (byFunction[kill.fn] ?? 0) + 1;
+  for (const kill of kills ?? []) byFunction[kill.fn] = (byFunction[kill.fn] ?? 0) + 1;
   return {
     bench: 'chaos-kill',
     cpus: cpus().length,
@@ -126,14 +137,17 @@ async function main(): Promise<Record<string, unknown>> {
     killEveryMs,
     seed,
     convergedMs,
-    kills: kills.length,
+    killsEndedMs,
+    kills: kills?.length ?? 0,
     killsByFunction: byFunction,
     lost: outcome.lost.length,
+    lostCsvs: outcome.lost,
     extraCsvs: outcome.extraCsvs.length,
     installPlans: outcome.installPlans,
     duplicatedPlanGenerations: outcome.duplicatedPlanGenerations,
     duplicatedPlannedCsvs: outcome.duplicatedPlannedCsvs,
     duplicatedRbac: outcome.duplicatedRbac.length,
+    duplicatedRbacObjects: outcome.duplicatedRbac,
     deadLettered: await deadLetterCount(await openBackbone(nc)),
     crashes: replicas.crashes.map((c) => ({ fn: c.fn, code: c.code, signal: c.signal })),
   };
