@@ -9,6 +9,7 @@
 // Run (after `npm run build`):
 //   node dist/bench/chaos-kill.js [--namespaces 10] [--kill-every 3000] [--kill-for-seconds 0] [--replicas 2]
 //     [--seed 1] [--deadline-seconds 600]
+// With OLMQ_BENCH_LOG_DIR set, each replica's log goes to <dir>/<function>-<pid>.log.
 // Prints one JSON object: time to converge, kills made (by function), and the counts of
 // test/harness/chaos-outcome.ts: lost, extra CSVs, duplicated plans (per namespace and
 // generation, and per planned CSV), duplicated RBAC, dead-lettered; replicas that crashed by
@@ -20,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { connect } from '@nats-io/transport-node';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer } from '../shared/bus/nats-server.js';
-import { chaosOutcome, deadLetterCount } from '../test/harness/chaos-outcome.js';
+import { chaosOutcome, deadLetterCount, notSucceeded } from '../test/harness/chaos-outcome.js';
 import { namespaceWithOperatorGroup } from '../test/harness/install.js';
 import { FunctionReplicas, startKiller, type KillRecord } from '../test/harness/replicas.js';
 import { communityCatalogFor } from '../test/harness/subscription.js';
@@ -72,7 +73,12 @@ async function main(): Promise<Record<string, unknown>> {
   const { kubeconfigPath, admin } = await launchCluster(dir, nats.url);
   cleanups.push(() => stopAll());
   cleanups.push(() => admin.close());
-  const replicas = new FunctionReplicas({ kubeconfigPath, natsUrl: nats.url });
+  const logDir = process.env['OLMQ_BENCH_LOG_DIR'];
+  const replicas = new FunctionReplicas({
+    kubeconfigPath,
+    natsUrl: nats.url,
+    ...(logDir === undefined ? {} : { logDir }),
+  });
   cleanups.push(() => replicas.stop());
   await Promise.all([
     ...spared.map((fn) => replicas.start(fn)),
@@ -114,7 +120,7 @@ async function main(): Promise<Record<string, unknown>> {
     killsEndedMs = Date.now() - started;
   };
   while (Date.now() - started < deadlineMs) {
-    if ((await chaosOutcome(admin, expected)).lost.length === 0) {
+    if ((await notSucceeded(admin, expected)).length === 0) {
       convergedMs = Date.now() - started;
       break;
     }

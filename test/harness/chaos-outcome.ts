@@ -7,8 +7,10 @@ import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 const v1alpha1 = 'operators.coreos.com/v1alpha1';
 const rbacApi = 'rbac.authorization.k8s.io/v1';
 
-type Plan = KubeObject & { spec?: { generation?: number; clusterServiceVersionNames?: string[] } };
-type Csv = KubeObject & { status?: { phase?: string } };
+export type Plan = KubeObject & {
+  spec?: { generation?: number; clusterServiceVersionNames?: string[] };
+};
+export type Csv = KubeObject & { status?: { phase?: string } };
 
 /** The counts of a chaos run; every number but `succeeded` and `installPlans` should be 0. */
 export interface ChaosOutcome {
@@ -31,6 +33,13 @@ export interface ChaosOutcome {
   duplicatedRbac: string[];
 }
 
+/** What the outcome is counted from: the cluster's CSVs, InstallPlans and RBAC (with kind). */
+export interface ChaosObjects {
+  csvs: readonly Csv[];
+  plans: readonly Plan[];
+  rbac: readonly KubeObject[];
+}
+
 /**
  * Counts the outcome for the CSVs `expected` (namespace/name): plans, CSVs and namespaced RBAC
  * are looked at in the expected CSVs' namespaces, cluster RBAC everywhere.
@@ -39,35 +48,46 @@ export async function chaosOutcome(
   client: KubeClient,
   expected: readonly string[],
 ): Promise<ChaosOutcome> {
+  const rbac: KubeObject[] = [];
+  for (const kind of ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']) {
+    // List items carry no kind of their own.
+    const items = (await client.list({ apiVersion: rbacApi, kind })).items;
+    rbac.push(...items.map((o) => ({ ...o, kind })));
+  }
+  return countOutcome(expected, {
+    csvs: (await client.list<Csv>({ apiVersion: v1alpha1, kind: 'ClusterServiceVersion' })).items,
+    plans: (await client.list<Plan>({ apiVersion: v1alpha1, kind: 'InstallPlan' })).items,
+    rbac,
+  });
+}
+
+/** The expected CSVs (namespace/name) not Succeeded yet: one list, cheap enough to poll. */
+export async function notSucceeded(
+  client: KubeClient,
+  expected: readonly string[],
+): Promise<string[]> {
+  const csvs = (await client.list<Csv>({ apiVersion: v1alpha1, kind: 'ClusterServiceVersion' }))
+    .items;
+  return countOutcome(expected, { csvs, plans: [], rbac: [] }).lost;
+}
+
+/** chaosOutcome's counting, from objects already read. */
+export function countOutcome(expected: readonly string[], objects: ChaosObjects): ChaosOutcome {
   const namespaces = new Set(expected.map((e) => e.split('/')[0] ?? ''));
-  const within = <T extends KubeObject>(items: T[]): T[] =>
+  const within = <T extends KubeObject>(items: readonly T[]): T[] =>
     items.filter((o) => namespaces.has(o.metadata.namespace ?? ''));
-  const csvs = within(
-    (await client.list<Csv>({ apiVersion: v1alpha1, kind: 'ClusterServiceVersion' })).items,
-  );
-  const plans = within(
-    (await client.list<Plan>({ apiVersion: v1alpha1, kind: 'InstallPlan' })).items,
-  );
+  const csvs = within(objects.csvs);
+  const plans = within(objects.plans);
   const ref = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
   const succeeded = new Set(csvs.filter((c) => c.status?.phase === 'Succeeded').map(ref));
   const originals = csvs.filter((c) => c.metadata.labels?.['olm.copiedFrom'] === undefined);
-
-  const rbac: KubeObject[] = [];
-  for (const kind of ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']) {
-    const items = (await client.list({ apiVersion: rbacApi, kind })).items;
-    // List items carry no kind of their own.
-    rbac.push(
-      ...items
-        .filter(
-          (o) =>
-            // A CSV's grants only: an OperatorGroup's three aggregated ClusterRoles are alike
-            // (no rules) until its operators provide APIs, by design.
-            o.metadata.labels?.['olm.owner.kind'] === 'ClusterServiceVersion' &&
-            (o.metadata.namespace === undefined || namespaces.has(o.metadata.namespace)),
-        )
-        .map((o) => ({ ...o, kind })),
-    );
-  }
+  const rbac = objects.rbac.filter(
+    (o) =>
+      // A CSV's grants only: an OperatorGroup's three aggregated ClusterRoles are alike (no
+      // rules) until its operators provide APIs, by design.
+      o.metadata.labels?.['olm.owner.kind'] === 'ClusterServiceVersion' &&
+      (o.metadata.namespace === undefined || namespaces.has(o.metadata.namespace)),
+  );
   return {
     succeeded: expected.filter((e) => succeeded.has(e)).length,
     lost: expected.filter((e) => !succeeded.has(e)),
@@ -93,7 +113,7 @@ export async function chaosOutcome(
         roleRef,
         subjects,
       ]);
-    }).map((o) => `${o.kind}/${ref(o)}`),
+    }).map((o) => `${o.kind ?? ''}/${ref(o)}`),
   };
 }
 

@@ -2,6 +2,8 @@
 // them) and a killer that SIGKILLs a random one of chosen functions on a schedule and starts a
 // new one in its place, as a kubelet restarts a crashed container: for the chaos test and bench.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { olmqBin } from './repo.js';
 
@@ -13,6 +15,8 @@ export interface ReplicaSettings {
   cluster?: string;
   /** More `olmq run` arguments (e.g. --concurrency). */
   extraArgs?: readonly string[];
+  /** A directory to append each replica's output to (`<function>-<pid>.log`), to read after a run. */
+  logDir?: string;
 }
 
 /** One kill the killer made. */
@@ -90,7 +94,7 @@ export class FunctionReplicas {
   }
 
   #launch(fn: string): Promise<void> {
-    const { kubeconfigPath, natsUrl, cluster = 'c1', extraArgs = [] } = this.#settings;
+    const { kubeconfigPath, natsUrl, cluster = 'c1', extraArgs = [], logDir } = this.#settings;
     // prettier-ignore
     const child = spawn(process.execPath, [olmqBin, 'run', fn, '--kubeconfig', kubeconfigPath,
       '--cluster', cluster, '--nats-url', natsUrl, '--metrics-port', '0', '--log-level', 'info',
@@ -98,6 +102,7 @@ export class FunctionReplicas {
     const replica: Replica = { fn, child, ready: false, expectedExit: false };
     this.#replicas.push(replica);
     const tail: string[] = [];
+    const logFile = logDir === undefined ? undefined : join(logDir, `${fn}-${child.pid ?? 0}.log`);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`olmq run ${fn} not running after ${readyTimeoutMs} ms`)),
@@ -106,6 +111,7 @@ export class FunctionReplicas {
       // Both streams are read to the end so that a chatty replica never blocks on a full pipe.
       const onLine = (line: string): void => {
         tail.push(line);
+        if (logFile !== undefined) appendFileSync(logFile, `${line}\n`);
         if (tail.length > tailLines) tail.shift();
         if (!replica.ready && line.includes('"function running"')) {
           replica.ready = true;
