@@ -4,13 +4,13 @@
 // one server is SIGKILLed (`--kill other`: one olmq is not connected to; `connected`: its own;
 // `none`: no fault, the baseline), then restarted `--down-for` ms later. Prints one JSON object: time to converge (every CSV
 // Succeeded), and counts of what was lost (not Succeeded), duplicated (more than one
-// InstallPlan or CSV per Subscription) and dead-lettered.
+// InstallPlan or CSV per Subscription, RBAC twice; test/harness/chaos-outcome.ts) and
+// dead-lettered.
 // Run (after `npm run build`):
 //   node dist/bench/chaos-nats.js [--namespaces 25] [--kill other|connected|none] [--kill-after 3000] [--down-for 10000]
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { assets } from '../shared/bus/subjects.js';
-import type { KubeObject } from '../shared/kube/client.js';
+import { chaosOutcome, deadLetterCount, notSucceeded } from '../test/harness/chaos-outcome.js';
 import { natsClusterFor } from '../test/harness/nats-cluster.js';
 import { communityCatalogFor } from '../test/harness/subscription.js';
 import { namespaceWithOperatorGroup } from '../test/harness/install.js';
@@ -86,58 +86,34 @@ async function main(): Promise<Record<string, unknown>> {
     return { killedAtMs: killedAt, restartedAtMs: Date.now() - started };
   })();
 
-  const list = async (kind: string): Promise<KubeObject[]> =>
-    (
-      await client.list<KubeObject>({ apiVersion: 'operators.coreos.com/v1alpha1', kind })
-    ).items.filter((o) => o.metadata.namespace?.startsWith('chaos-') === true);
-  const phaseOf = (o: KubeObject): string =>
-    (o as { status?: { phase?: string } }).status?.phase ?? '';
+  const expected = namespaces.flatMap((ns) => packages.map((p) => `${ns}/${p.csv}`));
   let convergedMs: number | undefined;
-  let succeeded = 0;
   while (Date.now() - started < timeoutMs) {
-    const csvs = await list('ClusterServiceVersion');
-    succeeded = csvs.filter(
-      (c) => phaseOf(c) === 'Succeeded' && packages.some((p) => p.csv === c.metadata.name),
-    ).length;
-    if (succeeded === namespaceCount * packages.length) {
+    if ((await notSucceeded(client, expected)).length === 0) {
       convergedMs = Date.now() - started;
       break;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const times = await chaos;
-  const csvs = await list('ClusterServiceVersion');
-  const plans = await list('InstallPlan');
-  const expected = namespaceCount * packages.length;
-  const dead = await backbone.jsm.streams.info(assets.deadStream);
+  const outcome = await chaosOutcome(client, expected);
   return {
     bench: 'chaos-nats',
     cpus: (await import('node:os')).cpus().length,
     namespaces: namespaceCount,
-    subscriptions: expected,
+    subscriptions: expected.length,
     killed: values.kill,
     ...times,
     convergedMs: convergedMs ?? null,
-    lost: expected - succeeded,
-    extraCsvs: csvs.length - expected,
-    installPlans: plans.length,
+    lost: outcome.lost.length,
+    extraCsvs: outcome.extraCsvs.length,
+    installPlans: outcome.installPlans,
     // A CSV named by more than one InstallPlan of its namespace was planned twice.
-    duplicatedPlans: duplicatePlans(plans),
-    deadLettered: dead.state.messages,
+    duplicatedPlans: outcome.duplicatedPlannedCsvs,
+    duplicatedPlanGenerations: outcome.duplicatedPlanGenerations,
+    duplicatedRbac: outcome.duplicatedRbac.length,
+    deadLettered: await deadLetterCount(backbone),
   };
-}
-
-function duplicatePlans(plans: KubeObject[]): number {
-  const seen = new Map<string, number>();
-  for (const plan of plans) {
-    const names = (plan as { spec?: { clusterServiceVersionNames?: string[] } }).spec
-      ?.clusterServiceVersionNames;
-    for (const name of names ?? []) {
-      const key = `${plan.metadata.namespace ?? ''}/${name}`;
-      seen.set(key, (seen.get(key) ?? 0) + 1);
-    }
-  }
-  return [...seen.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
 }
 
 try {

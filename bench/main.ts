@@ -10,6 +10,9 @@ const benches: Record<string, { about: string; nodeFlags?: string[] }> = {
   'subscription-install': { about: 'Subscription → CSV Succeeded through every function' },
   backbone: { about: 'latency and throughput of the watcher → function → API path' },
   chaos: { about: 'N Subscriptions under an API brownout: convergence, lost/duplicated/dead' },
+  'chaos-kill': {
+    about: 'N Subscriptions while function replicas are SIGKILLed: lost/duplicated/dead',
+  },
   'backbone-trips': { about: 'NATS round trips and messages per work item' },
   rbac: { about: 'rbac and copy-csv at namespace scale' },
   install: { about: 'InstallPlan approved → CSV Succeeded' },

@@ -112,10 +112,18 @@ export async function campaign(
     namespace: options.namespace,
     name: options.name,
   };
-  const pause = (ms: number): Promise<void> =>
+  // Each wait removes its abort listener when it ends: a leader renews for days, and a listener
+  // left per wait piles up (MaxListenersExceededWarning, then memory).
+  const pause = (ms: number, until: AbortSignal = signal): Promise<void> =>
     new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      if (until.aborted) return resolve();
+      const done = (): void => {
+        clearTimeout(timer);
+        until.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      until.addEventListener('abort', done, { once: true });
     });
 
   // One attempt to become or stay leader; true when we hold the lease afterwards.
@@ -167,12 +175,8 @@ export async function campaign(
     let renewedAt = Date.now();
     const renewDeadlineMs = (options.leaseDurationSeconds * 1000 * 2) / 3;
     while (!leadership.signal.aborted) {
-      await Promise.race([
-        pause(options.renewIntervalMs),
-        new Promise((resolve) =>
-          leadership.signal.addEventListener('abort', resolve, { once: true }),
-        ),
-      ]);
+      // Stopping (`signal`) aborts the leadership too, so one signal ends the wait.
+      await pause(options.renewIntervalMs, leadership.signal);
       if (leadership.signal.aborted) break;
       let outcome: 'renewed' | 'lost' | 'error' = 'error';
       try {

@@ -1,5 +1,6 @@
 // A leader that stops hands its Lease back so a standby need not wait for it to expire, but only
 // for a bounded time: an API server that does not answer must not hold up the shutdown.
+import { getEventListeners } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import t, { type Test } from 'tap';
 import { KubeClient } from '../../shared/kube/client.js';
@@ -126,5 +127,50 @@ t.test(
       'replica-a',
       'the release never reached the server: the Lease is left to expire',
     );
+  },
+);
+
+t.test(
+  'leader election - renewing and retrying leave no abort listener behind on the stop signal',
+  async (t) => {
+    const fixture = await clusterFor(t);
+    const client = await clientOf(t, fixture.kubeConfig);
+    const log = capturingLogger('error').log;
+    const fast = { renewIntervalMs: 5, retryIntervalMs: 5 };
+    const leaderStop = new AbortController();
+    const standbyStop = new AbortController();
+    let leading = false;
+    const leader = campaign(
+      client,
+      electionOptions('replica-a', fast),
+      (leadership) =>
+        new Promise<void>((resolve) => {
+          leading = true;
+          leadership.addEventListener('abort', () => resolve(), { once: true });
+        }),
+      log,
+      leaderStop.signal,
+    );
+    await waitFor('replica-a to lead', () => leading, 10_000);
+    const standby = campaign(
+      client,
+      electionOptions('replica-b', fast),
+      () => Promise.resolve(),
+      log,
+      standbyStop.signal,
+    );
+    // Only the leader writes the Lease: 30 new versions are 30 renewals (and as many standby
+    // retries, at the same interval).
+    const versionOf = async (): Promise<number> =>
+      Number((await client.get<LeaseObject>(leaseRef))?.metadata.resourceVersion ?? 0);
+    const first = await versionOf();
+    await waitFor('30 renewals', async () => (await versionOf()) - first >= 30, 30_000, 20);
+    // The leader's signal keeps the one listener that ends its leadership; the standby's, at
+    // most the one of the wait in progress.
+    t.ok(getEventListeners(leaderStop.signal, 'abort').length <= 1, 'leader: no listener piles up');
+    t.ok(getEventListeners(standbyStop.signal, 'abort').length <= 1, 'standby: none either');
+    leaderStop.abort();
+    standbyStop.abort();
+    await Promise.all([leader, standby]);
   },
 );
