@@ -19,6 +19,7 @@ import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
 import { startSystem } from '../system/index.js';
 import { catalogReady } from './harness/catalog.js';
+import { settled } from './harness/settled.js';
 
 const { values } = parseArgs({
   options: {
@@ -170,21 +171,6 @@ async function profileTo(file: string | undefined): Promise<{ stop(): Promise<vo
       session.disconnect();
     },
   };
-}
-
-/**
- * Resolves once this process (devcluster, watcher and functions alike) has been idle for two
- * 50 ms windows in a row (under 5% of a core), or after 5 s.
- */
-async function settled(): Promise<void> {
-  const deadline = performance.now() + 5_000;
-  let quiet = 0;
-  while (quiet < 2 && performance.now() < deadline) {
-    const before = process.cpuUsage();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const used = process.cpuUsage(before);
-    quiet = (used.user + used.system) / 1000 < 2.5 ? quiet + 1 : 0;
-  }
 }
 
 /** Sum of a counter's samples, by the value of one label. */
