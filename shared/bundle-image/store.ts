@@ -2,6 +2,7 @@
 // manifest digest, shared by every cluster and replica (a bundle is unpacked once per digest).
 // Checked against its schema on read, as every hand-off is.
 import { Objm, type ObjectStore } from '@nats-io/obj';
+import { readObject } from '../bus/object-read.js';
 import { alignStream, newAssetReplicas, type Backbone } from '../bus/backbone.js';
 import { encodeToken } from '../bus/subjects.js';
 import { UnpackedBundleSchema, type UnpackedBundle } from './types.js';
@@ -29,7 +30,7 @@ export async function readUnpackedBundle(
   store: ObjectStore,
   digest: string,
 ): Promise<UnpackedBundle | undefined> {
-  const bytes = await store.getBlob(objectName(digest));
+  const bytes = await readObject(store, objectName(digest));
   if (bytes === null) return undefined;
   const parsed = UnpackedBundleSchema.safeParse(JSON.parse(Buffer.from(bytes).toString('utf8')));
   // A record another version wrote in another shape is unpacked again rather than trusted.

@@ -8,6 +8,7 @@
 // changes when the digest or the health does, so unchanged content causes no work.
 // Readers load an index by digest once and keep it in a digest-keyed cache.
 import { Objm, type ObjectStore } from '@nats-io/obj';
+import { readObject } from '../bus/object-read.js';
 import { z } from 'zod';
 import { alignStream, newAssetReplicas, type Backbone } from '../bus/backbone.js';
 import type { MirrorSource } from '../bus/mirror-read.js';
@@ -91,7 +92,7 @@ export class CatalogNotStoredError extends Error {
 
 /** Loads the serialized index stored under `digest`. */
 export async function fetchCatalogIndex(store: ObjectStore, digest: string): Promise<CatalogIndex> {
-  const bytes = await store.getBlob(indexName(digest));
+  const bytes = await readObject(store, indexName(digest));
   if (bytes === null) throw new CatalogNotStoredError(digest);
   return loadCatalogIndex(bytes);
 }
@@ -101,7 +102,7 @@ export async function fetchCatalogContent(
   store: ObjectStore,
   digest: string,
 ): Promise<CatalogContent> {
-  const bytes = await store.getBlob(contentName(digest));
+  const bytes = await readObject(store, contentName(digest));
   if (bytes === null) throw new CatalogNotStoredError(digest);
   return loadCatalogContent(bytes);
 }
