@@ -34,13 +34,13 @@ t.before(async () => {
   hawtio = await loadCatalogDirectory(join(small, 'hawtio-operator'));
 });
 
-// Counts getBlob calls of a store, to see what the cache fetches.
+// Counts object reads of a store, to see what the cache fetches.
 function counting(store: ObjectStore): { store: ObjectStore; fetches: () => number } {
   let fetches = 0;
   const wrapped = Object.create(store) as ObjectStore;
-  wrapped.getBlob = (name: string) => {
+  wrapped.get = (name: string) => {
     fetches++;
-    return store.getBlob(name);
+    return store.get(name);
   };
   return { store: wrapped, fetches: () => fetches };
 }
