@@ -4,7 +4,8 @@ import { Registry } from 'prom-client';
 import t, { type Test } from 'tap';
 import { assets, openBackbone, type Backbone } from '../../shared/bus/backbone.js';
 import { partsHeader, serializeByParts } from '../../shared/bus/object-parts.js';
-import { objectKey, type ObjectRef } from '../../shared/bus/subjects.js';
+import { mirrorStream, objectKey, type ObjectRef } from '../../shared/bus/subjects.js';
+import { triggerConsumerName, workConsumerName } from '../../shared/bus/work-queue.js';
 import {
   FunctionHost,
   StaleDecisionError,
@@ -374,12 +375,30 @@ t.test(
     await putWidget(backbone, 'w1', 1);
     await waitFor('the first reconcile to start', () => definition.loads === 1);
     for (let value = 2; value <= 5; value++) await putWidget(backbone, 'w1', value);
-    // Give the newer items time to arrive while the first reconcile is blocked.
-    await waitFor('the newer items to be delivered', async () => {
-      const info = await backbone.jsm.consumers.info(assets.workStream, 'widgets-work');
-      return info.num_pending === 0 && info.delivered.stream_seq >= 5;
-    });
-    release();
+    // Give the newer items time to arrive while the first reconcile is blocked: every change
+    // mapped to work (the trigger has acknowledged them all), and all that work handed to the
+    // replica. (Items for one key may be fewer than the changes.) The gate opens even when
+    // this fails, so the host can stop.
+    try {
+      await waitFor('the newer items to be delivered', async () => {
+        const trigger = await backbone.jsm.consumers.info(
+          mirrorStream,
+          triggerConsumerName('widgets', 'Widget'),
+        );
+        const work = await backbone.jsm.consumers.info(
+          assets.workStream,
+          workConsumerName('widgets'),
+        );
+        return (
+          trigger.delivered.stream_seq >= 5 &&
+          trigger.num_pending === 0 &&
+          trigger.num_ack_pending === 0 &&
+          work.num_pending === 0
+        );
+      });
+    } finally {
+      release();
+    }
     await waitFor('the last value to be applied', () => applied.at(-1) === 5, 10_000);
     t.equal(
       await counter('olmq_work_lease_contended_total'),
