@@ -7,6 +7,7 @@ import t from 'tap';
 import { stringify } from 'yaml';
 import type { KubeObject } from '../../shared/kube/client.js';
 import { kubectl, startCluster, type ClusterFixture } from '../harness/devcluster.js';
+import { portsCsv } from '../fixtures/ports-csv.js';
 import { getCsv, namespaceWithOperatorGroup, waitForCsvPhase } from '../harness/install.js';
 import { pipelineFor } from '../harness/pipeline.js';
 import { repoRoot } from '../harness/repo.js';
@@ -97,45 +98,7 @@ async function run(args: string[], input?: string): Promise<string> {
   return result.stdout;
 }
 
-const appliedCsv = {
-  apiVersion: v1alpha1,
-  kind: 'ClusterServiceVersion',
-  metadata: { name: 'ports.v1.0.0', namespace: 'default' },
-  spec: {
-    displayName: 'Ports',
-    install: {
-      strategy: 'deployment',
-      spec: {
-        deployments: [
-          {
-            name: 'ports',
-            spec: {
-              selector: { matchLabels: { app: 'ports' } },
-              template: {
-                metadata: { labels: { app: 'ports' } },
-                spec: {
-                  containers: [
-                    {
-                      name: 'manager',
-                      image: 'example.com/ports:1',
-                      ports: [
-                        { name: 'metrics', containerPort: 8080 },
-                        { name: 'dns', containerPort: 53, protocol: 'UDP' },
-                      ],
-                    },
-                  ],
-                  initContainers: [
-                    { name: 'init', image: 'example.com/init:1', ports: [{ containerPort: 9000 }] },
-                  ],
-                },
-              },
-            },
-          },
-        ],
-      },
-    },
-  },
-};
+const appliedCsv = { ...portsCsv, metadata: { ...portsCsv.metadata, namespace: 'default' } };
 
 t.test(
   'csv port protocol - kubectl apply stores protocol TCP; diff and a re-apply change nothing',

@@ -7,6 +7,7 @@ import { serverDefault } from '../../shared/api/meta.js';
 import { parseObject } from '../../shared/api/validation.js';
 import type { JsonObject } from '../../shared/kube/json.js';
 import { applyDefaults, prune } from '../../shared/kube/schema/index.js';
+import { portsCsv } from '../fixtures/ports-csv.js';
 
 // Every `default:` in upstream OLM v0.26.0's CRDs (deploy/chart/crds), by kind, version and
 // schema path ("[]" for list items). Stored objects carry these on both systems.
@@ -80,51 +81,12 @@ const csvSchema = (): JsonObject => {
   return buildCrd(definition).spec.versions[0]?.schema.openAPIV3Schema as unknown as JsonObject;
 };
 
-const bundleCsv = {
-  apiVersion: 'operators.coreos.com/v1alpha1',
-  kind: 'ClusterServiceVersion',
-  metadata: { name: 'ports.v1.0.0' },
-  spec: {
-    displayName: 'Ports',
-    install: {
-      strategy: 'deployment',
-      spec: {
-        deployments: [
-          {
-            name: 'ports',
-            spec: {
-              selector: { matchLabels: { app: 'ports' } },
-              template: {
-                metadata: { labels: { app: 'ports' } },
-                spec: {
-                  containers: [
-                    {
-                      name: 'manager',
-                      image: 'example.com/ports:1',
-                      ports: [
-                        { name: 'metrics', containerPort: 8080 },
-                        { name: 'dns', containerPort: 53, protocol: 'UDP' },
-                      ],
-                    },
-                  ],
-                  initContainers: [{ name: 'init', ports: [{ containerPort: 9000 }] }],
-                  ephemeralContainers: [{ name: 'debug', ports: [{ containerPort: 9001 }] }],
-                },
-              },
-            },
-          },
-        ],
-      },
-    },
-  },
-};
-
 void t.test('crd defaults - a stored CSV gets protocol TCP on ports that lack one', (t) => {
   const schema = csvSchema();
-  const pruned = prune({ spec: bundleCsv.spec }, schema);
+  const pruned = prune({ spec: portsCsv.spec }, schema);
   t.same(pruned.unknownFields, [], 'nothing of the DeploymentSpec is pruned');
-  const stored = applyDefaults({ spec: bundleCsv.spec }, schema) as {
-    spec: typeof bundleCsv.spec;
+  const stored = applyDefaults({ spec: portsCsv.spec }, schema) as {
+    spec: typeof portsCsv.spec;
   };
   const deployment = stored.spec.install.spec.deployments[0]?.spec;
   const pod = deployment?.template.spec;
@@ -139,7 +101,7 @@ void t.test('crd defaults - a stored CSV gets protocol TCP on ports that lack on
 });
 
 void t.test('crd defaults - parsing a bundle CSV does not add the protocol', (t) => {
-  const parsed = parseObject(clusterServiceVersionSchema, bundleCsv, 'ClusterServiceVersion');
+  const parsed = parseObject(clusterServiceVersionSchema, portsCsv, 'ClusterServiceVersion');
   const pod = parsed.spec.install.spec?.deployments[0]?.spec.template?.spec;
   t.same(pod?.containers?.[0]?.ports, [
     { name: 'metrics', containerPort: 8080 },
