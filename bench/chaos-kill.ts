@@ -22,9 +22,9 @@ import { connect } from '@nats-io/transport-node';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { startNatsServer } from '../shared/bus/nats-server.js';
 import { chaosOutcome, deadLetterCount, notSucceeded } from '../test/harness/chaos-outcome.js';
-import { namespaceWithOperatorGroup } from '../test/harness/install.js';
 import { FunctionReplicas, startKiller, type KillRecord } from '../test/harness/replicas.js';
 import { communityCatalogFor } from '../test/harness/subscription.js';
+import { chaosExpectedCsvs, chaosNamespaces, subscribeChaosLoad } from './harness/chaos-load.js';
 import { killAll, launchCluster, stopAll } from './harness/processes.js';
 
 const { values } = parseArgs({
@@ -56,10 +56,6 @@ const deadlineMs = number('deadline-seconds', 1) * 1000;
 
 const killed = ['install', 'plan', 'rbac', 'copy-csv'];
 const spared = ['catalog', 'resolve', 'operator'];
-const packages = [
-  { name: 'etcd', channel: 'singlenamespace-alpha', csv: 'etcdoperator.v0.9.4' },
-  { name: 'hawtio-operator', channel: 'stable-v1', csv: 'hawtio-operator.v1.2.0' },
-];
 
 const cleanups: (() => unknown)[] = [];
 const teardowns = { teardown: (fn: () => unknown) => void cleanups.push(fn) };
@@ -87,30 +83,14 @@ async function main(): Promise<Record<string, unknown>> {
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olm' } });
   await communityCatalogFor(teardowns, admin);
 
-  const namespaces = Array.from({ length: namespaceCount }, (_, i) => `chaos-${i}`);
-  const expected = namespaces.flatMap((ns) => packages.map((p) => `${ns}/${p.csv}`));
+  const namespaces = chaosNamespaces(namespaceCount);
+  const expected = chaosExpectedCsvs(namespaces);
   const started = Date.now();
   const killer =
     killEveryMs > 0
       ? startKiller(replicas, { functions: killed, everyMs: killEveryMs, seed })
       : undefined;
-  await Promise.all(
-    namespaces.map(async (namespace) => {
-      await namespaceWithOperatorGroup(admin, namespace);
-      for (const pkg of packages)
-        await admin.create({
-          apiVersion: 'operators.coreos.com/v1alpha1',
-          kind: 'Subscription',
-          metadata: { name: pkg.name, namespace },
-          spec: {
-            name: pkg.name,
-            channel: pkg.channel,
-            source: 'community',
-            sourceNamespace: 'olm',
-          },
-        });
-    }),
-  );
+  await subscribeChaosLoad(admin, namespaces);
   let convergedMs: number | null = null;
   let kills: readonly KillRecord[] | undefined;
   let killsEndedMs: number | null = null;

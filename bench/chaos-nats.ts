@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { chaosOutcome, deadLetterCount, notSucceeded } from '../test/harness/chaos-outcome.js';
 import { natsClusterFor } from '../test/harness/nats-cluster.js';
 import { communityCatalogFor } from '../test/harness/subscription.js';
-import { namespaceWithOperatorGroup } from '../test/harness/install.js';
+import { chaosExpectedCsvs, chaosNamespaces, subscribeChaosLoad } from './harness/chaos-load.js';
 import { startSystem } from '../system/index.js';
 
 const { values } = parseArgs({
@@ -31,11 +31,6 @@ const downForMs = Number(values['down-for']);
 const timeoutMs = Number(values.timeout);
 if (values.kill !== 'other' && values.kill !== 'connected' && values.kill !== 'none')
   throw new Error('--kill must be other, connected or none');
-
-const packages = [
-  { name: 'etcd', channel: 'singlenamespace-alpha', csv: 'etcdoperator.v0.9.4' },
-  { name: 'hawtio-operator', channel: 'stable-v1', csv: 'hawtio-operator.v1.2.0' },
-];
 
 const cleanups: (() => unknown)[] = [];
 const teardowns = { teardown: (fn: () => unknown) => void cleanups.push(fn) };
@@ -55,25 +50,9 @@ async function main(): Promise<Record<string, unknown>> {
   const { client, nc, backbone } = system;
   await communityCatalogFor(teardowns, client);
 
-  const namespaces = Array.from({ length: namespaceCount }, (_, i) => `chaos-${i}`);
+  const namespaces = chaosNamespaces(namespaceCount);
   const started = Date.now();
-  await Promise.all(
-    namespaces.map(async (namespace) => {
-      await namespaceWithOperatorGroup(client, namespace);
-      for (const pkg of packages)
-        await client.create({
-          apiVersion: 'operators.coreos.com/v1alpha1',
-          kind: 'Subscription',
-          metadata: { name: pkg.name, namespace },
-          spec: {
-            name: pkg.name,
-            channel: pkg.channel,
-            source: 'community',
-            sourceNamespace: 'olm',
-          },
-        });
-    }),
-  );
+  await subscribeChaosLoad(client, namespaces);
   const connected = cluster.servers.findIndex((s) => nc.getServer().endsWith(`:${s.port}`));
   const victim = values.kill === 'connected' ? connected : (connected + 1) % 3;
   const chaos = (async () => {
@@ -86,7 +65,7 @@ async function main(): Promise<Record<string, unknown>> {
     return { killedAtMs: killedAt, restartedAtMs: Date.now() - started };
   })();
 
-  const expected = namespaces.flatMap((ns) => packages.map((p) => `${ns}/${p.csv}`));
+  const expected = chaosExpectedCsvs(namespaces);
   let convergedMs: number | undefined;
   while (Date.now() - started < timeoutMs) {
     if ((await notSucceeded(client, expected)).length === 0) {
