@@ -10,7 +10,6 @@
 // from the end of the brownout, and counts: lost (Subscriptions not converged by the deadline),
 // duplicated (a CSV named by more than one InstallPlan of its namespace), dead-lettered
 // (messages in OLMQ_DEAD), and the requests the brownout refused.
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -20,7 +19,14 @@ import { assets } from '../shared/bus/backbone.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
 import { startSystem } from '../system/index.js';
+import { smallCatalog } from '../test/harness/repo.js';
 import { catalogReady } from './harness/catalog.js';
+import {
+  chaosExpectedCsvs,
+  chaosNamespaces,
+  chaosPackages,
+  chaosSubscription,
+} from './harness/chaos-load.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +44,6 @@ if (!['mixed', '503', '429', 'none'].includes(fault)) {
   process.stderr.write(`chaos: --fault must be mixed, 503, 429 or none (got "${fault}")\n`);
   process.exit(2);
 }
-const small = fileURLToPath(new URL('../../test/fixtures/catalogs/small', import.meta.url));
 
 const log = pino({ level: process.env.OLMQ_LOG_LEVEL ?? 'error' });
 const system = await startSystem({
@@ -57,7 +62,7 @@ const admin = await KubeClient.fromKubeConfig('c1', system.cluster.kubeConfig, {
   burst: 5000,
 });
 const served = await startRegistryServer({
-  catalog: (await loadRegistryCatalog(small)).catalog,
+  catalog: (await loadRegistryCatalog(smallCatalog)).catalog,
   host: '127.0.0.1',
   port: 0,
 });
@@ -78,11 +83,7 @@ async function until(read: () => Promise<boolean>, deadline: number): Promise<bo
 }
 await catalogReady(admin, 'community', { timeoutMs: 60_000 });
 
-const packages = [
-  { name: 'etcd', channel: 'singlenamespace-alpha', csv: 'etcdoperator.v0.9.4' },
-  { name: 'hawtio-operator', channel: 'stable-v1', csv: 'hawtio-operator.v1.2.0' },
-] as const;
-const namespaces = Array.from({ length: namespaceCount }, (_, i) => `chaos-${i}`);
+const namespaces = chaosNamespaces(namespaceCount);
 for (const ns of namespaces) {
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   await admin.create({
@@ -123,19 +124,10 @@ const brownout = (async () => {
 })();
 
 await Promise.all(
-  namespaces.flatMap((ns) =>
-    packages.map((pkg) =>
-      admin.create({
-        apiVersion: 'operators.coreos.com/v1alpha1',
-        kind: 'Subscription',
-        metadata: { name: pkg.name, namespace: ns },
-        spec: { name: pkg.name, channel: pkg.channel, source: 'community', sourceNamespace: 'olm' },
-      }),
-    ),
-  ),
+  namespaces.flatMap((ns) => chaosPackages.map((pkg) => admin.create(chaosSubscription(ns, pkg)))),
 );
 const deadline = Date.now() + deadlineMs;
-const pending = new Set(namespaces.flatMap((ns) => packages.map((pkg) => `${ns}/${pkg.csv}`)));
+const pending = new Set(chaosExpectedCsvs(namespaces));
 await until(async () => {
   const csvs = await admin.list<KubeObject & { status?: { phase?: string } }>({
     apiVersion: 'operators.coreos.com/v1alpha1',
@@ -167,7 +159,7 @@ process.stdout.write(
     bench: 'chaos',
     fault,
     namespaces: namespaceCount,
-    subscriptions: namespaceCount * packages.length,
+    subscriptions: namespaceCount * chaosPackages.length,
     brownoutMs: fault === 'none' ? 0 : brownoutMs,
     convergeMs: pending.size === 0 ? round(converged - t0) : null,
     convergeAfterBrownoutMs:
