@@ -92,7 +92,7 @@ export async function runFunction(
       globalCatalogNamespace: config.globalCatalogNamespace,
       host: { concurrency: config.concurrency },
     });
-    stops.push(() => stopFunctions(running));
+    stops.push(() => stopFunctions(running, undefined, clients));
     log.info(
       { clusters: [...clients.keys()], concurrency: config.concurrency, metrics: endpoint.url },
       'function running',

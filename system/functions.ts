@@ -81,12 +81,16 @@ export async function startFunctions(
 
 /**
  * Stops functions together: each drains its in-flight work for up to `graceMs`. All are stopped
- * even when one fails to; the first failure is thrown afterwards.
+ * even when one fails to; the first failure is thrown afterwards. The API requests of `clients`
+ * stop retrying first: a reconcile waiting out an unreachable API server would hold the drain for
+ * the whole grace, and its work item is redelivered anyway.
  */
 export async function stopFunctions(
   running: readonly RunningFunction[],
   graceMs = drainGraceMs,
+  clients: ReadonlyMap<string, KubeClient> = new Map(),
 ): Promise<void> {
+  for (const client of clients.values()) client.endRetries();
   const results = await Promise.allSettled(running.map((f) => f.stop(graceMs)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed !== undefined) throw failed.reason;

@@ -29,23 +29,26 @@ import type { System, SystemOptions } from './types.js';
 
 /** The steps that undo a start, run last first; each failure is logged, the first thrown. */
 class Teardown {
-  private readonly steps: (() => Promise<void> | void)[] = [];
+  private readonly steps: { part: string; stop: () => Promise<void> | void }[] = [];
   private done: Promise<void> | undefined;
 
   constructor(private readonly log: Logger) {}
 
-  add(step: () => Promise<void> | void): void {
-    this.steps.push(step);
+  /** `part` names what `stop` stops, for the log. */
+  add(part: string, stop: () => Promise<void> | void): void {
+    this.steps.push({ part, stop });
   }
 
   run(): Promise<void> {
     this.done ??= (async () => {
       let first: { error: unknown } | undefined;
-      for (const step of this.steps.reverse()) {
+      for (const { part, stop } of this.steps.reverse()) {
+        const started = performance.now();
         try {
-          await step();
+          await stop();
+          this.log.debug({ part, ms: Math.round(performance.now() - started) }, 'stopped');
         } catch (error) {
-          this.log.warn({ err: error }, 'shutdown step failed');
+          this.log.warn({ err: error, part }, 'shutdown step failed');
           first ??= { error };
         }
       }
@@ -83,7 +86,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     });
     const client = clients.get(cluster.id);
     if (client === undefined) throw new Error(`no API client for cluster ${cluster.id}`);
-    teardown.add(() => client.close());
+    teardown.add('Kubernetes client', () => client.close());
     await ensureOlmApi(client);
     for (const name of new Set(options.namespaces ?? ['olmq-system', globalCatalogNamespace]))
       await ensureNamespace(client, name);
@@ -105,14 +108,14 @@ export async function startSystem(options: SystemOptions): Promise<System> {
         resyncMs: settings.resyncMs,
       });
       watcher = started;
-      teardown.add(() => started.stop());
+      teardown.add('watcher', () => started.stop());
       await started.synced();
       const upkeep = startUpkeep(backbone, {
         log,
         registry: settings.registry ?? registry,
         purgeDeletesAfterMs: options.purgeDeletesAfterMs ?? 3_600_000,
       });
-      teardown.add(() => upkeep.stop());
+      teardown.add('stream upkeep', () => upkeep.stop());
     }
 
     // The functions, sharing the process's connection, client and metrics.
@@ -127,7 +130,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       host: options.functions?.host ?? {},
     });
     const graceMs = options.functions?.stopGraceMs ?? drainGraceMs;
-    teardown.add(() => stopFunctions(functions, graceMs));
+    teardown.add('functions', () => stopFunctions(functions, graceMs, clients));
 
     // PackageManifests: an aggregated API the devcluster reaches at 127.0.0.1; on a real
     // cluster the packageserver Deployment (k8s/) serves them.
@@ -141,7 +144,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
         globalNamespace: globalCatalogNamespace,
       });
       packageServer = started;
-      teardown.add(() => started.close());
+      teardown.add('package server', () => started.close());
       await registerPackageApi(client, started);
     }
 
@@ -186,7 +189,7 @@ async function openCluster(
       logger: options.log.child({ component: 'devcluster' }),
     });
     devcluster = started;
-    teardown.add(() => started.close());
+    teardown.add('devcluster', () => started.close());
     kubeconfigPath = await kubeconfigFile(options.kubeconfigOut, teardown);
     await started.writeKubeconfig(kubeconfigPath);
   }
@@ -216,7 +219,7 @@ async function openNats(
       ...(options.natsMonitoring === true ? { monitoring: true } : {}),
     });
     natsServer = started;
-    teardown.add(() => started.stop());
+    teardown.add('nats-server', () => started.stop());
   }
   const servers = natsServer === undefined ? (given ?? []) : [natsServer.url];
   const nc = await connectNats(
@@ -225,7 +228,7 @@ async function openNats(
     options.log,
   );
   const natsUrl = servers.join(',');
-  teardown.add(() => nc.close());
+  teardown.add('NATS connection', () => nc.close());
   return { natsServer, natsUrl, nc };
 }
 
@@ -246,6 +249,6 @@ async function kubeconfigFile(asked: string | undefined, teardown: Teardown): Pr
     return path;
   }
   const dir = await mkdtemp(join(tmpdir(), 'olmq-system-'));
-  teardown.add(() => rm(dir, { recursive: true, force: true }));
+  teardown.add('kubeconfig file', () => rm(dir, { recursive: true, force: true }));
   return join(dir, 'kubeconfig');
 }

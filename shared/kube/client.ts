@@ -137,6 +137,14 @@ export class KubeClient {
     this.transport.close();
   }
 
+  /**
+   * Requests fail at their first transient error from now on instead of retrying: the process is
+   * shutting down, and work that fails is redelivered to a replica that can still reach the API.
+   */
+  endRetries(): void {
+    this.transport.endRetries();
+  }
+
   /** Where objects of apiVersion/kind live, from discovery (cached; refreshed once on a miss). */
   async resource(apiVersion: string, kind: string): Promise<ResourceInfo> {
     const lookup = async (refresh: boolean): Promise<ResourceInfo | undefined> => {

@@ -207,7 +207,7 @@ export async function campaign(
 }
 
 /** How long a stopping leader tries to hand its Lease back, unless told otherwise. */
-const defaultReleaseTimeoutMs = 5_000;
+const defaultReleaseTimeoutMs = 2_000;
 
 // On a clean shutdown the leader hands the Lease back (no holder), so a standby takes over at
 // its next check instead of waiting for the lease to expire.

@@ -3,6 +3,7 @@
 // headers, and per request its metrics by verb and code and its warnings handed on.
 import { Agent, request, type AgentOptions, type RequestOptions } from 'node:https';
 import { request as plainRequest, Agent as PlainAgent } from 'node:http';
+import { setMaxListeners } from 'node:events';
 import type { Counter } from 'prom-client';
 import type { AuthMaterial, Credentials } from './credentials.js';
 import { KubeApiError, retryAfterMs } from './errors.js';
@@ -64,7 +65,24 @@ function worthRetrying(code: number, retryAfter: string | undefined): boolean {
   );
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** The controller endRetries() aborts: every request retrying at that moment listens to it. */
+function retriesController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+/** Waits `ms`, or less when `signal` aborts first. */
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 
 // Spends tokens at `qps` with room for `burst`; callers wait for a token.
 class TokenBucket {
@@ -109,6 +127,8 @@ export interface Connection {
 export class ClusterTransport {
   readonly server: URL;
   readonly connection: Connection;
+  /** Aborted by endRetries() and close(): a shutdown must not wait out the retry window. */
+  readonly #retriesEnded = retriesController();
 
   constructor(
     readonly cluster: string,
@@ -138,7 +158,13 @@ export class ClusterTransport {
   }
 
   /** Closes idle connections. */
+  /** From now on a request fails at its first transient error, and waiting retries end now. */
+  endRetries(): void {
+    this.#retriesEnded.abort();
+  }
+
   close(): void {
+    this.#retriesEnded.abort();
     this.connection.agent.destroy();
     this.connection.http2?.close();
   }
@@ -340,9 +366,9 @@ export class ClusterTransport {
           retryAfterMs(answer.retryAfter) ??
           Math.min(5_000, this.options.transientBackoffMs * 2 ** (attempt - 1)) *
             (0.5 + Math.random() / 2);
-        if (Date.now() + wait < deadline) {
-          await sleep(wait);
-          continue;
+        if (Date.now() + wait < deadline && !this.#retriesEnded.signal.aborted) {
+          await sleep(wait, this.#retriesEnded.signal);
+          if (!this.#retriesEnded.signal.aborted) continue;
         }
       }
       if (failure !== undefined) {

@@ -120,6 +120,36 @@ t.test('kube client - rides out a brownout of 503s on writes and succeeds after 
 });
 
 t.test(
+  'kube client - endRetries ends a retrying request at once and later ones try once (a shutdown does not wait out the window)',
+  async (t) => {
+    const { fixture, client } = await clusterFor(t, 600_000);
+    const fault = fixture.cluster.faults.inject({
+      verbs: writeVerbs,
+      action: { kind: 'answer', code: 503 },
+    });
+    let settled: unknown;
+    const retrying = client.create(configMap('draining')).then(
+      () => (settled = 'created'),
+      (e: unknown) => (settled = e),
+    );
+    await waitFor('the create to be refused twice', () => fault.hits >= 2);
+    t.equal(settled, undefined, 'still retrying in its 10-minute window');
+    client.endRetries();
+    await retrying;
+    t.type(settled, KubeApiError);
+    t.equal((settled as KubeApiError).code, 503);
+    const before = fault.hits;
+    const error = await client.create(configMap('after')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.equal((error as KubeApiError).code, 503, 'fails with the answer it got');
+    t.equal(fault.hits - before, 1, 'tried once');
+    fault.end();
+  },
+);
+
+t.test(
   'kube client - honours Retry-After, and after its window reports a transient 429',
   async (t) => {
     const { fixture, client } = await clusterFor(t, 2_500);
