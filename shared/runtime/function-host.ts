@@ -251,6 +251,13 @@ export class FunctionHost<Key, Snapshot, Writes> {
         this.settle(() => m.nak());
         continue;
       }
+      // A first delivery waits out the definition's quiet time; a newer item of the key
+      // replaces it meanwhile. By delivery count, not age: the server's clock is not ours.
+      const quietMs = this.definition.quietMs;
+      if (quietMs !== undefined && m.info.deliveryCount === 1) {
+        this.settle(() => m.nak(quietMs));
+        continue;
+      }
       const itemKey = workItemKey(m.subject);
       if (this.running.has(itemKey)) {
         const waiting = this.running.get(itemKey);
@@ -387,6 +394,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
 
     let record: FailureRecord = noFailures;
     const stopTimer = this.metrics.reconcileDuration.startTimer(labels);
+    const started = performance.now();
     try {
       // Every NATS call may time out (a restarting server): any error lands in the failure path.
       record = await recordRead;
@@ -403,6 +411,15 @@ export class FunctionHost<Key, Snapshot, Writes> {
       else if (requeueAfterMs === undefined) this.settle(() => m.ack());
       else this.settle(() => m.nak(requeueAfterMs));
       this.metrics.processed.inc({ ...labels, outcome: 'success' });
+      if (context.log.isLevelEnabled('debug'))
+        context.log.debug(
+          {
+            // From the item's publish to the end of its reconcile, and of that the reconcile.
+            sincePublishedMs: Math.round(Date.now() - m.info.timestampNanos / 1e6),
+            reconcileMs: Math.round(performance.now() - started),
+          },
+          'reconciled',
+        );
       if (record.failures > 0 || this.mayBeFailing(itemKey))
         await clearFailures(this.backbone, itemKey).catch(() => undefined);
       if (record.dead === true)

@@ -144,6 +144,16 @@ export async function runTrigger(
         ),
       );
       settle(() => m.ack());
+      if (items.length > 0 && host.log.isLevelEnabled('debug'))
+        host.log.debug(
+          {
+            subject: m.subject,
+            // From the mirror write to now: how long the change waited for this trigger.
+            lagMs: Math.round(Date.now() - m.info.timestampNanos / 1e6),
+            work: items.map((item) => `${item.queue} ${item.key.join('/')}`),
+          },
+          'change mapped to work',
+        );
       if (asked.size > 0 || seen !== undefined)
         lastSeen.look(
           m.subject,

@@ -552,3 +552,26 @@ t.test('function host - a reconcile that runs long is logged with its key', asyn
   t.match(warning, { key: 'ns1/w1', runningMs: 200 });
   release();
 });
+
+t.test(
+  'function host - a definition with a quiet time reconciles a burst of changes once, after the last',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const applied: (number | undefined)[] = [];
+    const definition = {
+      ...widgetFunction(backbone, async (s) => void applied.push(s.value)),
+      quietMs: 400,
+    };
+    await startHost(t, backbone, definition);
+    // Ten changes 20 ms apart: each arrives while the previous one waits out its quiet time.
+    for (let value = 1; value <= 10; value++) {
+      await putWidget(backbone, 'w1', value);
+      await delay(20);
+    }
+    await waitFor('the burst to be applied', () => applied.at(-1) === 10, 10_000);
+    t.same(applied, [10], 'one reconcile, of the last state');
+    await putWidget(backbone, 'w1', 11);
+    await waitFor('a later change to be applied', () => applied.at(-1) === 11, 10_000);
+    t.same(applied, [10, 11]);
+  },
+);
