@@ -57,6 +57,7 @@ import {
   type FunctionHostOptions,
 } from './host-options.js';
 import { startRedriver } from './redrive.js';
+import { Slots } from './slots.js';
 import { runTrigger } from './trigger-loop.js';
 import type { FunctionMetrics } from './metrics.js';
 import type { Decision, FunctionDefinition, WorkContext, WorkItem } from './types.js';
@@ -104,8 +105,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
    * coming back after contentionDelayMs: a function's own writes often retrigger its key.
    */
   private readonly running = new Map<string, JsMsg | undefined>();
-  private freeSlots: number;
-  private slotWaiters: (() => void)[] = [];
+  private readonly slots: Slots;
 
   constructor(
     private readonly backbone: Backbone,
@@ -117,7 +117,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
     private readonly clients: ReadonlyMap<string, KubeClient> = new Map(),
   ) {
     this.options = { ...defaultFunctionHostOptions, ...options };
-    this.freeSlots = this.options.concurrency;
+    this.slots = new Slots(this.options.concurrency);
     setMaxListeners(0, this.stopping.signal); // one listener per reconcile in flight
   }
 
@@ -273,7 +273,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
 
   private async dispatch(m: JsMsg, itemKey: string): Promise<void> {
     this.running.set(itemKey, undefined);
-    await this.acquireSlot();
+    await this.slots.take();
     const task = this.reconcileItem(m, itemKey)
       .catch((error: unknown) => {
         this.log.error({ err: error, subject: m.subject }, 'reconcile crashed; redelivering');
@@ -281,7 +281,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
       })
       .finally(() => {
         this.inflight.delete(task);
-        this.releaseSlot();
+        this.slots.give();
         const next = this.running.get(itemKey);
         this.running.delete(itemKey);
         if (next === undefined) return;
@@ -289,20 +289,6 @@ export class FunctionHost<Key, Snapshot, Writes> {
         else void this.dispatch(next, itemKey);
       });
     this.inflight.add(task);
-  }
-
-  private acquireSlot(): Promise<void> {
-    if (this.freeSlots > 0) {
-      this.freeSlots--;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.slotWaiters.push(resolve));
-  }
-
-  private releaseSlot(): void {
-    const next = this.slotWaiters.shift();
-    if (next) next();
-    else this.freeSlots++;
   }
 
   // The context of one reconcile: its typed key, and the cluster's client and clock.

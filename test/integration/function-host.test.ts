@@ -559,7 +559,10 @@ t.test(
     const backbone = await backboneFor(t);
     const applied: (number | undefined)[] = [];
     const definition = {
-      ...widgetFunction(backbone, async (s) => void applied.push(s.value)),
+      ...widgetFunction(backbone, (s) => {
+        applied.push(s.value);
+        return Promise.resolve();
+      }),
       quietMs: 400,
     };
     await startHost(t, backbone, definition);
