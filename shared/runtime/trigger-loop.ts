@@ -173,5 +173,11 @@ export async function runTrigger(
     inflight.add(task);
     if (inflight.size >= options.triggerWindow) await Promise.race(inflight);
   }
-  await Promise.allSettled([...inflight]);
+  // Once the host stops, changes still being mapped (say, a work publish waiting for a NATS
+  // server that went away) are not waited for: unacknowledged, they come back to a replica.
+  const stopped = new Promise<void>((resolve) => {
+    if (stopping.aborted) resolve();
+    else stopping.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await Promise.race([Promise.allSettled([...inflight]), stopped]);
 }

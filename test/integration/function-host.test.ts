@@ -578,3 +578,36 @@ t.test(
     t.same(applied, [10, 11]);
   },
 );
+
+t.test(
+  'function host - stop does not wait for a change whose mapping never ends (a NATS server gone with it)',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    let mapping = false;
+    const definition = {
+      ...widgetFunction(backbone, () => Promise.resolve()),
+      triggers: [
+        {
+          kind: 'Widget',
+          workKeys: () => {
+            mapping = true;
+            return new Promise<never>(() => undefined);
+          },
+        },
+      ],
+    };
+    const registry = new Registry();
+    const host = new FunctionHost(
+      backbone,
+      definition,
+      capturingLogger().log,
+      createFunctionMetrics(registry),
+      { baseBackoffMs: 10 },
+    );
+    await host.start();
+    await putWidget(backbone, 'w1', 1);
+    await waitFor('the change to be mapping', () => mapping);
+    await host.stop(100);
+    t.pass('stopped');
+  },
+);
