@@ -611,3 +611,30 @@ t.test(
     t.pass('stopped');
   },
 );
+
+t.test(
+  'function host - a trigger naming no parts is not woken by a change of Operator component labels alone',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const seen: (number | undefined)[] = [];
+    const definition = widgetFunction(backbone, (s) => Promise.resolve(void seen.push(s.value)));
+    const subject = `$KV.${assets.objects}.${objectKey(widget('w1'))}`;
+    const put = async (value: number, labels: Record<string, string>): Promise<void> => {
+      const { json, signature } = serializeByParts({ metadata: { labels }, spec: { value } });
+      const h = headers();
+      h.set(partsHeader, signature);
+      await backbone.js.publish(subject, json, { headers: h });
+    };
+    await startHost(t, backbone, definition);
+    const component = { 'operators.coreos.com/etcd.ns1': '' };
+    await put(1, { app: 'a' });
+    await waitFor('the first change', () => seen.length === 1);
+    await put(1, { app: 'a', ...component }); // labelled for an Operator: no work
+    await put(1, { app: 'b', ...component }); // another label: work
+    await waitFor('the label change', () => seen.length === 2);
+    await put(1, { app: 'b' }); // unlabelled again: no work
+    await put(2, { app: 'b', ...component }); // labelled, and a spec change: work
+    await waitFor('the spec change', () => seen.includes(2));
+    t.same(seen, [1, 1, 2], 'changes of component labels alone started no work');
+  },
+);
