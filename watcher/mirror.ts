@@ -66,6 +66,15 @@ function keyOf(cluster: string, kind: string, object: KubeObject): string {
   });
 }
 
+/** What the mirror's informers keep of an object: what they compare and name it by. */
+function namesAndVersions(object: KubeObject): KubeObject {
+  const { name, namespace, uid, resourceVersion } = object.metadata;
+  const metadata = Object.fromEntries(
+    Object.entries({ name, namespace, uid, resourceVersion }).filter(([, v]) => v !== undefined),
+  );
+  return { apiVersion: object.apiVersion, kind: object.kind, metadata };
+}
+
 /** Starts mirroring one kind; restarts its informer after errors until stopped. */
 export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirror {
   const { cluster, backbone, log } = context;
@@ -211,14 +220,29 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     latest.set(subject, intent);
     send(intent);
   };
+  // The informer keeps only the names and versions of objects (a cluster's CSV copies alone
+  // would be gigabytes): an object published again is read again, which happens only when the
+  // name index or the mirror lost it. Unreadable now: its next change or deletion follows.
+  const current = (namespace: string, name: string): Promise<KubeObject | undefined> =>
+    context.client
+      .get({ apiVersion: kind.apiVersion, kind: kind.kind, namespace, name })
+      .catch((error: unknown) => {
+        log.warn(
+          { err: error, kind: kind.kind, namespace, name },
+          'could not read an object again',
+        );
+        return undefined;
+      });
   const index = new NameIndex({
     cluster,
     kind: kind.kind,
     backbone,
     log,
     reannounce(namespace, name) {
-      const object = informer?.get(namespace, name);
-      if (object !== undefined) publish('put', object, '#indexed');
+      if (informer?.get(namespace, name) === undefined) return;
+      void current(namespace, name).then((object) => {
+        if (object !== undefined && !stopped) publish('put', object, '#indexed');
+      });
     },
   });
   const put = (object: KubeObject): void => {
@@ -255,8 +279,10 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     await sweepUploads(prefix);
     if (republish) {
       let missing = 0;
-      for (const [key, object] of live) {
-        if (mirrored.has(key) || latest.has(subjectOf(object))) continue;
+      for (const [key, kept] of live) {
+        if (mirrored.has(key) || latest.has(subjectOf(kept))) continue;
+        const object = await current(kept.metadata.namespace ?? '', kept.metadata.name ?? '');
+        if (object === undefined || stopped || latest.has(subjectOf(object))) continue;
         missing++;
         publish('put', object, '#resync');
       }
@@ -352,6 +378,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
               ? {}
               : { stallTimeoutMs: context.stallTimeoutMs }),
             ...(context.resyncMs === undefined ? {} : { resyncMs: context.resyncMs }),
+            keep: namesAndVersions,
           },
         );
         informer = current;

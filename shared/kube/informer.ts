@@ -37,6 +37,11 @@ export interface InformerOptions {
   stallTimeoutMs?: number;
   /** Lists again this often, telling handlers what differs from the cache. Default 0: never. */
   resyncMs?: number;
+  /**
+   * What the cache keeps of each object (list() and get() return it); default all of it. It
+   * must keep metadata.name, namespace and resourceVersion, which the informer compares.
+   */
+  keep?: (object: KubeObject) => KubeObject;
 }
 
 /** Default InformerOptions.stallTimeoutMs. */
@@ -69,12 +74,12 @@ export class Informer {
     private readonly options: InformerOptions = {},
   ) {}
 
-  /** The objects as last seen. */
+  /** The objects as last seen (what `keep` keeps of them). */
   list(): KubeObject[] {
     return [...this.cache.values()];
   }
 
-  /** One object as last seen ("" namespace for cluster-scoped ones). */
+  /** One object as last seen, as kept ("" namespace for cluster-scoped ones). */
   get(namespace: string, name: string): KubeObject | undefined {
     return this.cache.get(`${namespace}/${name}`);
   }
@@ -235,9 +240,13 @@ export class Informer {
       return;
     }
     const known = this.cache.has(key);
-    this.cache.set(key, object);
+    this.cache.set(key, this.kept(object));
     if (known) this.handlers.update(object);
     else this.handlers.add(object);
+  }
+
+  private kept(object: KubeObject): KubeObject {
+    return this.options.keep === undefined ? object : this.options.keep(object);
   }
 
   // Lists and tells the handlers how the list differs from the cache: objects new, changed
@@ -265,7 +274,7 @@ export class Informer {
       const old = before.get(key);
       before.delete(key);
       if (touched.has(key)) continue;
-      this.cache.set(key, object);
+      this.cache.set(key, this.kept(object));
       if (old === undefined) this.handlers.add(object);
       else if (old.metadata.resourceVersion !== object.metadata.resourceVersion)
         this.handlers.update(object);

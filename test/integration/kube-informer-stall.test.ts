@@ -136,6 +136,11 @@ t.test('watcher - a resync republishes only objects missing from the mirror', as
   // The mirror loses a key behind the watcher's back (a purge, a restored stream...).
   await backbone.objects.purge(key('lost'));
   await waitFor('the lost key republished', () => present('lost'), 10_000);
+  // The watcher's cache keeps only names and versions: the object is read again, whole.
+  const republished = (await backbone.objects.get(key('lost')))?.json<KubeObject>();
+  t.equal(republished?.metadata.name, 'lost');
+  t.ok(republished?.metadata.labels?.['kubernetes.io/metadata.name'], 'with its labels');
+  t.ok(republished?.['spec'] ?? republished?.['status'], 'and its spec or status');
   const after = await resyncs();
   await waitFor('two more resyncs', async () => (await resyncs()) >= after + 2);
   t.equal((await puts()) - before, 1, 'only the missing object was published again');

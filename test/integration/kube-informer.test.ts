@@ -166,3 +166,46 @@ t.test(
     t.same(errors, []);
   },
 );
+
+t.test(
+  'kube informer - with keep, the cache holds what keep keeps while handlers hear whole objects',
+  async (t) => {
+    const { client } = await clusterFor(t);
+    await client.create(configMap('kept', '1'));
+    const heard: KubeObject[] = [];
+    const informer = new Informer(
+      client,
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      {
+        add: (o) => void heard.push(o),
+        update: (o) => void heard.push(o),
+        delete: () => undefined,
+        error: () => undefined,
+      },
+      {
+        labelSelector: 'watched=yes',
+        keep: (o) => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }),
+      },
+    );
+    t.teardown(() => informer.stop());
+    await informer.start();
+    const made = await client.create(configMap('later', '1'));
+    await client.update({ ...made, data: { v: '2' } });
+    await waitFor('the update', () => heard.length === 3);
+    t.same(
+      heard.map((o) => (o as { data?: unknown }).data),
+      [{ v: '1' }, { v: '1' }, { v: '2' }],
+      'handlers get the data',
+    );
+    const cached = informer.get('default', 'later');
+    t.equal(cached?.metadata.resourceVersion, heard[2]?.metadata.resourceVersion);
+    t.equal((cached as { data?: unknown } | undefined)?.data, undefined, 'the cache does not');
+    t.same(
+      informer
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+      ['kept', 'later'],
+    );
+  },
+);
