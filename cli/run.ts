@@ -1,8 +1,9 @@
 // `olmq run <function>`: one replica of one OLM function. It connects to NATS, serves the
 // clusters of its kubeconfig (one API client each), hosts the function's definitions, serves
 // /metrics /healthz /readyz, and on SIGTERM/SIGINT drains in-flight work before exiting.
+import { statSync } from 'node:fs';
 import { openBackbone } from '../shared/bus/backbone.js';
-import type { KubeClient } from '../shared/kube/client.js';
+import { KubeconfigError } from '../shared/kube/clusters.js';
 import { FunctionStartError, type RunningFunction } from '../shared/runtime/function-runner.js';
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
@@ -10,8 +11,8 @@ import { createFunctionMetrics, createRegistry } from '../shared/runtime/metrics
 import { functionModules } from '../functions/index.js';
 // system/'s modules, not its index.ts: a replica of one function loads no devcluster, watcher
 // or package server.
+import { startPool, type Pool, type PoolOptions } from '../system/pool.js';
 import {
-  clientsFor,
   startFunctions,
   stopFunctions,
   UnknownFunctionError,
@@ -49,8 +50,15 @@ export async function runFunction(
   }
   const nats = natsSettingsFor(command, config, config.natsUrl, `olmq-${name}`);
   if (nats === undefined) return exitCodes.usage;
-  const clusters = clustersOf(command, config);
-  if (clusters === undefined) return exitCodes.usage;
+  // A directory is a pool's: followed while the function runs (system/pool.ts).
+  let source: PoolOptions['source'];
+  if (config.kubeconfig !== undefined && isDirectory(config.kubeconfig))
+    source = { dir: config.kubeconfig };
+  else {
+    const clusters = clustersOf(command, config);
+    if (clusters === undefined) return exitCodes.usage;
+    source = { clusters };
+  }
 
   const log = createLogger('run', config.logLevel);
   const registry = createRegistry();
@@ -78,14 +86,26 @@ export async function runFunction(
     });
     stops.push(() => endpoint.close());
     const backbone = await openBackbone(nc, backboneOptionsOf(config));
-    const clients = await clientsFor(clusters, registry, `olmq-${name}/${olmqVersion()}`, {
-      qps: config.kubeApiQps,
-      burst: config.kubeApiBurst,
-    });
-    stops.push(() => closeClients(clients));
+    let pool: Pool;
+    try {
+      pool = await startPool({
+        source,
+        registry,
+        log,
+        userAgent: `olmq-${name}/${olmqVersion()}`,
+        limits: { qps: config.kubeApiQps, burst: config.kubeApiBurst },
+      });
+    } catch (error) {
+      if (!(error instanceof KubeconfigError)) throw error;
+      process.stderr.write(`${command}: ${error.message}\n`);
+      await shutdown();
+      return exitCodes.usage;
+    }
+    stops.push(() => pool.stop());
+    const clients = pool.membership.clients;
     running = await startFunctions([name], table, {
       backbone,
-      clients,
+      clients: pool.membership,
       log,
       registry,
       metrics: createFunctionMetrics(registry),
@@ -94,7 +114,11 @@ export async function runFunction(
     });
     stops.push(() => stopFunctions(running, undefined, clients));
     log.info(
-      { clusters: [...clients.keys()], concurrency: config.concurrency, metrics: endpoint.url },
+      {
+        clusters: pool.membership.clusters,
+        concurrency: config.concurrency,
+        metrics: endpoint.url,
+      },
       'function running',
     );
     hooks.onReady?.(endpoint);
@@ -113,6 +137,10 @@ export async function runFunction(
   }
 }
 
-function closeClients(clients: ReadonlyMap<string, KubeClient>): void {
-  for (const client of clients.values()) client.close();
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // clustersOf says what is wrong with it
+  }
 }

@@ -100,9 +100,9 @@ t.test('function runner - hosts a module: work flows through it and is counted',
   const running = await startFunction('echo', echoModule(), runtime);
   t.teardown(() => running.stop(1_000));
   t.same(
-    running.hosts.map((h) => h.workConsumer),
-    ['echo-work'],
-    'one host per definition, on its own consumer',
+    running.hosts.map((h) => h.workConsumers),
+    [['echo-work-c1']],
+    'one host per definition, on its own consumer of each served cluster',
   );
 
   await createSource(cluster.client, 'a');
