@@ -415,6 +415,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
       else if (requeueAfterMs === undefined) this.settle(() => m.ack());
       else this.settle(() => m.nak(requeueAfterMs));
       this.metrics.processed.inc({ ...labels, outcome: 'success' });
+      context.log.debug('reconciled');
       if (record.failures > 0 || this.mayBeFailing(itemKey))
         await clearFailures(this.backbone, itemKey).catch(() => undefined);
       if (record.dead === true)
