@@ -1,5 +1,6 @@
 // `olmq run <function>`: one replica of one OLM function. It connects to NATS, serves the
-// clusters of its kubeconfig (one API client each), hosts the function's definitions, serves
+// clusters of its kubeconfig (one API client each; a directory is followed as clusters join and
+// leave, system/pool.ts), hosts the function's definitions, serves
 // /metrics /healthz /readyz, and on SIGTERM/SIGINT drains in-flight work before exiting.
 import { statSync } from 'node:fs';
 import { openBackbone } from '../shared/bus/backbone.js';

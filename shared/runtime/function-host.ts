@@ -59,7 +59,7 @@ import { startRedriver } from './redrive.js';
 import { Slots } from './slots.js';
 import { runTrigger } from './trigger-loop.js';
 import type { FunctionMetrics } from './metrics.js';
-import type { Decision, FunctionDefinition, WorkContext, WorkItem } from './types.js';
+import type { Decision, FunctionDefinition, WorkContext } from './types.js';
 
 export type {
   Decision,
