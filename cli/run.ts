@@ -4,7 +4,7 @@
 // /metrics /healthz /readyz, and on SIGTERM/SIGINT drains in-flight work before exiting.
 import { statSync } from 'node:fs';
 import { openBackbone } from '../shared/bus/backbone.js';
-import { KubeconfigError } from '../shared/kube/clusters.js';
+import { clusterFilesOf, KubeconfigError, loadClusterFile } from '../shared/kube/clusters.js';
 import { FunctionStartError, type RunningFunction } from '../shared/runtime/function-runner.js';
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
@@ -53,9 +53,15 @@ export async function runFunction(
   if (nats === undefined) return exitCodes.usage;
   // A directory is a pool's: followed while the function runs (system/pool.ts).
   let source: PoolOptions['source'];
-  if (config.kubeconfig !== undefined && isDirectory(config.kubeconfig))
+  if (config.kubeconfig !== undefined && isDirectory(config.kubeconfig)) {
     source = { dir: config.kubeconfig };
-  else {
+    // Its files are checked before connecting to anything: bad input is a usage error.
+    const problem = clusterDirProblem(config.kubeconfig);
+    if (problem !== undefined) {
+      process.stderr.write(`${command}: ${problem}\n`);
+      return exitCodes.usage;
+    }
+  } else {
     const clusters = clustersOf(command, config);
     if (clusters === undefined) return exitCodes.usage;
     source = { clusters };
@@ -134,6 +140,17 @@ export async function runFunction(
       process.stderr.write(`${command}: ${error.message}\n`);
       return exitCodes.failed;
     }
+    throw error;
+  }
+}
+
+// What makes a kubeconfig file of directory `dir` unusable, if anything.
+function clusterDirProblem(dir: string): string | undefined {
+  try {
+    for (const { file } of clusterFilesOf(dir)) loadClusterFile(file);
+    return undefined;
+  } catch (error) {
+    if (error instanceof KubeconfigError) return error.message;
     throw error;
   }
 }
