@@ -93,13 +93,19 @@ export class ClusterLanes {
     return this.lanes.has(undefined) || this.wanted.has(cluster);
   }
 
-  /** Opens the lane of `cluster`; throws when its consumers cannot be created. */
-  async open(cluster: string | undefined): Promise<void> {
+  /**
+   * Opens the lane of `cluster`; throws when its consumers cannot be created. False when the
+   * cluster left (or the host stopped) meanwhile: the lane was closed again.
+   */
+  async open(cluster: string | undefined): Promise<boolean> {
     this.wanted.add(cluster);
     const lane = await this.opened(cluster);
-    // Left (or stopped) while its consumers were being created.
-    if (!this.wanted.has(cluster) || this.stopped) await this.shut(lane);
-    else this.lanes.set(cluster, lane);
+    if (!this.wanted.has(cluster) || this.stopped) {
+      await this.shut(lane);
+      return false;
+    }
+    this.lanes.set(cluster, lane);
+    return true;
   }
 
   /**
@@ -112,8 +118,8 @@ export class ClusterLanes {
       for (;;) {
         if (this.stopped || !this.wanted.has(cluster) || this.lanes.has(cluster)) return;
         try {
-          await this.open(cluster);
-          this.host.log.info({ cluster }, 'serving cluster: its consumers are open');
+          if (await this.open(cluster))
+            this.host.log.info({ cluster }, 'serving cluster: its consumers are open');
           return;
         } catch (error) {
           this.host.log.warn({ err: error, cluster }, 'could not open a joining cluster; retrying');

@@ -1,11 +1,12 @@
 // The function host: runs one olmq function (declared as data) against the backbone.
 //
 // How work flows (see ../bus/backbone.ts for the assets):
-// 1. Trigger: for each kind a definition watches, a durable consumer on the object mirror's
+// 1. Trigger: for each kind a definition watches (and served cluster), a durable consumer on the mirror's
 //    change feed maps each change to work items (typed keys: an object, a namespace, an
 //    OperatorGroup...) and publishes one per key to OLMQ_WORK. The stream keeps one pending item per
 //    key, so a burst of changes coalesces into one item.
-// 2. Work: replicas share one durable pull consumer per definition (queue). Before deciding on a key a
+// 2. Work: replicas share one durable pull consumer per definition (queue) and served cluster,
+//    opened and closed as clusters join and leave (cluster-lanes.ts). Before deciding on a key a
 //    replica creates its lease in olmq_leases (create fails while another replica holds it;
 //    the item is then redelivered shortly). The lease is renewed while working and expires
 //    with its TTL if the replica dies. Each consume is supervised (../bus/supervised-consumer.ts):
