@@ -196,14 +196,17 @@ export function rotationDue(certs: ReadonlyMap<string, ServingCertificate> | und
 
 /**
  * status.certsLastUpdated and status.certsRotateAt once `certs` are installed, when any was
- * issued in this pass (upstream records them only when certificates rotated).
+ * issued in this pass (upstream records them only when certificates rotated), or when the status
+ * has none yet (`recorded` false): the pass that issued them may have lost its status write to a
+ * conflict, and the next one finds them made.
  */
 export function certificateStatus(
   certs: ReadonlyMap<string, ServingCertificate> | undefined,
   now: Date,
+  recorded: boolean,
 ): { certsLastUpdated: string; certsRotateAt: string } | undefined {
   const all = [...(certs?.values() ?? [])];
-  if (!all.some((c) => c.issued === true)) return undefined;
+  if (all.length === 0 || (recorded && !all.some((c) => c.issued === true))) return undefined;
   const expires = Math.min(...all.map((c) => c.notAfter.getTime()));
   return {
     certsLastUpdated: kubeTimestamp(now),

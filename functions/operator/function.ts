@@ -35,6 +35,11 @@ const adoptionItem = (namespace: string): WorkItem => adoptionKey.of({ namespace
 const asObject = (change: ObjectChange): KubeObject | undefined =>
   change.object as KubeObject | undefined;
 
+// An install changes a dozen of an Operator's components within a few hundred ms, each change
+// waking both definitions: they reconcile once the namespace or Operator has been quiet this
+// long, labelling and summing up the whole burst in one pass instead of one per change.
+const quietMs = 100;
+
 export const createFunction: CreateFunction = (context) => {
   const { backbone } = context;
   const index = componentIndex(backbone);
@@ -97,6 +102,7 @@ export const createFunction: CreateFunction = (context) => {
       ...ownableKinds.map((kind) => trigger(kind, owner)),
       trigger('Namespace', none),
     ],
+    quietMs,
     load: (work) => loadAdoption(backbone, index, work.cluster, work.key.namespace),
     decide: (snapshot) => ({ writes: decideAdoption(snapshot) }),
     async apply(patches, work) {
@@ -125,6 +131,7 @@ export const createFunction: CreateFunction = (context) => {
         workKeys: (c) => [operatorItem(c.ref.name)],
       },
     ],
+    quietMs,
     load: (work) => loadOperator(index, work.client, work.cluster, work.key.name),
     decide(snapshot) {
       const decision = decideOperator(snapshot);

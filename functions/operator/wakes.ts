@@ -28,21 +28,24 @@ export function statusParts(kind: string): ObjectPart[] {
   return kind === 'ClusterServiceVersion'
     ? [
         'metadata',
+        'components',
         'status.phase',
         'status.reason',
         'status.message',
         'status.lastUpdateTime',
         'status.lastTransitionTime',
       ]
-    : ['metadata', 'status.conditions'];
+    : ['metadata', 'components', 'status.conditions'];
 }
 
 // What adoption reads of an object: labels and owners, a Subscription's package and what it
 // installed, a CSV's owned CRDs.
 export function adoptionParts(kind: string): ObjectPart[] {
   if (kind === 'Subscription')
-    return ['metadata', 'spec', 'status.installedCSV', 'status.installPlanRef'];
-  return kind === 'ClusterServiceVersion' ? ['metadata', 'spec'] : ['metadata'];
+    return ['metadata', 'components', 'spec', 'status.installedCSV', 'status.installPlanRef'];
+  return kind === 'ClusterServiceVersion'
+    ? ['metadata', 'components', 'spec']
+    : ['metadata', 'components'];
 }
 
 /**

@@ -13,9 +13,21 @@ import { createHash } from 'node:crypto';
 
 /**
  * The parts of an object a trigger can ask for: its metadata, spec and status, one top-level
- * field of the status (`status.phase`), and `other` for every other top-level field.
+ * field of the status (`status.phase`), `other` for every other top-level field, and
+ * `components`, the Operator API's component labels, which `metadata` leaves out.
  */
-export type ObjectPart = 'metadata' | 'spec' | 'status' | 'other' | `status.${string}`;
+export type ObjectPart =
+  'metadata' | 'spec' | 'status' | 'other' | 'components' | `status.${string}`;
+
+/**
+ * Labels with this prefix say which Operators an object is a component of (shared/api's
+ * OlmLabelPrefix.Operator). The operator function alone writes and reads them, and labels a
+ * dozen objects per install: apart from `metadata`, a change of them alone wakes only it.
+ */
+export const componentLabelPrefix = 'operators.coreos.com/';
+
+/** Every part but `components`: what a trigger that names no parts reads. */
+export const partsButComponents: readonly ObjectPart[] = ['metadata', 'spec', 'status', 'other'];
 
 /** Header of a mirror message: the signature of the object's parts (serializeByParts). */
 export const partsHeader = 'Olmq-Parts';
@@ -43,8 +55,10 @@ export function serializeByParts(object: Record<string, unknown>): {
     const field = `${JSON.stringify(key)}:${json}`;
     fields.push(field);
     if (key === 'metadata') {
-      const { resourceVersion: _rv, ...rest } = value as Record<string, unknown>;
-      digests.push(`metadata=${digest(JSON.stringify(rest))}`);
+      const { resourceVersion: _rv, labels, ...rest } = value as Record<string, unknown>;
+      const { own, components } = splitLabels(labels);
+      digests.push(`metadata=${digest(JSON.stringify({ ...rest, labels: own }))}`);
+      if (components !== undefined) digests.push(`components=${digest(components)}`);
     } else if (key === 'spec') {
       digests.push(`spec=${digest(json)}`);
     } else if (key === 'status') {
@@ -57,6 +71,21 @@ export function serializeByParts(object: Record<string, unknown>): {
   }
   digests.push(`other=${digest(other.join(','))}`);
   return { json: `{${fields.join(',')}}`, signature: digests.join(' ') };
+}
+
+// An object's labels without the component labels, and those as JSON (undefined: none).
+function splitLabels(labels: unknown): { own: unknown; components: string | undefined } {
+  if (labels === null || typeof labels !== 'object') return { own: labels, components: undefined };
+  const own: Record<string, unknown> = {};
+  const components: Record<string, unknown> = {};
+  let any = false;
+  for (const [k, v] of Object.entries(labels)) {
+    if (k.startsWith(componentLabelPrefix)) {
+      components[k] = v;
+      any = true;
+    } else own[k] = v;
+  }
+  return { own, components: any ? JSON.stringify(components) : undefined };
 }
 
 function digestsOf(signature: string): Map<string, string> {

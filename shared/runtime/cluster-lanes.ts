@@ -11,7 +11,13 @@ import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
 import type { SupervisedMessages } from '../bus/supervised-consumer.js';
-import { consumeChanges, consumeWork, type QueueConsumer } from '../bus/work-queue.js';
+import {
+  consumeChanges,
+  consumeWork,
+  removeAllClusterConsumers,
+  type QueueConsumer,
+} from '../bus/work-queue.js';
+import type { ClusterMembership } from './cluster-membership.js';
 import type { FunctionHostOptions } from './host-options.js';
 import type { Trigger, WorkKeyType } from './types.js';
 
@@ -42,6 +48,8 @@ export interface LaneHost {
   openWork(cluster: string | undefined): Promise<OpenedConsume>;
   /** Creates (idempotently) the consumer of `trigger`'s kind in `cluster` and starts consuming. */
   openChanges(trigger: Trigger, cluster: string | undefined): Promise<OpenedConsume>;
+  /** Removes the queue's consumers over every cluster (olmq before pools); returns their names. */
+  removeAllCluster(): Promise<string[]>;
   /** Keeps a consume alive through NATS failovers (supervised-consumer.ts). */
   supervise(opened: OpenedConsume, reopen: () => Promise<ConsumerMessages>): SupervisedMessages;
   /** Runs a trigger's loop over its messages. */
@@ -56,9 +64,9 @@ export interface LaneHost {
  */
 export function laneConsumers(
   backbone: Backbone,
-  key: WorkKeyType<unknown>,
+  { key, triggers }: { key: WorkKeyType<unknown>; triggers: readonly Trigger[] },
   options: Pick<FunctionHostOptions, 'ackWaitMs' | 'concurrency' | 'consumerInactiveMs'>,
-): Pick<LaneHost, 'openWork' | 'openChanges'> {
+): Pick<LaneHost, 'openWork' | 'openChanges' | 'removeAllCluster'> {
   const scope = (cluster: string | undefined) => ({
     cluster,
     wordless: key.words === 0,
@@ -70,6 +78,12 @@ export function laneConsumers(
       consumeWork(backbone, key.queue, { ...scope(cluster), concurrency: options.concurrency }),
     openChanges: (trigger, cluster) =>
       consumeChanges(backbone, key.queue, trigger.kind, { ...scope(cluster), window: 256 }),
+    removeAllCluster: () =>
+      removeAllClusterConsumers(
+        backbone,
+        key.queue,
+        triggers.map((t) => t.kind),
+      ),
   };
 }
 
@@ -86,6 +100,23 @@ export class ClusterLanes {
   /** Every open lane's consumers, for backlog metrics. */
   get consumers(): QueueConsumer[] {
     return [...this.lanes.values()].flatMap((lane) => lane.consumers);
+  }
+
+  /**
+   * Opens a lane per member of `membership` and follows its joins and leaves, after removing
+   * the queue's consumers over every cluster (OLMQ_WORK, a work-queue stream, refuses a
+   * per-cluster consumer beside one). Returns the unsubscribe.
+   */
+  async follow(membership: ClusterMembership): Promise<() => void> {
+    const removed = await this.host.removeAllCluster();
+    if (removed.length > 0)
+      this.host.log.info({ consumers: removed }, 'removed consumers over every cluster (pre-pool)');
+    const unsubscribe = membership.onChange((change) => {
+      if (change.kind === 'joined') this.join(change.cluster);
+      else this.leave(change.cluster);
+    });
+    for (const cluster of membership.clusters) await this.open(cluster);
+    return unsubscribe;
   }
 
   /** Whether this host pulls `cluster`'s work now. */

@@ -61,3 +61,14 @@ export class ClusterMembership {
     for (const listener of this.listeners) listener(change);
   }
 }
+
+/**
+ * The membership a host follows: the one given, or a fixed map's (its clusters for good);
+ * undefined for an empty map, which serves every cluster through one consumer.
+ */
+export function membershipOf(
+  clusters: ReadonlyMap<string, KubeClient> | ClusterMembership,
+): ClusterMembership | undefined {
+  if (clusters instanceof ClusterMembership) return clusters;
+  return clusters.size > 0 ? new ClusterMembership(clusters) : undefined;
+}

@@ -41,7 +41,6 @@ import {
   readFailures,
   releaseLease,
   renewLease,
-  removeAllClusterConsumers,
   takeLease,
   watchFailures,
   type FailureRecord,
@@ -49,7 +48,7 @@ import {
 import type { KubeClient } from '../kube/client.js';
 import { StaleDecisionError } from '../kube/executor.js';
 import { ClusterLanes, laneConsumers, type Lane, type LaneHost } from './cluster-lanes.js';
-import { ClusterMembership } from './cluster-membership.js';
+import { membershipOf, type ClusterMembership } from './cluster-membership.js';
 import { clearHandledLetter, isRetryable, settleFailure, type FailureHost } from './dead-work.js';
 import {
   backoffDelayMs,
@@ -128,9 +127,8 @@ export class FunctionHost<Key, Snapshot, Writes> {
     this.options = { ...defaultFunctionHostOptions, ...options };
     this.slots = new Slots(this.options.concurrency);
     setMaxListeners(0, this.stopping.signal); // one listener per reconcile in flight
-    if (clusters instanceof ClusterMembership) this.membership = clusters;
-    else if (clusters.size > 0) this.membership = new ClusterMembership(clusters);
-    this.clients = this.membership === undefined ? new Map() : this.membership.clients;
+    this.membership = membershipOf(clusters);
+    this.clients = this.membership?.clients ?? new Map<string, KubeClient>();
     this.lanes = new ClusterLanes(this.laneHost());
   }
 
@@ -147,24 +145,11 @@ export class FunctionHost<Key, Snapshot, Writes> {
   /** Creates the consumers (idempotent) and starts consuming. */
   async start(): Promise<void> {
     await this.watchFailureRecords();
-    const membership = this.membership;
-    if (membership === undefined) await this.lanes.open(undefined);
-    else {
-      const kinds = this.definition.triggers.map((t) => t.kind);
-      const removed = await removeAllClusterConsumers(this.backbone, this.queue, kinds);
-      if (removed.length > 0)
-        this.log.info({ consumers: removed }, 'removed consumers over every cluster (pre-pool)');
-      this.stopFollowing = membership.onChange((change) => {
-        if (change.kind === 'joined') this.lanes.join(change.cluster);
-        else this.lanes.leave(change.cluster);
-      });
-      for (const cluster of membership.clusters) await this.lanes.open(cluster);
-    }
+    if (this.membership === undefined) await this.lanes.open(undefined);
+    else this.stopFollowing = await this.lanes.follow(this.membership);
+    const backlog = async () => backlogOf(this.backbone, this.lanes.consumers);
     this.metrics.addBacklogSource(async () =>
-      (await backlogOf(this.backbone, this.lanes.consumers)).map((b) => ({
-        function: this.queue,
-        ...b,
-      })),
+      (await backlog()).map((b) => ({ function: this.queue, ...b })),
     );
     this.metrics.addDeadLetterSource(async () => ({
       function: this.queue,
@@ -181,7 +166,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
   // How the lanes open consumers and run loops (see cluster-lanes.ts).
   private laneHost(): LaneHost {
     return {
-      ...laneConsumers(this.backbone, this.definition.key, this.options),
+      ...laneConsumers(this.backbone, this.definition, this.options),
       triggers: this.definition.triggers,
       log: this.log,
       retryMs: this.options.consumerSupervision?.retryMs ?? 1_000,
@@ -263,6 +248,13 @@ export class FunctionHost<Key, Snapshot, Writes> {
         this.settle(() => m.nak());
         continue;
       }
+      // A first delivery waits out the definition's quiet time; a newer item of the key
+      // replaces it meanwhile. By delivery count, not age: the server's clock is not ours.
+      const quietMs = this.definition.quietMs;
+      if (quietMs !== undefined && m.info.deliveryCount === 1) {
+        this.settle(() => m.nak(quietMs));
+        continue;
+      }
       const itemKey = workItemKey(m.subject);
       if (this.running.has(itemKey)) {
         const waiting = this.running.get(itemKey);
@@ -278,7 +270,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
 
   private async dispatch(m: JsMsg, itemKey: string): Promise<void> {
     this.running.set(itemKey, undefined);
-    await this.slots.acquire();
+    await this.slots.take();
     const task = this.reconcileItem(m, itemKey)
       .catch((error: unknown) => {
         this.log.error({ err: error, subject: m.subject }, 'reconcile crashed; redelivering');
@@ -286,7 +278,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
       })
       .finally(() => {
         this.inflight.delete(task);
-        this.slots.release();
+        this.slots.give();
         const next = this.running.get(itemKey);
         this.running.delete(itemKey);
         if (next === undefined) return;
@@ -390,6 +382,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
 
     let record: FailureRecord = noFailures;
     const stopTimer = this.metrics.reconcileDuration.startTimer(labels);
+    const started = performance.now();
     try {
       // Every NATS call may time out (a restarting server): any error lands in the failure path.
       record = await recordRead;
@@ -416,7 +409,15 @@ export class FunctionHost<Key, Snapshot, Writes> {
       else if (requeueAfterMs === undefined) this.settle(() => m.ack());
       else this.settle(() => m.nak(requeueAfterMs));
       this.metrics.processed.inc({ ...labels, outcome: 'success' });
-      context.log.debug('reconciled');
+      if (context.log.isLevelEnabled('debug'))
+        context.log.debug(
+          {
+            // From the item's publish to the end of its reconcile, and of that the reconcile.
+            sincePublishedMs: Math.round(Date.now() - m.info.timestampNanos / 1e6),
+            reconcileMs: Math.round(performance.now() - started),
+          },
+          'reconciled',
+        );
       if (record.failures > 0 || this.mayBeFailing(itemKey))
         await clearFailures(this.backbone, itemKey).catch(() => undefined);
       if (record.dead === true)

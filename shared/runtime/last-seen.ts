@@ -17,6 +17,12 @@ export class LastSeen {
     return this.entries.get(subject);
   }
 
+  /** Whether message `seq` of `subject` has the `parts` remembered of an older one. */
+  same(subject: string, seq: number, parts: string): boolean {
+    const entry = this.entries.get(subject);
+    return entry !== undefined && entry.seq < seq && entry.parts === parts;
+  }
+
   /** Records a message looked at (pickParts); an older one (redelivered) does not replace a newer. */
   look(subject: string, seq: number, parts: string | undefined): void {
     const current = this.entries.get(subject);

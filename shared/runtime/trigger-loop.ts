@@ -3,7 +3,13 @@ import type { JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
 import { BodyMissingError, isBodyRef, textOf } from '../bus/large-values.js';
-import { partsDiffer, partsHeader, pickParts, type ObjectPart } from '../bus/object-parts.js';
+import {
+  partsButComponents,
+  partsDiffer,
+  partsHeader,
+  pickParts,
+  type ObjectPart,
+} from '../bus/object-parts.js';
 import { mirrorSubjectPrefix, parseObjectKey } from '../bus/subjects.js';
 import { publishWork } from '../bus/work-queue.js';
 import {
@@ -17,6 +23,9 @@ import { LastSeen } from './last-seen.js';
 import type { Trigger } from './types.js';
 
 // Thrown by a change's object getter when the object is a reference not read yet.
+/** How many objects a trigger naming no parts remembers (about 3 MB). */
+const componentsMemory = 20_000;
+
 const valueNotRead = new Error('the value of a large mirror entry is not read yet');
 
 /**
@@ -84,6 +93,9 @@ export async function runTrigger(
   const { backbone, queue, options, stopping, settle } = host;
   const inflight = new Set<Promise<void>>();
   const lastSeen = new LastSeen(options.lastSeenLimit);
+  // What a trigger naming no parts last mapped of recent objects, but their component labels:
+  // enough to skip an install's labelling, which follows its objects' creation within a second.
+  const mapped = new LastSeen(Math.min(options.lastSeenLimit, componentsMemory));
   const handle = async (m: JsMsg): Promise<void> => {
     try {
       const ref = parseObjectKey(m.subject.slice(mirrorSubjectPrefix.length));
@@ -100,6 +112,16 @@ export async function runTrigger(
         return deleted || partsDiffer(seen?.parts, signature, parts);
       };
       if (trigger.parts !== undefined && !touches(trigger.parts)) {
+        settle(() => m.ack());
+        return;
+      }
+      // A trigger that names no parts reads all but the component labels: a change of those
+      // alone (the operator function labelling an install's objects) does not wake it.
+      const rest =
+        trigger.parts === undefined && signature !== undefined && !deleted
+          ? pickParts(signature, partsButComponents)
+          : undefined;
+      if (rest !== undefined && mapped.same(m.subject, m.seq, rest)) {
         settle(() => m.ack());
         return;
       }
@@ -144,6 +166,17 @@ export async function runTrigger(
         ),
       );
       settle(() => m.ack());
+      if (rest !== undefined) mapped.look(m.subject, m.seq, rest);
+      if (items.length > 0 && host.log.isLevelEnabled('debug'))
+        host.log.debug(
+          {
+            subject: m.subject,
+            // From the mirror write to now: how long the change waited for this trigger.
+            lagMs: Math.round(Date.now() - m.info.timestampNanos / 1e6),
+            work: items.map((item) => `${item.queue} ${item.key.join('/')}`),
+          },
+          'change mapped to work',
+        );
       if (asked.size > 0 || seen !== undefined)
         lastSeen.look(
           m.subject,
@@ -163,5 +196,11 @@ export async function runTrigger(
     inflight.add(task);
     if (inflight.size >= options.triggerWindow) await Promise.race(inflight);
   }
-  await Promise.allSettled([...inflight]);
+  // Once the host stops, changes still being mapped (say, a work publish waiting for a NATS
+  // server that went away) are not waited for: unacknowledged, they come back to a replica.
+  const stopped = new Promise<void>((resolve) => {
+    if (stopping.aborted) resolve();
+    else stopping.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await Promise.race([Promise.allSettled([...inflight]), stopped]);
 }

@@ -131,6 +131,13 @@ export interface FunctionDefinition<Key, Snapshot, Writes> {
    * best effort (the host logs a failure); the key's next success undoes it as usual.
    */
   giveUp?(work: WorkContext<Key>, dead: DeadWork): Promise<void>;
+  /**
+   * Reconciles a key only once its work has been quiet this long (ms): an item younger than
+   * that goes back to wait out the rest, and a newer item of the key replaces it (the work
+   * stream keeps one per key). For decisions that sum up many objects changing together (an
+   * Operator's components during an install), one pass at the end instead of one per change.
+   */
+  quietMs?: number;
 }
 
 /** Any definition, whatever its key, snapshot and writes (for hosts and function tables). */

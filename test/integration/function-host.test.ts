@@ -552,3 +552,89 @@ t.test('function host - a reconcile that runs long is logged with its key', asyn
   t.match(warning, { key: 'ns1/w1', runningMs: 200 });
   release();
 });
+
+t.test(
+  'function host - a definition with a quiet time reconciles a burst of changes once, after the last',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const applied: (number | undefined)[] = [];
+    const definition = {
+      ...widgetFunction(backbone, (s) => {
+        applied.push(s.value);
+        return Promise.resolve();
+      }),
+      quietMs: 400,
+    };
+    await startHost(t, backbone, definition);
+    // Ten changes 20 ms apart: each arrives while the previous one waits out its quiet time.
+    for (let value = 1; value <= 10; value++) {
+      await putWidget(backbone, 'w1', value);
+      await delay(20);
+    }
+    await waitFor('the burst to be applied', () => applied.at(-1) === 10, 10_000);
+    t.same(applied, [10], 'one reconcile, of the last state');
+    await putWidget(backbone, 'w1', 11);
+    await waitFor('a later change to be applied', () => applied.at(-1) === 11, 10_000);
+    t.same(applied, [10, 11]);
+  },
+);
+
+t.test(
+  'function host - stop does not wait for a change whose mapping never ends (a NATS server gone with it)',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    let mapping = false;
+    const definition = {
+      ...widgetFunction(backbone, () => Promise.resolve()),
+      triggers: [
+        {
+          kind: 'Widget',
+          workKeys: () => {
+            mapping = true;
+            return new Promise<never>(() => undefined);
+          },
+        },
+      ],
+    };
+    const registry = new Registry();
+    const host = new FunctionHost(
+      backbone,
+      definition,
+      capturingLogger().log,
+      createFunctionMetrics(registry),
+      { baseBackoffMs: 10 },
+    );
+    await host.start();
+    await putWidget(backbone, 'w1', 1);
+    await waitFor('the change to be mapping', () => mapping);
+    await host.stop(100);
+    t.pass('stopped');
+  },
+);
+
+t.test(
+  'function host - a trigger naming no parts is not woken by a change of Operator component labels alone',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const seen: (number | undefined)[] = [];
+    const definition = widgetFunction(backbone, (s) => Promise.resolve(void seen.push(s.value)));
+    const subject = `$KV.${assets.objects}.${objectKey(widget('w1'))}`;
+    const put = async (value: number, labels: Record<string, string>): Promise<void> => {
+      const { json, signature } = serializeByParts({ metadata: { labels }, spec: { value } });
+      const h = headers();
+      h.set(partsHeader, signature);
+      await backbone.js.publish(subject, json, { headers: h });
+    };
+    await startHost(t, backbone, definition);
+    const component = { 'operators.coreos.com/etcd.ns1': '' };
+    await put(1, { app: 'a' });
+    await waitFor('the first change', () => seen.length === 1);
+    await put(1, { app: 'a', ...component }); // labelled for an Operator: no work
+    await put(1, { app: 'b', ...component }); // another label: work
+    await waitFor('the label change', () => seen.length === 2);
+    await put(1, { app: 'b' }); // unlabelled again: no work
+    await put(2, { app: 'b', ...component }); // labelled, and a spec change: work
+    await waitFor('the spec change', () => seen.includes(2));
+    t.same(seen, [1, 1, 2], 'changes of component labels alone started no work');
+  },
+);

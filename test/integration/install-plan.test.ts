@@ -189,3 +189,28 @@ t.test(
     );
   },
 );
+
+t.test(
+  "install - a plan writes a run of steps of one kind at once (the bundle's three CRDs)",
+  async (t) => {
+    const { client, fixture } = await installFunctionFor(t);
+    await namespaceWithOperatorGroup(client, 'ns4');
+    // Each CRD write is answered 8 s late: written one after another, the third would be sent
+    // 16 s after the first.
+    const slow = fixture.cluster.faults.inject({
+      verbs: ['create', 'update', 'patch'],
+      resources: ['customresourcedefinitions'],
+      action: { kind: 'delay', ms: 8_000 },
+      count: 3,
+    });
+    t.teardown(() => slow.end());
+    await createInstallPlan(client, {
+      name: 'install-crds',
+      namespace: 'ns4',
+      bundles: [await smallBundle('etcd', 'etcdoperator.v0.9.4')],
+    });
+    await waitFor('the three CRD writes to be in flight together', () => slow.hits === 3, 6_000);
+    t.equal(slow.hits, 3);
+    await waitForCsvPhase(client, 'ns4', 'etcdoperator.v0.9.4', 'Succeeded', undefined, 30_000);
+  },
+);

@@ -1,5 +1,8 @@
 import t from 'tap';
+import { codes } from '../../shared/api/index.js';
 import {
+  componentLabelPrefix,
+  partsButComponents,
   partsDiffer,
   pickParts,
   serializeByParts,
@@ -55,3 +58,27 @@ t.test('object parts - what was not remembered may differ', (t) => {
   t.equal(partsDiffer(pickParts(base, ['status.gone']), base, ['status.gone']), false, 'absent');
   t.end();
 });
+
+t.test(
+  'object parts - the Operator API component labels are their own part, left out of metadata',
+  (t) => {
+    const plain = serializeByParts(subscription('UpgradePending', { a: 'b' })).signature;
+    const labelled = serializeByParts(
+      subscription('UpgradePending', { a: 'b', 'operators.coreos.com/etcd.ns1': '' }),
+    ).signature;
+    const all: ObjectPart[] = ['metadata', 'components', 'spec', 'status', 'other'];
+    const changed = all.filter((part) => partsDiffer(pickParts(plain, all), labelled, [part]));
+    t.same(changed, ['components'], 'labelling for an Operator changes components alone');
+    const relabelled = serializeByParts(
+      subscription('UpgradePending', { a: 'c', 'operators.coreos.com/etcd.ns1': '' }),
+    ).signature;
+    t.same(
+      all.filter((part) => partsDiffer(pickParts(labelled, all), relabelled, [part])),
+      ['metadata'],
+      'another label still changes metadata',
+    );
+    t.same(partsButComponents, ['metadata', 'spec', 'status', 'other']);
+    t.equal(componentLabelPrefix, codes.OlmLabelPrefix.Operator, 'the same prefix as the API');
+    t.end();
+  },
+);

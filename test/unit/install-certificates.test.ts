@@ -47,15 +47,23 @@ t.test('certificates - a Secret whose CA did not sign the certificate is not reu
 });
 
 t.test(
-  'certificates - status records rotation times only when certificates were issued',
+  'certificates - status records rotation times when certificates were issued, or when it has none yet',
   async (t) => {
     const issued = await issueServingCertificate(hosts, issuedAt, 3 * day);
-    t.same(certificateStatus(new Map([['op', issued]]), issuedAt), {
+    const times = {
       certsLastUpdated: '2026-01-01T00:00:00Z',
       certsRotateAt: '2026-01-03T00:00:00Z',
-    });
+    };
+    t.same(certificateStatus(new Map([['op', issued]]), issuedAt, true), times);
+    t.same(certificateStatus(new Map([['op', issued]]), issuedAt, false), times);
     const { issued: _issued, ...reused } = issued;
-    t.equal(certificateStatus(new Map([['op', reused]]), issuedAt), undefined);
-    t.equal(certificateStatus(undefined, issuedAt), undefined);
+    t.equal(certificateStatus(new Map([['op', reused]]), issuedAt, true), undefined);
+    t.same(
+      certificateStatus(new Map([['op', reused]]), issuedAt, false),
+      times,
+      'made by a pass whose status write was lost: recorded now',
+    );
+    t.equal(certificateStatus(undefined, issuedAt, false), undefined);
+    t.equal(certificateStatus(new Map(), issuedAt, false), undefined);
   },
 );

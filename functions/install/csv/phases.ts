@@ -138,7 +138,11 @@ const installReady: PhaseStep = (c) => {
     reason: 'InstallSucceeded',
     message: 'waiting for install components to report healthy',
   });
-  const certs = certificateStatus(certificatesOf(c), c.s.now);
+  const certs = certificateStatus(
+    certificatesOf(c),
+    c.s.now,
+    c.csv.status?.certsRotateAt !== undefined,
+  );
   const status =
     certs === undefined ? moved.status : { ...(moved.status ?? c.csv.status), ...certs };
   return {

@@ -1,5 +1,5 @@
-// Performs a plan pass: each step write in order (as the OperatorGroup's service account for a
-// scoped install), the API warnings each step drew recorded as upstream does, then the plan
+// Performs a plan pass: each step write in order, runs of one kind at once (as the
+// OperatorGroup's service account for a scoped install), the API warnings each step drew recorded as upstream does, then the plan
 // status that follows from what the writes did.
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
@@ -13,7 +13,7 @@ import type { ScopedClients } from '../scope.js';
 import { planErrorOf } from './errors.js';
 import { appliedWithWarningsEvent, planFailedEvent } from './events.js';
 import { settlePlan, statusChanged } from './settle.js';
-import type { ServedInstallPlan, PlanError, PlanWrites } from './types.js';
+import type { ServedInstallPlan, PlanError, PlanWrites, StepWrite } from './types.js';
 
 /** What applying a plan pass uses besides its writes. */
 export interface PlanApplyContext {
@@ -90,7 +90,27 @@ async function writePlanStatus(
   }
 }
 
-/** Writes the steps of `writes` in order, then the plan status they lead to. */
+/** The kind a step writes. */
+const kindOf = (w: StepWrite): string => ('object' in w.write ? w.write.object : w.write.ref).kind;
+
+/**
+ * The steps in runs of one kind, in order: nothing orders, say, a bundle's CRDs among
+ * themselves, so each run is written at once (a plan pass is on every install's path), while
+ * the kinds keep upstream's order.
+ */
+function batchesOf(steps: readonly StepWrite[]): StepWrite[][] {
+  const batches: StepWrite[][] = [];
+  for (const step of steps) {
+    const last = batches.at(-1);
+    const first = last?.[0];
+    if (last !== undefined && first !== undefined && kindOf(first) === kindOf(step))
+      last.push(step);
+    else batches.push([step]);
+  }
+  return batches;
+}
+
+/** Writes the steps of `writes` (runs of one kind at once), then the plan status they lead to. */
 export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promise<void> {
   if (writes.plan === undefined || writes.status === undefined) return;
   const { client } = c;
@@ -102,21 +122,33 @@ export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promis
           writes.plan.metadata.namespace ?? '',
           writes.status.attenuatedServiceAccountRef.name ?? '',
         );
-  // API warnings (HTTP 299) are attributed to the step whose writes drew them.
-  let warnings: string[] = [];
-  const collect = (warning: ApiWarning): void => {
-    if (warning.code === 299) warnings.push(warning.text);
-  };
-  const writer = client.withWarningHandler(collect);
-  const scopedWriter = scopedClient === client ? writer : scopedClient.withWarningHandler(collect);
   let succeeded = 0;
   let error: PlanError | undefined;
-  for (const w of writes.steps) {
-    warnings = [];
-    try {
-      await executeWrites(w.scoped ? scopedWriter : writer, [w.write], installFieldManager);
-      succeeded++;
-    } catch (e) {
+  for (const batch of batchesOf(writes.steps)) {
+    // API warnings (HTTP 299) are attributed to the step whose writes drew them.
+    const outcomes = await Promise.all(
+      batch.map(async (w) => {
+        const warnings: string[] = [];
+        const collect = (warning: ApiWarning): void => {
+          if (warning.code === 299) warnings.push(warning.text);
+        };
+        const writer = (w.scoped ? scopedClient : client).withWarningHandler(collect);
+        try {
+          await executeWrites(writer, [w.write], installFieldManager);
+          return { w, warnings, failure: undefined };
+        } catch (e) {
+          return { w, warnings, failure: { e } };
+        }
+      }),
+    );
+    // In step order: the plan's status counts the steps written before the first that failed.
+    for (const { w, warnings, failure } of outcomes) {
+      if (warnings.length > 0) await recordWarnings(writes.plan, w.step, warnings, c);
+      if (failure === undefined) {
+        succeeded++;
+        continue;
+      }
+      const e = failure.e;
       if (e instanceof StaleDecisionError || isConflict(e)) throw e; // re-read and decide again
       error = planErrorOf(e, {
         step: w.step,
@@ -124,9 +156,8 @@ export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promis
       });
       c.log.info({ step: w.step, err: e }, 'install plan step failed');
       break;
-    } finally {
-      if (warnings.length > 0) await recordWarnings(writes.plan, w.step, warnings, c);
     }
+    if (error !== undefined) break;
   }
   const status = settlePlan(
     writes,
