@@ -117,7 +117,10 @@ export async function runFunction(
       registry,
       metrics: createFunctionMetrics(registry),
       globalCatalogNamespace: config.globalCatalogNamespace,
-      host: { concurrency: config.concurrency },
+      host: {
+        concurrency: config.concurrency,
+        consumerInactiveMs: config.consumerInactive * 1000,
+      },
     });
     stops.push(() => stopFunctions(running, undefined, clients));
     log.info(
