@@ -14,6 +14,7 @@ const benches: Record<string, { about: string; nodeFlags?: string[] }> = {
     about: 'N Subscriptions while function replicas are SIGKILLed: lost/duplicated/dead',
   },
   'backbone-trips': { about: 'NATS round trips and messages per work item' },
+  pools: { about: 'consumers per served cluster: open and join times, idle NATS and CPU cost' },
   rbac: { about: 'rbac and copy-csv at namespace scale' },
   install: { about: 'InstallPlan approved → CSV Succeeded' },
   'dead-work': { about: 'a v1beta1-CRD InstallPlan: time to retrying and to Failed' },

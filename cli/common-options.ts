@@ -47,7 +47,7 @@ export const clusterAccess = {
     flag: 'kubeconfig',
     env: 'KUBECONFIG',
     placeholder: 'PATH',
-    doc: 'Kubeconfig file (every context is a cluster) or directory (every file is one); in-cluster credentials when absent.',
+    doc: 'Kubeconfig file (every context is a cluster) or directory (every file is one, named after the file; `olmq run` follows files added, changed and removed); in-cluster credentials when absent.',
   }),
   context: option.optionalText({
     flag: 'context',

@@ -1,8 +1,10 @@
 // `olmq run <function>`: one replica of one OLM function. It connects to NATS, serves the
-// clusters of its kubeconfig (one API client each), hosts the function's definitions, serves
+// clusters of its kubeconfig (one API client each; a directory is followed as clusters join and
+// leave, system/pool.ts), hosts the function's definitions, serves
 // /metrics /healthz /readyz, and on SIGTERM/SIGINT drains in-flight work before exiting.
+import { statSync } from 'node:fs';
 import { openBackbone } from '../shared/bus/backbone.js';
-import type { KubeClient } from '../shared/kube/client.js';
+import { clusterFilesOf, KubeconfigError, loadClusterFile } from '../shared/kube/clusters.js';
 import { FunctionStartError, type RunningFunction } from '../shared/runtime/function-runner.js';
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
@@ -10,8 +12,8 @@ import { createFunctionMetrics, createRegistry } from '../shared/runtime/metrics
 import { functionModules } from '../functions/index.js';
 // system/'s modules, not its index.ts: a replica of one function loads no devcluster, watcher
 // or package server.
+import { startPool, type Pool, type PoolOptions } from '../system/pool.js';
 import {
-  clientsFor,
   startFunctions,
   stopFunctions,
   UnknownFunctionError,
@@ -49,8 +51,21 @@ export async function runFunction(
   }
   const nats = natsSettingsFor(command, config, config.natsUrl, `olmq-${name}`);
   if (nats === undefined) return exitCodes.usage;
-  const clusters = clustersOf(command, config);
-  if (clusters === undefined) return exitCodes.usage;
+  // A directory is a pool's: followed while the function runs (system/pool.ts).
+  let source: PoolOptions['source'];
+  if (config.kubeconfig !== undefined && isDirectory(config.kubeconfig)) {
+    source = { dir: config.kubeconfig };
+    // Its files are checked before connecting to anything: bad input is a usage error.
+    const problem = clusterDirProblem(config.kubeconfig);
+    if (problem !== undefined) {
+      process.stderr.write(`${command}: ${problem}\n`);
+      return exitCodes.usage;
+    }
+  } else {
+    const clusters = clustersOf(command, config);
+    if (clusters === undefined) return exitCodes.usage;
+    source = { clusters };
+  }
 
   const log = createLogger('run', config.logLevel);
   const registry = createRegistry();
@@ -78,23 +93,42 @@ export async function runFunction(
     });
     stops.push(() => endpoint.close());
     const backbone = await openBackbone(nc, backboneOptionsOf(config));
-    const clients = await clientsFor(clusters, registry, `olmq-${name}/${olmqVersion()}`, {
-      qps: config.kubeApiQps,
-      burst: config.kubeApiBurst,
-    });
-    stops.push(() => closeClients(clients));
+    let pool: Pool;
+    try {
+      pool = await startPool({
+        source,
+        registry,
+        log,
+        userAgent: `olmq-${name}/${olmqVersion()}`,
+        limits: { qps: config.kubeApiQps, burst: config.kubeApiBurst },
+      });
+    } catch (error) {
+      if (!(error instanceof KubeconfigError)) throw error;
+      process.stderr.write(`${command}: ${error.message}\n`);
+      await shutdown();
+      return exitCodes.usage;
+    }
+    stops.push(() => pool.stop());
+    const clients = pool.membership.clients;
     running = await startFunctions([name], table, {
       backbone,
-      clients,
+      clients: pool.membership,
       log,
       registry,
       metrics: createFunctionMetrics(registry),
       globalCatalogNamespace: config.globalCatalogNamespace,
-      host: { concurrency: config.concurrency },
+      host: {
+        concurrency: config.concurrency,
+        consumerInactiveMs: config.consumerInactive * 1000,
+      },
     });
     stops.push(() => stopFunctions(running, undefined, clients));
     log.info(
-      { clusters: [...clients.keys()], concurrency: config.concurrency, metrics: endpoint.url },
+      {
+        clusters: pool.membership.clusters,
+        concurrency: config.concurrency,
+        metrics: endpoint.url,
+      },
       'function running',
     );
     hooks.onReady?.(endpoint);
@@ -113,6 +147,21 @@ export async function runFunction(
   }
 }
 
-function closeClients(clients: ReadonlyMap<string, KubeClient>): void {
-  for (const client of clients.values()) client.close();
+// What makes a kubeconfig file of directory `dir` unusable, if anything.
+function clusterDirProblem(dir: string): string | undefined {
+  try {
+    for (const { file } of clusterFilesOf(dir)) loadClusterFile(file);
+    return undefined;
+  } catch (error) {
+    if (error instanceof KubeconfigError) return error.message;
+    throw error;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // clustersOf says what is wrong with it
+  }
 }

@@ -37,7 +37,8 @@ export const functionModules: Readonly<Record<FunctionName, () => Promise<Create
 
 /**
  * The queues of each function: one per work-key type, i.e. per definition its module returns
- * (each has the durable work consumer `<queue>-work`, which deployments scale on). From the
+ * (each has a durable work consumer per served cluster, `<queue>-work-<cluster>`, which
+ * deployments scale on). From the
  * functions' keys.ts files, which load nothing else.
  */
 export const functionQueues: Readonly<Record<FunctionName, readonly string[]>> = {

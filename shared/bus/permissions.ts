@@ -64,17 +64,20 @@ function adminStream(stream: string): string[] {
   return [`${api}.STREAM.CREATE.${stream}`, `${api}.STREAM.UPDATE.${stream}`];
 }
 
-/** A queue's durable work consumer and its acks, and the queue's lease and failure keys. */
+/**
+ * A queue's durable work consumers and their acks, and the queue's lease and failure keys. A
+ * pool has one work consumer per (queue, cluster), `<queue>-work-<cluster>`, and clusters join
+ * at run time, so consumer names cannot be listed here (NATS has no name-prefix wildcard):
+ * creating one is allowed only with a filter inside the queue's own work subjects (the
+ * create-with-filter subject NATS 2.9 clients use), and reading, pulling and acking by any
+ * name of OLMQ_WORK. The all-cluster consumer of olmq before pools may be removed.
+ */
 function consumeQueue(queue: string): string[] {
   const token = encodeToken(queue);
-  const work = `${queue}-work`;
+  const stream = assets.workStream;
   return [
-    `${api}.CONSUMER.CREATE.${assets.workStream}.${work}`,
-    `${api}.CONSUMER.CREATE.${assets.workStream}.${work}.>`,
-    `${api}.CONSUMER.DURABLE.CREATE.${assets.workStream}.${work}`,
-    `${api}.CONSUMER.INFO.${assets.workStream}.${work}`,
-    `${api}.CONSUMER.MSG.NEXT.${assets.workStream}.${work}`,
-    `$JS.ACK.${assets.workStream}.${work}.>`,
+    `${api}.CONSUMER.CREATE.${stream}.*.olmq.work.${token}.>`,
+    `${api}.CONSUMER.DELETE.${stream}.${queue}-work`,
     `$KV.${assets.leases}.${token}.>`,
     `$KV.${assets.attempts}.${token}.>`,
     `olmq.dead.${token}.>`,
@@ -125,6 +128,9 @@ export function componentPermissions(role: ComponentRole): Permissions {
     publish.push(...readStream(assets.deadStream));
     publish.push(`${api}.STREAM.MSG.DELETE.${assets.deadStream}`);
     publish.push(`${api}.STREAM.PURGE.${assets.deadStream}`);
+    publish.push(`${api}.CONSUMER.INFO.${assets.workStream}.*`);
+    publish.push(`${api}.CONSUMER.MSG.NEXT.${assets.workStream}.*`);
+    publish.push(`$JS.ACK.${assets.workStream}.*.>`);
     for (const queue of role.queues) publish.push(...consumeQueue(queue));
   }
   return {

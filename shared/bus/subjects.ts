@@ -39,9 +39,12 @@ export const mirrorSubjectPrefix = `$KV.${assets.objects}.`;
 /** The subject of a mirror key (objectKey, namesKey, indexedKey). */
 export const mirrorSubject = (key: string): string => mirrorSubjectPrefix + key;
 
-/** The filter of every mirrored object of `kind`, in every cluster and namespace. */
-export const mirrorKindFilter = (kind: string): string =>
-  mirrorSubject(`*.${encodeToken(kind)}.*.*`);
+/**
+ * The filter of every mirrored object of `kind` in every namespace of `cluster`, or of every
+ * cluster when none is given.
+ */
+export const mirrorKindFilter = (kind: string, cluster?: string): string =>
+  mirrorSubject(`${cluster === undefined ? '*' : encodeToken(cluster)}.${encodeToken(kind)}.*.*`);
 
 /** Every subject of the bodies stream. */
 export const bodySubjects = 'olmq.body.>';
@@ -66,8 +69,15 @@ export const workSubjects = 'olmq.work.>';
 /** Every dead-letter subject. */
 export const deadLetterSubjects = 'olmq.dead.>';
 
-/** The filter of one queue's work items. */
-export const workFilter = (queue: string): string => `olmq.work.${encodeToken(queue)}.>`;
+/**
+ * The filter of one queue's work items: of one cluster when given, else of every cluster. A
+ * queue whose keys have no words has one subject per cluster, which `>` would not match.
+ */
+export function workFilter(queue: string, cluster?: string, wordless = false): string {
+  if (cluster === undefined) return `olmq.work.${encodeToken(queue)}.>`;
+  const subject = workSubject(queue, cluster, []);
+  return wordless ? subject : `${subject}.>`;
+}
 
 const workPrefix = 'olmq.work.';
 

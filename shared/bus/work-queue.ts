@@ -15,6 +15,7 @@ import type { Backbone } from './backbone.js';
 import { JetStreamPublishError, wrongLastSequence, type PublishAck } from './pipe.js';
 import {
   assets,
+  encodeToken,
   kvStream,
   leaseSubject,
   mirrorKindFilter,
@@ -28,18 +29,44 @@ import {
 
 const nanos = (ms: number): number => ms * 1_000_000;
 
-/** Durable name of the work consumer shared by every replica reconciling `queue`. */
-export const workConsumerName = (queue: string): string => `${queue}-work`;
+/**
+ * Durable name of the work consumer of `queue`: of its items in `cluster`, shared by every replica
+ * of every pool serving that cluster; without a cluster, the one consumer of every cluster's items
+ * (hosts given no cluster set, and olmq before pools).
+ */
+export const workConsumerName = (queue: string, cluster?: string): string =>
+  cluster === undefined ? `${queue}-work` : `${queue}-work-${encodeToken(cluster)}`;
 
-/** Durable name of the consumer that maps changes of `kind` to work for `queue`. */
-export const triggerConsumerName = (queue: string, kind: string): string =>
-  `${queue}-trigger-${kind}`;
+/** Durable name of the consumer that maps changes of `kind` (in `cluster`, or all) to `queue`'s work. */
+export const triggerConsumerName = (queue: string, kind: string, cluster?: string): string =>
+  cluster === undefined
+    ? `${queue}-trigger-${kind}`
+    : `${queue}-trigger-${kind}-${encodeToken(cluster)}`;
 
 /** One consumer of the work queue, for backlog metrics. */
 export interface QueueConsumer {
   stream: string;
   name: string;
 }
+
+/** Where a queue's consumers read: one cluster's subjects, or every cluster's. */
+export interface ConsumerScope {
+  /** The cluster; undefined for every cluster. */
+  cluster?: string | undefined;
+  /** The queue's keys have no words (see workFilter). */
+  wordless?: boolean | undefined;
+  /**
+   * The server deletes the consumer after this long without a pull (a cluster no pool serves
+   * any more); 0 or absent: never. A consumer deleted this way is created again, from the start
+   * of its stream, by the next pool that serves the cluster.
+   */
+  inactiveMs?: number | undefined;
+}
+
+const inactivity = (scope: ConsumerScope) =>
+  scope.inactiveMs === undefined || scope.inactiveMs <= 0
+    ? {}
+    : { inactive_threshold: nanos(scope.inactiveMs) };
 
 // The consumer just added. On a cluster a new replicated consumer may answer "JetStream system
 // temporarily unavailable" (503) for a moment after its creation, or while its leader is being
@@ -57,11 +84,11 @@ async function consumerAdded(backbone: Backbone, stream: string, name: string): 
   }
 }
 
-/** Creates (idempotently) the work consumer of `queue` and starts pulling `concurrency` at once. */
+/** Creates (idempotently) the work consumer of `queue` in `scope` and starts pulling `concurrency` at once. */
 export async function consumeWork(
   backbone: Backbone,
   queue: string,
-  options: { ackWaitMs: number; concurrency: number },
+  options: { ackWaitMs: number; concurrency: number } & ConsumerScope,
 ): Promise<{ consumer: QueueConsumer; messages: ConsumerMessages }> {
   const added = await addWorkConsumer(backbone, queue, options);
   const consumer = await consumerAdded(backbone, added.stream, added.name);
@@ -69,41 +96,71 @@ export async function consumeWork(
   return { consumer: added, messages };
 }
 
-/** Creates (idempotently) the work consumer of `queue`, without consuming. */
+/** Creates (idempotently) the work consumer of `queue` in `scope`, without consuming. */
 export async function addWorkConsumer(
   backbone: Backbone,
   queue: string,
-  options: { ackWaitMs: number },
+  options: { ackWaitMs: number } & ConsumerScope,
 ): Promise<QueueConsumer> {
-  const name = workConsumerName(queue);
+  const name = workConsumerName(queue, options.cluster);
   await backbone.jsm.consumers.add(assets.workStream, {
     durable_name: name,
-    filter_subject: workFilter(queue),
+    filter_subject: workFilter(queue, options.cluster, options.wordless),
     ack_policy: AckPolicy.Explicit,
     ack_wait: nanos(options.ackWaitMs),
     max_deliver: -1,
     max_ack_pending: 10_000,
+    ...inactivity(options),
   });
   return { stream: assets.workStream, name };
 }
 
-/** Creates (idempotently) the consumer of the mirror's changes of `kind` for `queue`, and starts it. */
+/**
+ * Removes the all-cluster consumers of `queue` left by olmq before pools: OLMQ_WORK is a
+ * work-queue stream, which refuses a per-cluster consumer while one over every cluster exists.
+ * Returns the names it removed.
+ */
+export async function removeAllClusterConsumers(
+  backbone: Backbone,
+  queue: string,
+  kinds: readonly string[],
+): Promise<string[]> {
+  const removed: string[] = [];
+  const targets = [
+    { stream: assets.workStream, name: workConsumerName(queue) },
+    ...kinds.map((kind) => ({ stream: mirrorStream, name: triggerConsumerName(queue, kind) })),
+  ];
+  for (const { stream, name } of targets) {
+    try {
+      if (await backbone.jsm.consumers.delete(stream, name)) removed.push(name);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError && error.status === 404)) throw error;
+    }
+  }
+  return removed;
+}
+
+/**
+ * Creates (idempotently) the consumer of the mirror's changes of `kind` in `scope` for `queue`,
+ * and starts it.
+ */
 export async function consumeChanges(
   backbone: Backbone,
   queue: string,
   kind: string,
-  options: { ackWaitMs: number; window: number },
+  options: { ackWaitMs: number; window: number } & ConsumerScope,
 ): Promise<{ consumer: QueueConsumer; messages: ConsumerMessages }> {
-  const name = triggerConsumerName(queue, kind);
+  const name = triggerConsumerName(queue, kind, options.cluster);
   await backbone.jsm.consumers.add(mirrorStream, {
     durable_name: name,
-    filter_subject: mirrorKindFilter(kind),
+    filter_subject: mirrorKindFilter(kind, options.cluster),
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: nanos(options.ackWaitMs),
     // Unbounded here: the trigger loop bounds its retries itself and dead-letters the change
     // (a server-side limit would drop it without a trace).
     max_deliver: -1,
+    ...inactivity(options),
   });
   const consumer = await consumerAdded(backbone, mirrorStream, name);
   const messages = await consumer.consume({ max_messages: options.window });
@@ -136,6 +193,30 @@ export function publishWork(
   return backbone.pipe.publish(workSubject(item.queue, item.cluster, item.key), undefined, {
     msgID,
   });
+}
+
+/**
+ * Publishes a decision's follow-up work for `cluster`, `batch` items at once. Ids are `origin`
+ * (naming the item, its delivery and the pass) and the item's index, so a publish repeated
+ * within one pass is stored once, and a later pass or delivery, decided on newer state, always
+ * gets its items through.
+ */
+export async function enqueue(
+  backbone: Backbone,
+  origin: string,
+  target: { cluster: string; batch: number },
+  items: readonly { queue: string; key: WorkKey }[] | undefined,
+): Promise<void> {
+  if (items === undefined) return;
+  for (let i = 0; i < items.length; i += target.batch) {
+    await Promise.all(
+      items
+        .slice(i, i + target.batch)
+        .map((item, j) =>
+          publishWork(backbone, { ...item, cluster: target.cluster }, `${origin}#${i + j}`),
+        ),
+    );
+  }
 }
 
 /**

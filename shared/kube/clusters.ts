@@ -1,6 +1,7 @@
 // Which clusters a process serves, from kubeconfig files. One pool of function replicas can
 // serve a fleet: every context of a kubeconfig file, or every file of a directory, is a
 // cluster, named by its context (file: by its name without extension).
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -20,6 +21,44 @@ export class KubeconfigError extends Error {
     super(message, options);
     this.name = 'KubeconfigError';
   }
+}
+
+/** One kubeconfig file of a cluster directory, with a digest of its content (to see changes). */
+export interface ClusterFile {
+  /** The cluster id: the file's name without extension. */
+  id: string;
+  file: string;
+  digest: string;
+}
+
+/**
+ * The kubeconfig files of directory `dir`, sorted: every regular file (symlinks followed, as a
+ * mounted Secret's are) whose name does not start with a dot.
+ */
+export function clusterFilesOf(dir: string): ClusterFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    throw new KubeconfigError(`kubeconfig directory ${dir} cannot be read`, { cause: error });
+  }
+  const files: ClusterFile[] = [];
+  for (const name of names.filter((n) => !n.startsWith('.')).sort()) {
+    const file = join(dir, name);
+    try {
+      if (!statSync(file).isFile()) continue;
+      const digest = createHash('sha256').update(readFileSync(file)).digest('hex');
+      files.push({ id: basename(name, extname(name)), file, digest });
+    } catch {
+      continue; // removed between the listing and the read: gone at the next look
+    }
+  }
+  return files;
+}
+
+/** The kubeconfig of one cluster file (its current context). */
+export function loadClusterFile(file: string): KubeConfig {
+  return load(file);
 }
 
 function load(file: string): KubeConfig {

@@ -1,11 +1,12 @@
 // The function host: runs one olmq function (declared as data) against the backbone.
 //
 // How work flows (see ../bus/backbone.ts for the assets):
-// 1. Trigger: for each kind a definition watches, a durable consumer on the object mirror's
+// 1. Trigger: for each kind a definition watches (and served cluster), a durable consumer on the mirror's
 //    change feed maps each change to work items (typed keys: an object, a namespace, an
 //    OperatorGroup...) and publishes one per key to OLMQ_WORK. The stream keeps one pending item per
 //    key, so a burst of changes coalesces into one item.
-// 2. Work: replicas share one durable pull consumer per definition (queue). Before deciding on a key a
+// 2. Work: replicas share one durable pull consumer per definition (queue) and served cluster,
+//    opened and closed as clusters join and leave (cluster-lanes.ts). Before deciding on a key a
 //    replica creates its lease in olmq_leases (create fails while another replica holds it;
 //    the item is then redelivered shortly). The lease is renewed while working and expires
 //    with its TTL if the replica dies. Each consume is supervised (../bus/supervised-consumer.ts):
@@ -29,27 +30,25 @@ import { setMaxListeners } from 'node:events';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
-import { parseWorkSubject, workItemKey } from '../bus/subjects.js';
+import { assets, parseWorkSubject, workItemKey } from '../bus/subjects.js';
 import { deadLetterCounts } from '../bus/dead-letters.js';
-import { superviseConsumer, type SupervisedMessages } from '../bus/supervised-consumer.js';
+import { superviseConsumer } from '../bus/supervised-consumer.js';
 import {
   backlogOf,
   clearFailures,
-  consumeChanges,
-  consumeWork,
+  enqueue,
   noFailures,
-  publishWork,
   readFailures,
   releaseLease,
   renewLease,
   takeLease,
   watchFailures,
-  workConsumerName,
   type FailureRecord,
-  type QueueConsumer,
 } from '../bus/work-queue.js';
 import type { KubeClient } from '../kube/client.js';
 import { StaleDecisionError } from '../kube/executor.js';
+import { ClusterLanes, laneConsumers, type Lane, type LaneHost } from './cluster-lanes.js';
+import { membershipOf, type ClusterMembership } from './cluster-membership.js';
 import { clearHandledLetter, isRetryable, settleFailure, type FailureHost } from './dead-work.js';
 import {
   backoffDelayMs,
@@ -60,7 +59,7 @@ import { startRedriver } from './redrive.js';
 import { Slots } from './slots.js';
 import { runTrigger } from './trigger-loop.js';
 import type { FunctionMetrics } from './metrics.js';
-import type { Decision, FunctionDefinition, WorkContext, WorkItem } from './types.js';
+import type { Decision, FunctionDefinition, WorkContext } from './types.js';
 
 export type {
   Decision,
@@ -85,10 +84,15 @@ export class NoClusterClientError extends Error {
 /** Runs one function definition's triggers and workers until stopped. */
 export class FunctionHost<Key, Snapshot, Writes> {
   private readonly options: FunctionHostOptions;
-  private readonly streams: SupervisedMessages[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
   private loops: Promise<void>[] = [];
+  /** The consumers, one lane per served cluster (cluster-lanes.ts). */
+  private readonly lanes: ClusterLanes;
+  /** The served clusters when they are a set (a pool); undefined: every cluster. */
+  private readonly membership: ClusterMembership | undefined;
+  private readonly clients: ReadonlyMap<string, KubeClient>;
+  private stopFollowing: () => void = () => undefined;
   /**
    * Keys that may have a failure record in olmq_attempts, kept current by a watch of the
    * definition's records (failures are rare, so the watch is quiet). A first delivery of a key
@@ -113,12 +117,19 @@ export class FunctionHost<Key, Snapshot, Writes> {
     private readonly log: Logger,
     private readonly metrics: FunctionMetrics,
     options: Partial<FunctionHostOptions> = {},
-    /** One API client per cluster id this replica serves, handed to each reconcile. */
-    private readonly clients: ReadonlyMap<string, KubeClient> = new Map(),
+    /**
+     * The clusters this replica serves, with one API client each, handed to each reconcile: a
+     * ClusterMembership (followed as clusters join and leave) or a fixed map. An empty map
+     * serves every cluster's work through one consumer (hosts that need no client).
+     */
+    clusters: ReadonlyMap<string, KubeClient> | ClusterMembership = new Map(),
   ) {
     this.options = { ...defaultFunctionHostOptions, ...options };
     this.slots = new Slots(this.options.concurrency);
     setMaxListeners(0, this.stopping.signal); // one listener per reconcile in flight
+    this.membership = membershipOf(clusters);
+    this.clients = this.membership?.clients ?? new Map<string, KubeClient>();
+    this.lanes = new ClusterLanes(this.laneHost());
   }
 
   /** The queue this host works: its definition's key type's. */
@@ -126,72 +137,56 @@ export class FunctionHost<Key, Snapshot, Writes> {
     return this.definition.key.queue;
   }
 
-  /** Durable name of the work consumer shared by all replicas of this definition. */
-  get workConsumer(): string {
-    return workConsumerName(this.queue);
+  /** Durable names of the work consumers this replica pulls now, one per served cluster. */
+  get workConsumers(): string[] {
+    return this.lanes.consumers.filter((c) => c.stream === assets.workStream).map((c) => c.name);
   }
 
   /** Creates the consumers (idempotent) and starts consuming. */
   async start(): Promise<void> {
     await this.watchFailureRecords();
-    const consumers: QueueConsumer[] = [];
-    for (const trigger of this.definition.triggers) {
-      const open = async () =>
-        consumeChanges(this.backbone, this.queue, trigger.kind, {
-          ackWaitMs: this.options.ackWaitMs,
-          window: 256,
-        });
-      const { consumer, messages: first } = await open();
-      const messages = this.supervised(consumer, first, async () => (await open()).messages);
-      consumers.push(consumer);
-      this.streams.push(messages);
-      this.loops.push(
-        runTrigger(trigger, messages, {
-          ...this.failureHost,
-          log: this.log,
-          stopping: this.stopping.signal,
-        }),
-      );
-    }
-    const openWork = async () =>
-      consumeWork(this.backbone, this.queue, {
-        ackWaitMs: this.options.ackWaitMs,
-        concurrency: this.options.concurrency,
-      });
-    const { consumer, messages: first } = await openWork();
-    const messages = this.supervised(consumer, first, async () => (await openWork()).messages);
-    // The work consumer first in backlog readings, as before.
-    consumers.unshift(consumer);
+    if (this.membership === undefined) await this.lanes.open(undefined);
+    else this.stopFollowing = await this.lanes.follow(this.membership);
+    const backlog = async () => backlogOf(this.backbone, this.lanes.consumers);
     this.metrics.addBacklogSource(async () =>
-      (await backlogOf(this.backbone, consumers)).map((b) => ({ function: this.queue, ...b })),
+      (await backlog()).map((b) => ({ function: this.queue, ...b })),
     );
     this.metrics.addDeadLetterSource(async () => ({
       function: this.queue,
       counts: await deadLetterCounts(this.backbone, this.queue),
     }));
-    this.streams.push(messages);
-    this.loops.push(this.workLoop(messages));
     this.stopRedriver = startRedriver({
       ...this.failureHost,
       triggers: this.definition.triggers,
       log: this.log,
+      serves: (cluster) => this.lanes.serves(cluster),
     });
   }
 
-  // A consume kept alive through NATS failovers (see supervised-consumer.ts).
-  private supervised(
-    consumer: QueueConsumer,
-    first: Parameters<typeof superviseConsumer>[2],
-    reopen: Parameters<typeof superviseConsumer>[3],
-  ): SupervisedMessages {
-    return superviseConsumer(
-      this.backbone,
-      consumer,
-      first,
-      reopen,
-      this.log,
-      this.options.consumerSupervision,
-    );
+  // How the lanes open consumers and run loops (see cluster-lanes.ts).
+  private laneHost(): LaneHost {
+    return {
+      ...laneConsumers(this.backbone, this.definition, this.options),
+      triggers: this.definition.triggers,
+      log: this.log,
+      retryMs: this.options.consumerSupervision?.retryMs ?? 1_000,
+      supervise: ({ consumer, messages }, reopen) =>
+        superviseConsumer(
+          this.backbone,
+          consumer,
+          messages,
+          reopen,
+          this.log,
+          this.options.consumerSupervision,
+        ),
+      runTrigger: (trigger, messages) =>
+        runTrigger(trigger, messages, {
+          ...this.failureHost,
+          log: this.log,
+          stopping: this.stopping.signal,
+        }),
+      runWork: (messages, lane) => this.workLoop(messages, lane),
+    };
   }
 
   // What failure handling (dead-work.ts) needs of this host.
@@ -210,7 +205,8 @@ export class FunctionHost<Key, Snapshot, Writes> {
    * unfinished items are redelivered to another replica.
    */
   async stop(graceMs = 10_000): Promise<void> {
-    for (const messages of this.streams) messages.stop();
+    this.stopFollowing();
+    this.lanes.stopPulling();
     this.stopFailureWatch();
     await this.stopRedriver();
     let timer: NodeJS.Timeout | undefined;
@@ -218,7 +214,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
     await Promise.race([Promise.allSettled([...this.inflight]), grace]);
     clearTimeout(timer);
     this.stopping.abort();
-    await Promise.allSettled([...this.inflight, ...this.loops]);
+    await Promise.allSettled([...this.inflight, ...this.loops, this.lanes.ended()]);
     // Acks are sent without waiting for an answer: make sure the last ones reached the server.
     this.backbone.pipe.flush();
     await this.backbone.nc.flush().catch(() => undefined);
@@ -245,9 +241,10 @@ export class FunctionHost<Key, Snapshot, Writes> {
     return this.failureWatchLost || this.maybeFailing.has(itemKey);
   }
 
-  private async workLoop(messages: AsyncIterable<JsMsg>): Promise<void> {
+  private async workLoop(messages: AsyncIterable<JsMsg>, lane: Lane): Promise<void> {
     for await (const m of messages) {
-      if (this.stopping.signal.aborted) {
+      // A closed lane's cluster left: its items go back for the pool that serves it now.
+      if (this.stopping.signal.aborted || lane.closed) {
         this.settle(() => m.nak());
         continue;
       }
@@ -297,12 +294,12 @@ export class FunctionHost<Key, Snapshot, Writes> {
     words: readonly string[],
     signal: AbortSignal,
   ): WorkContext<Key> {
-    const clients = this.clients;
+    // Taken now: a reconcile keeps the client it started with if the cluster's is re-created.
+    const client = this.clients.get(cluster);
     return {
       cluster,
       key: this.definition.key.decode(words),
       get client(): KubeClient {
-        const client = clients.get(cluster);
         if (client === undefined) throw new NoClusterClientError(cluster);
         return client;
       },
@@ -315,6 +312,11 @@ export class FunctionHost<Key, Snapshot, Writes> {
 
   private async reconcileItem(m: JsMsg, itemKey: string): Promise<void> {
     const { cluster, key: words } = parseWorkSubject(m.subject);
+    if (!this.lanes.serves(cluster)) {
+      // The cluster left while the item waited here: another pool's replica takes it.
+      this.settle(() => m.nak());
+      return;
+    }
     const labels = { cluster, function: this.queue };
     const abort = new AbortController();
     // Every API request of the reconcile listens to it; a load sends many at once.
@@ -386,10 +388,20 @@ export class FunctionHost<Key, Snapshot, Writes> {
       record = await recordRead;
       context.failures = record.failures;
       let decision = await this.decideAndApply(context, labels, firstSnapshot);
-      await this.enqueue(m, cluster, 0, decision.enqueue);
+      await enqueue(
+        this.backbone,
+        this.origin(m, 0),
+        { cluster, batch: this.options.enqueueBatch },
+        decision.enqueue,
+      );
       for (let pass = 1; decision.again === true && pass < this.options.maxPasses; pass++) {
         decision = await this.decideAndApply(context, labels);
-        await this.enqueue(m, cluster, pass, decision.enqueue);
+        await enqueue(
+          this.backbone,
+          this.origin(m, pass),
+          { cluster, batch: this.options.enqueueBatch },
+          decision.enqueue,
+        );
       }
       // Still progressing after maxPasses: come back soon rather than spin here.
       const requeueAfterMs = decision.requeueAfterMs;
@@ -447,24 +459,9 @@ export class FunctionHost<Key, Snapshot, Writes> {
     }
   }
 
-  // Publishes a decision's follow-up work, in batches. Ids name the item, its delivery and the
-  // pass, so a publish repeated within one pass is stored once, and a later pass or delivery,
-  // decided on newer state, always gets its items through.
-  private async enqueue(
-    m: JsMsg,
-    cluster: string,
-    pass: number,
-    items: readonly WorkItem[] | undefined,
-  ): Promise<void> {
-    if (items === undefined || items.length === 0) return;
-    const origin = `${this.queue}@${m.seq}.${m.info.deliveryCount}.${pass}`;
-    for (let i = 0; i < items.length; i += this.options.enqueueBatch) {
-      await Promise.all(
-        items
-          .slice(i, i + this.options.enqueueBatch)
-          .map((item, j) => publishWork(this.backbone, { ...item, cluster }, `${origin}#${i + j}`)),
-      );
-    }
+  // Names a decision's follow-ups by the item, its delivery and the pass (see enqueue).
+  private origin(m: JsMsg, pass: number): string {
+    return `${this.queue}@${m.seq}.${m.info.deliveryCount}.${pass}`;
   }
 
   // Sends a settlement (ack, nak, term) of a consumed message with this turn's other messages.

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Backbone } from '../bus/backbone.js';
 import type { KubeClient } from '../kube/client.js';
+import { ClusterMembership } from './cluster-membership.js';
 import { FunctionHost, type FunctionHostOptions } from './function-host.js';
 import type { CreateFunction, FunctionContext } from './function-module.js';
 import type { FunctionMetrics } from './metrics.js';
@@ -13,8 +14,11 @@ import type { FunctionMetrics } from './metrics.js';
 /** What every function of a process shares: connections, clients, metrics, settings. */
 export interface FunctionRuntime {
   backbone: Backbone;
-  /** One API client per cluster id the process serves. */
-  clients: ReadonlyMap<string, KubeClient>;
+  /**
+   * The clusters the process serves, one API client each: a fixed map, or a membership whose
+   * clusters join and leave while the functions run (a pool, system/pool.ts).
+   */
+  clients: ReadonlyMap<string, KubeClient> | ClusterMembership;
   log: Logger;
   registry: Registry;
   /** The function host's metrics, registered once per registry and shared by its functions. */
@@ -60,9 +64,10 @@ export async function startFunction(
 ): Promise<RunningFunction> {
   const log = runtime.log.child({ function: name });
   const lifetime = new AbortController();
+  const clusters = runtime.clients;
   const context: FunctionContext = {
     backbone: runtime.backbone,
-    clients: runtime.clients,
+    clients: clusters instanceof ClusterMembership ? clusters.clients : clusters,
     log,
     registry: runtime.registry,
     globalCatalogNamespace: runtime.globalCatalogNamespace,
@@ -76,6 +81,11 @@ export async function startFunction(
     throw new FunctionStartError(name, error);
   }
   const hosts: FunctionHost<unknown, unknown, unknown>[] = [];
+  // A fixed map becomes one membership shared by the function's hosts (empty: every cluster).
+  const served =
+    clusters instanceof ClusterMembership || clusters.size === 0
+      ? clusters
+      : new ClusterMembership(clusters);
   const stopAll = async (graceMs?: number): Promise<void> => {
     await Promise.all(hosts.map((h) => h.stop(graceMs)));
     lifetime.abort();
@@ -95,7 +105,7 @@ export async function startFunction(
         log.child({ definition: queue }),
         runtime.metrics,
         runtime.host,
-        runtime.clients,
+        served,
       );
       await host.start();
       hosts.push(host);

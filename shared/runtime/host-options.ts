@@ -40,6 +40,11 @@ export interface FunctionHostOptions {
   maxRedriveDelayMs: number;
   /** A reconcile running this long is logged (once) as still running, with its key. */
   slowReconcileMs: number;
+  /**
+   * A per-cluster consumer is deleted by the server after this long without a pull: the
+   * consumers of a cluster no pool serves any more do not pile up. 0: never.
+   */
+  consumerInactiveMs: number;
   /** How consumes are watched for stalls after NATS failovers (supervised-consumer.ts). */
   consumerSupervision?: Partial<SuperviseOptions>;
 }
@@ -64,6 +69,7 @@ export const defaultFunctionHostOptions: FunctionHostOptions = {
   firstRedriveDelayMs: 5 * 60_000,
   maxRedriveDelayMs: 6 * 3600_000,
   slowReconcileMs: 120_000,
+  consumerInactiveMs: 3600_000,
 };
 
 /** Backoff before retry number `failures` (1 = first failure): full jitter over the upper half. */

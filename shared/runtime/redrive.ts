@@ -22,6 +22,8 @@ import type { Trigger } from './types.js';
 export interface RedriveHost extends FailureHost {
   triggers: readonly Trigger[];
   log: Logger;
+  /** Whether the host serves `cluster`: a pool redrives only its own clusters' letters. */
+  serves?: (cluster: string) => boolean;
 }
 
 /** When `letter` is due for a redrive (ms since the epoch). */
@@ -53,6 +55,7 @@ export async function redriveDue(host: RedriveHost): Promise<number> {
   let redriven = 0;
   for (const stored of await listDeadLetters(host.backbone, { fn: host.queue })) {
     if (redriveDueAt(stored.letter, host) > now) continue;
+    if (host.serves?.(stored.letter.cluster) === false) continue;
     const { letter } = stored;
     const log = host.log.child({ cluster: letter.cluster, key: letter.key.join('/') });
     if (letter.origin === 'work') await redriveWorkLetter(host.backbone, stored);

@@ -15,6 +15,11 @@ import type { KubeClient } from '../kube/client.js';
 export interface WorkKeyType<Key> {
   /** The queue, e.g. "resolve" or "rbac-namespace": names the definition and its consumers. */
   readonly queue: string;
+  /**
+   * Words of every key, when fixed: 0 (one key per cluster) makes the per-cluster work consumer
+   * filter the cluster's one subject instead of the subjects below it.
+   */
+  readonly words?: number;
   /** The key as the words of its work subject. */
   encode(key: Key): readonly string[];
   /** Reverses encode; throws MalformedWorkKeyError for words encode cannot have produced. */

@@ -28,6 +28,7 @@ export function workKeyType<const Field extends string>(
   const encode = (key: FieldKey<Field>): readonly string[] => fields.map((f) => key[f]);
   return {
     queue,
+    words: fields.length,
     encode,
     decode(words) {
       if (words.length !== fields.length) throw new MalformedWorkKeyError(queue, words, fields);

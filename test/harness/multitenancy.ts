@@ -78,10 +78,10 @@ export async function startMultitenancy(t: Test): Promise<Multitenancy> {
     const { definitions } = started;
     let running: FunctionHost<unknown, unknown, unknown>[] = [];
     const consumers = definitions.flatMap(({ key, triggers }) => [
-      { stream: assets.workStream, name: workConsumerName(key.queue) },
+      { stream: assets.workStream, name: workConsumerName(key.queue, 'c1') },
       ...triggers.map((trigger) => ({
         stream: mirrorStream,
-        name: triggerConsumerName(key.queue, trigger.kind),
+        name: triggerConsumerName(key.queue, trigger.kind, 'c1'),
       })),
     ]);
     const stop = async (): Promise<void> => {

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { configurationReference } from '../../cli/reference.js';
@@ -37,6 +38,15 @@ t.test('cli - the watcher refuses a kubeconfig it cannot read, naming the file',
   const { code, stderr } = await olmq(['watcher', '--kubeconfig', '/nonexistent/kubeconfig']);
   t.equal(code, 2);
   t.match(stderr, /olmq watcher: kubeconfig \/nonexistent\/kubeconfig does not exist/);
+});
+
+t.test('cli - run refuses a bad kubeconfig file in its pool directory, naming it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'olmq-cli-pool-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'broken.yaml'), 'not: a kubeconfig: [');
+  const { code, stderr } = await olmq(['run', 'plan', '--kubeconfig', dir]);
+  t.equal(code, 2);
+  t.match(stderr, /olmq run plan: cannot read kubeconfig \S*broken\.yaml/);
 });
 
 t.test('cli - a bad flag value exits 2 naming the flag and the reason', async (t) => {

@@ -10,6 +10,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { commands } from '../../cli/commands.js';
 import { functionNames, functionQueues, type FunctionName } from '../../functions/index.js';
 import { mirroredKinds } from '../../watcher/kinds.js';
+import { workConsumerName } from '../../shared/bus/work-queue.js';
 import type { Command } from '../../cli/commands.js';
 import { kubectl, startCluster, type ClusterFixture } from '../harness/devcluster.js';
 import { natsServerFor } from '../harness/nats.js';
@@ -283,8 +284,8 @@ t.test(
       const queues = functionQueues[fn as FunctionName];
       t.same(
         spec.triggers.map((trigger) => trigger.metadata['consumer']),
-        queues.map((queue) => `${queue}-work`),
-        `${fn} scales on the work consumer of each of its queues`,
+        queues.map((queue) => workConsumerName(queue, 'in-cluster')),
+        `${fn} scales on the work consumer of each of its queues in its cluster`,
       );
       for (const trigger of spec.triggers) {
         t.equal(trigger.type, 'nats-jetstream');

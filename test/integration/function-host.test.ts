@@ -427,7 +427,7 @@ t.test('function host - stop lets an in-flight reconcile finish and acknowledges
   const stopped = host.stop(5_000);
   release();
   await stopped;
-  const info = await backbone.jsm.consumers.info(assets.workStream, host.workConsumer);
+  const info = await backbone.jsm.consumers.info(assets.workStream, host.workConsumers[0] ?? '');
   t.equal(info.num_ack_pending, 0, 'nothing left unacknowledged');
   t.equal(info.num_pending, 0, 'nothing left to deliver');
 });

@@ -1,6 +1,9 @@
 // The function runner (shared/runtime/function-runner.ts) and the `olmq run` handler built on
 // it (cli/run.ts), with the echo test function as the module, a real nats-server and the
 // devcluster. The built-in table has no test function, so the handler gets one injected.
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import t, { type Test } from 'tap';
 import { commands } from '../../cli/commands.js';
@@ -100,9 +103,9 @@ t.test('function runner - hosts a module: work flows through it and is counted',
   const running = await startFunction('echo', echoModule(), runtime);
   t.teardown(() => running.stop(1_000));
   t.same(
-    running.hosts.map((h) => h.workConsumer),
-    ['echo-work'],
-    'one host per definition, on its own consumer',
+    running.hosts.map((h) => h.workConsumers),
+    [['echo-work-c1']],
+    'one host per definition, on its own consumer of each served cluster',
   );
 
   await createSource(cluster.client, 'a');
@@ -361,3 +364,56 @@ t.test('olmq run - a function that fails to start exits 1 naming it', async (t) 
   t.equal(code, 1);
   t.match(stderr(), 'olmq run broken: function broken failed to start: no index');
 });
+
+t.test(
+  'olmq run - a kubeconfig directory is a pool: a cluster added at run time is served',
+  async (t) => {
+    const cluster = await clusterFor(t);
+    const { url: natsUrl, backbone } = await natsFor(t);
+    await watchConfigMaps(t, cluster, backbone);
+    const dir = mkdtempSync(join(tmpdir(), 'olmq-run-pool-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    let stop: (signal: string) => void = () => undefined;
+    let ready: (url: string) => void = () => undefined;
+    const url = new Promise<string>((resolve) => (ready = resolve));
+    const exit = runFunction(
+      runConfig([
+        '--kubeconfig',
+        dir,
+        '--nats-url',
+        natsUrl,
+        '--metrics-port',
+        '0',
+        '--log-level',
+        'silent',
+      ]),
+      'echo',
+      {
+        table: { echo: () => Promise.resolve(echoModule()) },
+        until: () => new Promise<string>((resolve) => (stop = resolve)),
+        onReady: (endpoint) => ready(endpoint.url),
+      },
+    );
+    t.teardown(async () => {
+      stop('teardown');
+      await exit;
+    });
+    const base = await Promise.race([
+      url,
+      exit.then((code) => {
+        throw new Error(`olmq run exited with ${code} before it was ready`);
+      }),
+    ]);
+    const served = async () =>
+      /olmq_served_clusters (\d+)/.exec(await (await fetch(`${base}/metrics`)).text())?.[1];
+    t.equal(await served(), '0', 'an empty directory: a pool waiting for clusters');
+
+    // The file's name is the cluster id, as the watcher's --cluster c1.
+    copyFileSync(cluster.fixture.kubeconfigPath, join(dir, 'c1.yaml'));
+    await waitFor('c1 to join', async () => (await served()) === '1');
+    await createSource(cluster.client, 'via-pool');
+    await waitFor('the echo made by the pool', () => cluster.client.get(echoRef('via-pool')));
+    stop('SIGTERM');
+    t.equal(await exit, 0);
+  },
+);

@@ -2,11 +2,14 @@ import t from 'tap';
 import {
   decodeToken,
   encodeToken,
+  mirrorKindFilter,
   objectKey,
   parseObjectKey,
   parseWorkSubject,
+  workFilter,
   workSubject,
 } from '../../shared/bus/subjects.js';
+import { workConsumerName, triggerConsumerName } from '../../shared/bus/work-queue.js';
 
 t.test(
   'bus subjects - names with dots, colons and other characters round-trip as one token',
@@ -64,5 +67,21 @@ t.test('bus subjects - work subjects carry function, cluster and key', (t) => {
     key: ['namespace', 'team.a'],
   });
   t.throws(() => parseWorkSubject('other.work.x.y.z'), /malformed work subject/);
+  t.end();
+});
+
+t.test('bus subjects - a pool filters one cluster: work, wordless work and mirror changes', (t) => {
+  t.equal(workFilter('resolve'), 'olmq.work.resolve.>', 'every cluster');
+  t.equal(workFilter('resolve', 'eu.1'), 'olmq.work.resolve.eu_1.>');
+  // A key of no words is the cluster's one subject, which `>` would not match.
+  t.equal(workFilter('rbac-sweep', 'eu.1', true), workSubject('rbac-sweep', 'eu.1', []));
+  t.equal(mirrorKindFilter('Subscription'), '$KV.olmq_objects.*.Subscription.*.*');
+  t.equal(mirrorKindFilter('Subscription', 'eu.1'), '$KV.olmq_objects.eu_1.Subscription.*.*');
+  t.equal(workConsumerName('resolve', 'eu.1'), 'resolve-work-eu_1');
+  t.equal(
+    triggerConsumerName('resolve', 'Subscription', 'eu.1'),
+    'resolve-trigger-Subscription-eu_1',
+  );
+  t.equal(workConsumerName('resolve'), 'resolve-work', 'the consumer over every cluster');
   t.end();
 });

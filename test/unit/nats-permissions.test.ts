@@ -48,8 +48,17 @@ t.test('nats permissions - only the catalog function writes catalog content', (t
 });
 
 t.test("nats permissions - a function takes only its own queues' work and leases", (t) => {
-  t.ok(mayPublish('olmq-plan', '$JS.API.CONSUMER.MSG.NEXT.OLMQ_WORK.plan-work'));
-  t.notOk(mayPublish('olmq-plan', '$JS.API.CONSUMER.MSG.NEXT.OLMQ_WORK.resolve-work'));
+  // Per-cluster consumers are created with a filter, which must lie in the queue's own work.
+  const create = '$JS.API.CONSUMER.CREATE.OLMQ_WORK';
+  t.ok(mayPublish('olmq-plan', `${create}.plan-work-c1.olmq.work.plan.c1.>`));
+  t.ok(mayPublish('olmq-rbac', `${create}.rbac-sweep-work-c1.olmq.work.rbac-sweep.c1`));
+  t.notOk(mayPublish('olmq-plan', `${create}.plan-work-c1.olmq.work.resolve.c1.>`));
+  t.notOk(mayPublish('olmq-plan', `${create}.plan-work-c1.olmq.work.>`));
+  t.notOk(mayPublish('olmq-plan', `${create}.plan-work-c1`), 'not without a filter');
+  t.notOk(mayPublish('olmq-plan', '$JS.API.CONSUMER.DURABLE.CREATE.OLMQ_WORK.plan-work-c1'));
+  t.ok(mayPublish('olmq-plan', '$JS.API.CONSUMER.MSG.NEXT.OLMQ_WORK.plan-work-c1'));
+  t.ok(mayPublish('olmq-plan', '$JS.API.CONSUMER.DELETE.OLMQ_WORK.plan-work'), 'pre-pool');
+  t.notOk(mayPublish('olmq-plan', '$JS.API.CONSUMER.DELETE.OLMQ_WORK.resolve-work'));
   t.ok(mayPublish('olmq-plan', '$KV.olmq_leases.plan.c1.ns'));
   t.notOk(mayPublish('olmq-plan', '$KV.olmq_leases.resolve.c1.ns'));
   t.notOk(mayPublish('olmq-packageserver', 'olmq.work.plan.c1.ns'));
