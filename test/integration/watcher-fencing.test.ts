@@ -164,7 +164,10 @@ t.test(
       const entry = await rawEntry(backbone);
       return entry.headers?.get(epochHeader) === '1';
     });
-    t.notOk(seen.has('stable'), `point reads never returned the stale value (saw ${[...seen]})`);
+    t.notOk(
+      seen.has('stable'),
+      `point reads never returned the stale value (saw ${[...seen].join(', ')})`,
+    );
     t.equal((await getMirrored<Sub>(backbone, ref))?.spec.channel, 'alpha', 'equal to the cluster');
 
     await view.current();
