@@ -149,6 +149,13 @@ export const metricCatalogue = {
     from: 'watcher',
     seenOnInstall: true,
   },
+  // Fencing (shared/bus/fencing.ts): a deposed watcher's late mirror writes, refused.
+  olmq_mirror_fenced_writes_total: {
+    type: 'counter',
+    labels: ['cluster', 'reader'],
+    from: 'watcher and every function',
+    seenOnInstall: false,
+  },
   // The catalog function.
   catalog_source_count: {
     type: 'gauge',

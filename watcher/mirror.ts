@@ -4,14 +4,18 @@
 // (re)list the mirror converges: keys of objects that vanished meanwhile are deleted. Beside
 // the objects it keeps the names of each namespace's objects (./name-index.ts).
 //
+// Every write carries the watcher term's Lease epoch (shared/bus/fencing.ts), in its header and
+// in its message id (so a new term's first puts are never dropped as duplicates of a deposed
+// term's), and none is sent once the term's lease is past its renew deadline on our clock.
+//
 // An object larger than the max payload is uploaded in chunks first and its entry holds a
 // reference (shared/bus/large-values.ts); the upload runs beside the pipeline, so other keys go
 // on, and later changes of the same key wait for it (the mirror must not regress).
-import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import type { Backbone } from '../shared/bus/backbone.js';
+import { epochHeaders } from '../shared/bus/fencing.js';
 import {
   bodyHeader,
   dropBodies,
@@ -43,6 +47,10 @@ export interface MirrorContext {
   stallTimeoutMs?: number | undefined;
   /** Full resync period (InformerOptions.resyncMs); 0 never. */
   resyncMs?: number | undefined;
+  /** The Lease epoch of this watcher term, carried by every write. */
+  epoch: number;
+  /** Whether the term's lease is still current on our clock (LeaderTerm.current). */
+  current: () => boolean;
 }
 
 /** A running mirror of one kind. */
@@ -54,6 +62,13 @@ export interface KindMirror {
   failing(): number;
   /** The last publish error of a key still failing, for readiness and logs. */
   lastError(): string | undefined;
+  /**
+   * Writes the key of `namespace`/`name` again (its object, or its deletion), over a deposed
+   * term's write found at stream sequence `seq`.
+   */
+  repair(namespace: string, name: string, seq: number): void;
+  /** Writes the name index entry of `namespace` again, over a deposed term's write. */
+  repairNames(namespace: string): void;
   stop(): void;
 }
 
@@ -97,8 +112,8 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     /** The JSON is larger than a publish may carry: it goes by reference. */
     large?: boolean;
     signature?: string;
-    /** Sent again: after a failed publish, or after its name index entry failed. */
-    retry?: '#retry' | '#indexed' | '#resync';
+    /** Sent again: after a failed publish, after its name index entry failed, or over a fenced write. */
+    retry?: '#retry' | '#indexed' | '#resync' | `#repair${number}`;
   };
   let seq = 0;
   const latest = new Map<string, Intent>();
@@ -114,11 +129,11 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
 
   const putMessage = (intent: Intent, body: string | undefined, ref?: BodyRef) => {
     const { uid = '', resourceVersion = '' } = intent.object.metadata;
-    const h = natsHeaders();
+    const h = epochHeaders(context.epoch);
     if (intent.signature !== undefined) h.set(partsHeader, intent.signature);
     if (ref !== undefined) h.set(bodyHeader, '1');
     return backbone.pipe.publish(subjectOf(intent.object), body, {
-      msgID: `${uid}@${resourceVersion}${intent.retry ?? ''}`,
+      msgID: `${uid}@${resourceVersion}#e${context.epoch}${intent.retry ?? ''}`,
       headers: h,
     });
   };
@@ -144,8 +159,17 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   const dropUpload = (ref: BodyRef): Promise<unknown> =>
     backbone.jsm.streams.purge(assets.bodyStream, { filter: ref.subject }).catch(() => undefined);
 
+  let outOfTerm = false;
   const send = (intent: Intent): void => {
     const subject = subjectOf(intent.object);
+    // Past the renew deadline (a pause, a partition): a standby may lead by now. Nothing more is
+    // written; the term ends at its next renewal check and the next one lists everything anew.
+    if (!context.current()) {
+      if (!outOfTerm)
+        log.warn({ kind: kind.kind }, 'lease not renewed in time; mirror writes stop');
+      outOfTerm = true;
+      return;
+    }
     if (uploading.has(subject)) {
       deferred.set(subject, intent);
       return;
@@ -164,11 +188,11 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     } else if (intent.operation === 'put') {
       published = putMessage(intent, intent.json);
     } else {
-      const h = natsHeaders();
+      const h = epochHeaders(context.epoch);
       h.set('KV-Operation', 'DEL');
       published = backbone.pipe.publish(subject, undefined, {
         headers: h,
-        msgID: `${uid}@deleted${retry}`,
+        msgID: `${uid}@deleted#e${context.epoch}${retry}`,
       });
     }
     published.then(
@@ -237,6 +261,8 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     cluster,
     kind: kind.kind,
     backbone,
+    epoch: context.epoch,
+    current: context.current,
     log,
     reannounce(namespace, name) {
       if (informer?.get(namespace, name) === undefined) return;
@@ -270,9 +296,12 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       mirrored.add(key);
       if (!live.has(key)) stale.push(key);
     }
+    if (stale.length > 0 && !context.current()) return;
     await Promise.all(
       stale.map(async (key) => {
-        await backbone.objects.delete(key);
+        const h = epochHeaders(context.epoch);
+        h.set('KV-Operation', 'DEL');
+        await backbone.pipe.publish(mirrorSubject(key), undefined, { headers: h });
         await dropBodies(backbone, key);
       }),
     );
@@ -389,6 +418,8 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
           if (failures !== before) return;
           await converge(current);
           markSynced();
+          isSynced = true;
+          for (const again of deferredRepairs.splice(0)) again();
         };
         run().catch((error: unknown) =>
           log.warn({ err: error, kind: kind.kind }, 'informer start failed'),
@@ -405,11 +436,33 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   };
   start();
 
+  // Repairs wait for the first list: until then the cache cannot tell a vanished object from
+  // one not listed yet (and the first list writes every key anyway).
+  let isSynced = false;
+  const deferredRepairs: (() => void)[] = [];
+  const repair = (namespace: string, name: string, seq: number): void => {
+    if (!isSynced) {
+      deferredRepairs.push(() => repair(namespace, name, seq));
+      return;
+    }
+    const object = informer?.get(namespace, name);
+    if (object !== undefined) publish('put', object, `#repair${seq}`);
+    else {
+      const gone = { apiVersion: kind.apiVersion, kind: kind.kind, metadata: { namespace, name } };
+      publish('delete', gone, `#repair${seq}`);
+    }
+  };
+
   return {
     kind,
     synced,
     failing: () => pending.size,
     lastError: () => (pending.size === 0 ? undefined : lastError),
+    repair,
+    repairNames(namespace) {
+      if (!isSynced) deferredRepairs.push(() => index.repair(namespace));
+      else index.repair(namespace);
+    },
     stop() {
       stopped = true;
       clearTimeout(restartTimer);

@@ -11,9 +11,9 @@
 // A namespace holding more than `nameIndexLimit` objects of the kind is marked as too many to
 // list instead (readers then scan its keys): republishing a growing list at every new name costs
 // the square of the count.
-import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { Backbone } from '../shared/bus/backbone.js';
+import { epochHeaders } from '../shared/bus/fencing.js';
 import { readNameIndex } from '../shared/bus/mirror-read.js';
 import { indexedKey, mirrorSubject, namesKey, tooManyNames } from '../shared/bus/subjects.js';
 
@@ -26,6 +26,10 @@ export interface NameIndexContext {
   kind: string;
   backbone: Backbone;
   log: Logger;
+  /** The watcher term's Lease epoch, carried by every entry written (shared/bus/fencing.ts). */
+  epoch: number;
+  /** Whether the term's lease is still current: nothing is written once it is not. */
+  current: () => boolean;
   /** Publishes the current state of an object again, so its triggers run once more. */
   reannounce(namespace: string, name: string): void;
 }
@@ -59,6 +63,8 @@ export class NameIndex {
   #retryTimer: NodeJS.Timeout | undefined;
   #retryDelayMs = 100;
   #stopped = false;
+  /** No converge yet in this term: it writes every entry, over any a deposed term left. */
+  #firstConverge = true;
 
   constructor(context: NameIndexContext) {
     this.#context = context;
@@ -100,18 +106,27 @@ export class NameIndex {
       if (names === undefined) byNamespace.set(namespace, (names = new Set()));
       names.add(name);
     }
+    const everyEntry = this.#firstConverge;
+    this.#firstConverge = false;
     for (const [namespace, entry] of this.#entries) {
       const names = byNamespace.get(namespace) ?? new Set<string>();
       const stale = [...entry.names].filter((n) => !names.has(n));
       if (!entry.known) {
         entry.names = new Set(names);
         entry.known = true;
-      } else if (stale.length === 0) continue;
+      } else if (stale.length === 0 && !everyEntry) continue;
       for (const name of stale) entry.names.delete(name);
       this.#publish(namespace, entry, undefined, true);
     }
     for (const [namespace, names] of byNamespace)
       for (const name of names) this.add(namespace, name);
+  }
+
+  /** Writes the entry of `namespace` again (or its deletion), over a deposed term's write. */
+  repair(namespace: string): void {
+    let entry = this.#entries.get(namespace);
+    if (entry === undefined) this.#entries.set(namespace, (entry = newEntry()));
+    this.#publish(namespace, entry, undefined, true);
   }
 
   stop(): void {
@@ -122,6 +137,7 @@ export class NameIndex {
   #publish(namespace: string, entry: Entry, announced: string | undefined, again = false): void {
     const { backbone, cluster, kind } = this.#context;
     if (!entry.known) return; // marked too many, which holds until the names are known
+    if (!this.#context.current()) return; // past the renew deadline: a standby may lead
     const tooMany = entry.names.size > nameIndexLimit;
     // Marked already: readers scan the namespace, so a new name needs no announcing.
     if (tooMany && entry.marked && !again) return;
@@ -129,14 +145,14 @@ export class NameIndex {
     const seq = ++entry.seq;
     const subject = mirrorSubject(namesKey(cluster, kind, namespace));
     let published: Promise<unknown>;
+    const h = epochHeaders(this.#context.epoch);
     if (tooMany) {
-      published = backbone.pipe.publish(subject, tooManyNames);
+      published = backbone.pipe.publish(subject, tooManyNames, { headers: h });
     } else if (entry.names.size === 0) {
-      const h = natsHeaders();
       h.set('KV-Operation', 'DEL');
       published = backbone.pipe.publish(subject, undefined, { headers: h });
     } else {
-      published = backbone.pipe.publish(subject, JSON.stringify([...entry.names]));
+      published = backbone.pipe.publish(subject, JSON.stringify([...entry.names]), { headers: h });
     }
     published.then(
       () => {

@@ -5,8 +5,9 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Backbone } from '../shared/bus/backbone.js';
 import type { ClusterAccess } from '../shared/kube/clusters.js';
 import { KubeClient } from '../shared/kube/client.js';
-import { campaign } from '../shared/kube/leader-election.js';
-import { createApiRequestCounter } from '../shared/runtime/metrics.js';
+import { campaign, type LeaderTerm } from '../shared/kube/leader-election.js';
+import { createApiRequestCounter, createFencedWriteCounter } from '../shared/runtime/metrics.js';
+import { followFencedWrites, recordTerm, type FencedKey } from './fence.js';
 import { mirroredKinds, type MirroredKind } from './kinds.js';
 import { mirrorKind } from './mirror.js';
 
@@ -44,6 +45,7 @@ export interface WatcherMetrics {
 }
 
 function metricsOf(registry: Registry): WatcherMetrics {
+  createFencedWriteCounter(registry);
   const existing = registry.getSingleMetric('olmq_watcher_changes_published_total');
   if (existing !== undefined) {
     return {
@@ -119,9 +121,32 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
   let mirrors: ReturnType<typeof mirrorKind>[] = [];
   const labels = { cluster: cluster.id };
   metrics.isLeader.set(labels, 0); // a standby reports too, so "no leader" is visible
-  const lead = async (leadership: AbortSignal): Promise<void> => {
+  const lead = async (leadership: AbortSignal, term: LeaderTerm): Promise<void> => {
+    // The epoch is recorded before anything is written: from then on readers refuse the
+    // writes of earlier terms (shared/bus/fencing.ts).
+    const recordedAt = await recordTerm(
+      backbone,
+      cluster.id,
+      { epoch: term.epoch, holder: identity },
+      leadership,
+      log,
+    );
+    if (recordedAt === undefined) return; // the term ended first
     leading = true;
     metrics.isLeader.set(labels, 1);
+    const repair = (key: FencedKey): void => {
+      const mirror = mirrors.find((m) => m.kind.kind === key.kind);
+      if (key.what === 'names') mirror?.repairNames(key.namespace);
+      else mirror?.repair(key.namespace, key.name, key.seq);
+    };
+    const fenceFollower = await followFencedWrites(
+      backbone,
+      cluster.id,
+      term.epoch,
+      recordedAt + 1,
+      repair,
+      log,
+    );
     mirrors = (options.kinds ?? mirroredKinds).map((kind) =>
       mirrorKind(
         {
@@ -134,6 +159,8 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
           watchEvents: metrics.watchEvents,
           stallTimeoutMs: options.stallTimeoutMs,
           resyncMs: options.resyncMs ?? defaultResyncMs,
+          epoch: term.epoch,
+          current: term.current,
         },
         kind,
       ),
@@ -145,6 +172,7 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
     await new Promise<void>((resolve) =>
       leadership.addEventListener('abort', () => resolve(), { once: true }),
     );
+    fenceFollower.stop();
     for (const m of mirrors) m.stop();
     mirrors = [];
     leading = false;

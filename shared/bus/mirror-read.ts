@@ -14,10 +14,12 @@
 // an object a reconcile was triggered by; names of objects not (or no longer) there are skipped.
 //
 // An entry may hold a reference to a value too large to publish whole (large-values.ts): every
-// read here returns the value itself.
+// read here returns the value itself. An entry written by a deposed watcher (fencing.ts) is not
+// returned: the read fails with FencedEntryError (retry: the active watcher repairs it).
 import { DeliverPolicy } from '@nats-io/jetstream';
 import type { Msg } from '@nats-io/transport-node';
 import type { Backbone } from './backbone.js';
+import { FencedEntryError, isFenced, reportFenced } from './fencing.js';
 import {
   BodyMissingError,
   decodeBodyRef,
@@ -75,24 +77,43 @@ const decoder = new TextDecoder();
 // when the key is absent, deleted or empty. A direct get through the backbone's pipe: the hot
 // path of most loads, and a third the cost of the KV client's get, which sets up a timer, a
 // muxed request and an error object per read.
-async function readRaw(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<Msg | undefined> {
+async function readRaw(
+  mirror: Pick<Backbone, 'pipe'>,
+  key: string,
+  fence = true,
+): Promise<Msg | undefined> {
   const answer = await mirror.pipe.request(directGetLastSubject(mirrorStream, mirrorSubject(key)));
   const status = answer.headers?.code ?? 0;
   if (status === 404) return undefined;
   if (status !== 0)
     throw new MirrorReadError(key, answer.headers?.description ?? `status ${status}`);
+  if (fence) await refuseFenced(mirror, key, answer.headers);
   if (isDeletion(answer.headers?.get('KV-Operation')) || answer.data.length === 0) return undefined;
   return answer;
+}
+
+// Throws FencedEntryError for an entry a deposed watcher wrote.
+async function refuseFenced(
+  mirror: Pick<Backbone, 'pipe'>,
+  key: string,
+  headers: Msg['headers'],
+): Promise<void> {
+  const cluster = decodeToken(key.split('.')[0] ?? '=');
+  const fenced = await isFenced(mirror, cluster, headers);
+  if (fenced === undefined) return;
+  reportFenced({ cluster, reader: 'read' });
+  throw new FencedEntryError(key, fenced.epoch, fenced.recorded);
 }
 
 /** The value of a live mirror entry, or undefined when the key is absent, deleted or empty. */
 export async function readMirrorEntry(
   mirror: Pick<Backbone, 'pipe'>,
   key: string,
+  fence = true,
 ): Promise<MirrorEntry | undefined> {
   // A reference whose value is gone means the key moved on meanwhile: read it again.
   for (let attempt = 1; ; attempt++) {
-    const answer = await readRaw(mirror, key);
+    const answer = await readRaw(mirror, key, fence);
     if (answer === undefined) return undefined;
     if (!isBodyRef(answer.headers)) return { text: decoder.decode(answer.data), ref: undefined };
     try {
@@ -113,14 +134,18 @@ export async function mirroredBodyRef(
   mirror: Pick<Backbone, 'pipe'>,
   key: string,
 ): Promise<BodyRef | undefined> {
-  const answer = await readRaw(mirror, key);
+  const answer = await readRaw(mirror, key, false);
   return answer === undefined || !isBodyRef(answer.headers)
     ? undefined
     : decodeBodyRef(answer.data);
 }
 
-async function readEntry(mirror: Pick<Backbone, 'pipe'>, key: string): Promise<string | undefined> {
-  return (await readMirrorEntry(mirror, key))?.text;
+async function readEntry(
+  mirror: Pick<Backbone, 'pipe'>,
+  key: string,
+  fence = true,
+): Promise<string | undefined> {
+  return (await readMirrorEntry(mirror, key, fence))?.text;
 }
 
 /** The value of a JSON text. */
@@ -148,11 +173,15 @@ interface LiveEntry {
 export const isDeletion = (operation: string | undefined): boolean =>
   operation === 'DEL' || operation === 'PURGE';
 
-/** The live entries whose keys match `filter` (KV wildcards), with values if `withValues`. */
+/**
+ * The live entries whose keys match `filter` (KV wildcards), with values if `withValues`;
+ * values a deposed watcher wrote fail the listing unless `fence` is false.
+ */
 async function liveEntries(
   mirror: MirrorSource,
   filter: string,
   withValues: boolean,
+  fence = withValues,
 ): Promise<LiveEntry[]> {
   const info = await mirror.jsm.streams.info(mirrorStream, {
     subjects_filter: mirrorSubjectPrefix + filter,
@@ -164,7 +193,7 @@ async function liveEntries(
   if (keys.length <= pointReadLimit) {
     // Keys alone need no value: a reference's upload is not read.
     const entries = await Promise.all(
-      keys.map((key) => (withValues ? readEntry(mirror, key) : readRaw(mirror, key))),
+      keys.map((key) => (withValues ? readEntry(mirror, key, fence) : readRaw(mirror, key, false))),
     );
     return keys.flatMap((key, i) => {
       const entry = entries[i];
@@ -189,6 +218,7 @@ async function liveEntries(
     for await (const m of messages) {
       const key = m.subject.slice(mirrorSubjectPrefix.length);
       referenced.delete(key);
+      if (fence) await refuseFenced(mirror, key, m.headers);
       if (isDeletion(m.headers?.get('KV-Operation'))) live.delete(key);
       else {
         const reference = withValues && isBodyRef(m.headers);
@@ -204,7 +234,7 @@ async function liveEntries(
   }
   await Promise.all(
     [...referenced].map(async (key) => {
-      const value = await readEntry(mirror, key);
+      const value = await readEntry(mirror, key, fence);
       if (value === undefined) live.delete(key);
       else live.set(key, value);
     }),
@@ -261,7 +291,8 @@ export async function readNameIndex(
   kind: string,
 ): Promise<Map<string, string[] | undefined>> {
   const out = new Map<string, string[] | undefined>();
-  for (const { key, value } of await liveEntries(mirror, namesFilter(cluster, kind), true)) {
+  // The watcher takes over the entries of earlier terms, deposed or not, and writes them anew.
+  for (const { key, value } of await liveEntries(mirror, namesFilter(cluster, kind), true, false)) {
     const token = key.split('.')[3];
     if (token === undefined || value === undefined || value.length === 0) continue;
     out.set(decodeToken(token), namesIn(parse<unknown>(value)));

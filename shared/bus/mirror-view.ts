@@ -11,9 +11,10 @@
 // every subject written since the consumer's position, which is the whole stream for a kind
 // that changes rarely.
 import { DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { isFenced, reportFenced } from './fencing.js';
 import { BodyMissingError, isBodyRef, textOf } from './large-values.js';
 import { isDeletion, mirrorStream, subjectPrefix, type MirrorSource } from './mirror-read.js';
-import { clusterScope, encodeToken } from './subjects.js';
+import { clusterScope, decodeToken, encodeToken } from './subjects.js';
 
 /** The view could not catch up with the mirror in time (NATS unreachable or restarting). */
 export class MirrorViewLagError extends Error {
@@ -34,12 +35,18 @@ export interface MirrorView<T> {
 
 /**
  * What a mirror message says of its key: `deleted`, the object, or undefined for a reference
- * whose value is gone (the key moved on, and its later message says to what).
+ * whose value is gone (the key moved on, and its later message says to what) and for a write
+ * of a deposed watcher (fencing.ts: the view keeps what it had; the active watcher repairs it).
  */
 export async function mirroredValue<T>(
   mirror: MirrorSource,
   m: JsMsg,
 ): Promise<T | 'deleted' | undefined> {
+  const cluster = decodeToken(m.subject.slice(subjectPrefix.length).split('.')[0] ?? '=');
+  if ((await isFenced(mirror, cluster, m.headers)) !== undefined) {
+    reportFenced({ cluster, reader: 'view' });
+    return undefined;
+  }
   if (isDeletion(m.headers?.get('KV-Operation')) || m.data.length === 0) return 'deleted';
   if (!isBodyRef(m.headers)) return m.json<T>();
   try {

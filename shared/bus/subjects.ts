@@ -7,6 +7,7 @@
 //   $KV.olmq_objects.<cluster>.<kind>.<namespace>.<name>   object mirror (KV bucket olmq_objects)
 //   $KV.olmq_objects.<cluster>.=names.<kind>.<namespace>   names of a kind in a namespace (same bucket)
 //   $KV.olmq_objects.<cluster>.=indexed.<kind>.-           the watcher keeps the names of this kind
+//   $KV.olmq_objects.<cluster>.=epoch                      the active watcher's Lease epoch (fencing.ts)
 //   olmq.work.<queue>.<cluster>.<key tokens...>            work items (stream OLMQ_WORK)
 //   olmq.dead.<queue>.<cluster>.<key tokens...>            dead-lettered work (stream OLMQ_DEAD)
 //   $KV.olmq_leases.<queue>.<cluster>.<key tokens...>      who works a key (KV bucket olmq_leases)
@@ -195,6 +196,18 @@ export const tooManyNames = '{"tooMany":true}';
 export function indexedKey(cluster: string, kind: string): string {
   return [encodeToken(cluster), indexedToken, encodeToken(kind), clusterScope].join('.');
 }
+
+const epochToken = '=epoch';
+
+/**
+ * The key recording the Lease epoch of the cluster's active watcher: mirror writes of a lower
+ * epoch come from a deposed watcher and are refused (fencing.ts). Two tokens, so no object
+ * key filter (four tokens) matches it.
+ */
+export const epochKey = (cluster: string): string => `${encodeToken(cluster)}.${epochToken}`;
+
+/** The filter of the clusters' epoch keys. */
+export const epochKeys = `*.${epochToken}`;
 
 /** The filter matching every namesKey of `kind` in `cluster`. */
 export function namesFilter(cluster: string, kind: string): string {

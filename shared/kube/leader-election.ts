@@ -1,7 +1,11 @@
 // Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection does it:
-// the leader renews spec.renewTime; a standby takes over once renewTime + leaseDuration has
-// passed. Every write is conditional on the Lease's resourceVersion, so two candidates can
-// never both believe they won.
+// the leader renews spec.renewTime; a standby takes over once the Lease has not changed for
+// leaseDurationSeconds on the standby's own clock. Timestamps in the Lease are written by the
+// holder's clock and are never compared with ours: a skewed clock neither steals a live lease
+// nor keeps a dead one. Every write is conditional on the Lease's resourceVersion, so two
+// candidates can never both believe they won. spec.leaseTransitions counts takeovers: it is
+// the leader's epoch, which fences a deposed leader's late writes (docs/backbone.md).
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { KubeClient, KubeObject } from './client.js';
 import { isAlreadyExists, isConflict } from './errors.js';
@@ -22,15 +26,27 @@ export interface LeaseObject extends KubeObject {
 export type LeaseDecision =
   | { action: 'create'; lease: LeaseObject }
   | { action: 'renew' | 'takeover'; lease: LeaseObject }
-  | { action: 'wait'; holder: string; expiresAt: Date };
+  | { action: 'wait'; holder: string; expiresInMs: number };
 
-/** Pure: given the current Lease (or none), what `identity` should do at `now`. */
+/** How the candidate itself has seen the Lease, on its own clock. */
+export interface LeaseSighting {
+  /** How long the Lease has been unchanged since this candidate first saw it as it is now. */
+  unchangedForMs: number;
+  /** This process holds the Lease now (it won or renewed it and has not lost it since). */
+  holding: boolean;
+}
+
+/**
+ * Pure: given the current Lease (or none), what `identity` should do. `now` only stamps what
+ * we write; expiry is judged by `seen.unchangedForMs`, never by the holder's timestamps.
+ */
 export function decideLease(
   current: LeaseObject | undefined,
   where: { namespace: string; name: string },
   identity: string,
   now: Date,
   leaseDurationSeconds: number,
+  seen: LeaseSighting,
 ): LeaseDecision {
   const stamp = kubeTime(now, 'micros');
   if (current === undefined) {
@@ -51,17 +67,19 @@ export function decideLease(
     };
   }
   const spec = current.spec ?? {};
-  const duration = (spec.leaseDurationSeconds ?? leaseDurationSeconds) * 1000;
-  const renewed = Date.parse(spec.renewTime ?? spec.acquireTime ?? '') || 0;
-  const expiresAt = new Date(renewed + duration);
   const holder = spec.holderIdentity ?? '';
-  if (holder === identity) {
+  // Ours while we lead: renew. Ours from an earlier life of this identity (a restart): a new
+  // term, so a new epoch, as if taken over.
+  if (holder === identity && seen.holding) {
     return {
       action: 'renew',
       lease: { ...current, spec: { ...spec, leaseDurationSeconds, renewTime: stamp } },
     };
   }
-  if (holder !== '' && expiresAt > now) return { action: 'wait', holder, expiresAt };
+  const expiresInMs =
+    (spec.leaseDurationSeconds ?? leaseDurationSeconds) * 1000 - seen.unchangedForMs;
+  if (holder !== '' && holder !== identity && expiresInMs > 0)
+    return { action: 'wait', holder, expiresInMs };
   return {
     action: 'takeover',
     lease: {
@@ -75,6 +93,38 @@ export function decideLease(
       },
     },
   };
+}
+
+/** What a candidate remembers of the Lease: its record, and when (our clock) it last changed. */
+export class LeaseWatch {
+  #record: string | undefined;
+  #changedAtMs = 0;
+
+  constructor(private readonly clock: () => number = () => performance.now()) {}
+
+  /** Notes the Lease as read now; returns how long it has been unchanged on our clock. */
+  see(current: LeaseObject | undefined): number {
+    const record =
+      current === undefined ? '' : JSON.stringify([current.metadata.resourceVersion, current.spec]);
+    const nowMs = this.clock();
+    if (record !== this.#record) {
+      this.#record = record;
+      this.#changedAtMs = nowMs;
+    }
+    return nowMs - this.#changedAtMs;
+  }
+}
+
+/** One term of leadership, handed to the leader's work. */
+export interface LeaderTerm {
+  /** The Lease's leaseTransitions when this term began: higher than any earlier term's. */
+  epoch: number;
+  /**
+   * Whether the Lease was renewed within the renew deadline, on this process's monotonic clock.
+   * False after a pause (GC, SIGSTOP) or a partition long enough for a standby to take over:
+   * the leader must not write then, even before its renewal loop notices.
+   */
+  current: () => boolean;
 }
 
 /** Timing of leader election. */
@@ -101,7 +151,7 @@ export interface LeaderElectionOptions {
 export async function campaign(
   client: KubeClient,
   options: LeaderElectionOptions,
-  lead: (leadership: AbortSignal) => Promise<void>,
+  lead: (leadership: AbortSignal, term: LeaderTerm) => Promise<void>,
   log: Logger,
   signal: AbortSignal,
   onTakeover: () => void = () => undefined,
@@ -126,8 +176,11 @@ export async function campaign(
       until.addEventListener('abort', done, { once: true });
     });
 
-  // One attempt to become or stay leader; true when we hold the lease afterwards.
-  const attempt = async (): Promise<boolean> => {
+  const watch = new LeaseWatch();
+  let holding = false;
+  // One attempt to become or stay leader: the epoch of the lease we hold afterwards, or
+  // undefined when another candidate holds it.
+  const attempt = async (): Promise<number | undefined> => {
     const current = await client.get<LeaseObject>(ref);
     const decision = decideLease(
       current,
@@ -135,61 +188,74 @@ export async function campaign(
       options.identity,
       new Date(),
       options.leaseDurationSeconds,
+      { unchangedForMs: watch.see(current), holding },
     );
     try {
-      if (decision.action === 'wait') return false;
-      if (decision.action === 'create') await client.create(decision.lease);
-      else await client.update(decision.lease);
+      if (decision.action === 'wait') return undefined;
+      const written =
+        decision.action === 'create'
+          ? await client.create(decision.lease)
+          : await client.update(decision.lease);
+      watch.see(written);
       if (decision.action !== 'renew') onTakeover();
-      return true;
+      return decision.lease.spec?.leaseTransitions ?? 0;
     } catch (error) {
-      if (isConflict(error) || isAlreadyExists(error)) return false; // another candidate was faster
+      if (isConflict(error) || isAlreadyExists(error)) return undefined; // another was faster
       throw error;
     }
   };
 
   while (!signal.aborted) {
-    let leading = false;
+    let epoch: number | undefined;
+    // Renewals are timed from before their request: the server may have written it any time
+    // after that, so that is when our lease began to run (monotonic: wall-clock jumps ignored).
+    let renewedAt = performance.now();
     try {
-      leading = await attempt();
+      epoch = await attempt();
     } catch (error) {
       log.warn({ err: error }, 'leader election: could not read or write the lease');
     }
-    if (!leading) {
+    if (epoch === undefined) {
       await pause(options.retryIntervalMs);
       continue;
     }
+    holding = true;
     log.info(
-      { identity: options.identity, lease: `${options.namespace}/${options.name}` },
+      { identity: options.identity, lease: `${options.namespace}/${options.name}`, epoch },
       'became leader',
     );
+    // A failed renewal is retried until the renew deadline (2/3 of the lease); another holder
+    // or a passed deadline ends leadership before a standby's clock can see the lease expire.
+    const renewDeadlineMs = (options.leaseDurationSeconds * 1000 * 2) / 3;
     const leadership = new AbortController();
     const stopLeading = (): void => leadership.abort();
     signal.addEventListener('abort', stopLeading, { once: true });
-    const work = lead(leadership.signal).catch((error: unknown) => {
+    const term: LeaderTerm = {
+      epoch,
+      current: () => !leadership.signal.aborted && performance.now() - renewedAt <= renewDeadlineMs,
+    };
+    const work = lead(leadership.signal, term).catch((error: unknown) => {
       log.error({ err: error }, 'leader work failed; giving up leadership');
       leadership.abort();
     });
-    // A failed renewal is retried until the renew deadline (2/3 of the lease); another holder
-    // or a passed deadline ends leadership before the lease could expire under us.
-    let renewedAt = Date.now();
-    const renewDeadlineMs = (options.leaseDurationSeconds * 1000 * 2) / 3;
     while (!leadership.signal.aborted) {
       // Stopping (`signal`) aborts the leadership too, so one signal ends the wait.
       await pause(options.renewIntervalMs, leadership.signal);
       if (leadership.signal.aborted) break;
       let outcome: 'renewed' | 'lost' | 'error' = 'error';
+      const sentAt = performance.now();
       try {
-        outcome = (await attempt()) ? 'renewed' : 'lost';
+        outcome = (await attempt()) === undefined ? 'lost' : 'renewed';
       } catch (error) {
         log.warn({ err: error }, 'leader election: renewal failed; retrying');
       }
-      if (outcome === 'renewed') renewedAt = Date.now();
-      if (outcome === 'lost' || Date.now() - renewedAt > renewDeadlineMs) {
+      if (outcome === 'renewed') renewedAt = sentAt;
+      if (outcome === 'lost' || performance.now() - renewedAt > renewDeadlineMs) {
         log.warn({ identity: options.identity }, 'lost leadership');
         leadership.abort();
       }
     }
+    holding = false;
     signal.removeEventListener('abort', stopLeading);
     await work;
     if (signal.aborted && (options.releaseOnStop?.() ?? true)) {

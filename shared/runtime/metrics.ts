@@ -1,6 +1,7 @@
 // Prometheus metrics of olmq processes. Every series carries `cluster` (and, for function
 // work, `function`) so one dashboard can show a whole fleet.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { fencedWriteListeners } from '../bus/fencing.js';
 
 /** A process-wide registry with Node's default process metrics. */
 export function createRegistry(): Registry {
@@ -41,6 +42,7 @@ export type DeadLetterSource = () => Promise<{ function: string; counts: Map<str
 /** Registers the function host's metrics in `registry`. */
 export function createFunctionMetrics(registry: Registry): FunctionMetrics {
   const labelNames = ['cluster', 'function'] as const;
+  createFencedWriteCounter(registry);
   const sources: BacklogSource[] = [];
   const letterSources: DeadLetterSource[] = [];
   return {
@@ -137,4 +139,21 @@ export function createApiRequestCounter(registry: Registry): Counter<'cluster' |
     labelNames: ['cluster', 'verb', 'code'],
     registers: [registry],
   });
+}
+
+/**
+ * Counter of mirror writes refused because a deposed watcher made them (shared/bus/fencing.ts),
+ * by cluster and by who refused them (trigger, read, view, watcher); one per registry.
+ */
+export function createFencedWriteCounter(registry: Registry): Counter<'cluster' | 'reader'> {
+  const existing = registry.getSingleMetric('olmq_mirror_fenced_writes_total');
+  if (existing !== undefined) return existing as Counter<'cluster' | 'reader'>;
+  const counter = new Counter({
+    name: 'olmq_mirror_fenced_writes_total',
+    help: 'Mirror writes of a deposed watcher (lower Lease epoch) refused, by who refused them: trigger, read, view, or watcher (written over by the active one).',
+    labelNames: ['cluster', 'reader'],
+    registers: [registry],
+  });
+  fencedWriteListeners.add((write) => counter.inc(write));
+  return counter;
 }

@@ -2,6 +2,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import type { Backbone } from '../bus/backbone.js';
+import { isFenced, reportFenced } from '../bus/fencing.js';
 import { BodyMissingError, isBodyRef, textOf } from '../bus/large-values.js';
 import {
   partsButComponents,
@@ -99,6 +100,13 @@ export async function runTrigger(
   const handle = async (m: JsMsg): Promise<void> => {
     try {
       const ref = parseObjectKey(m.subject.slice(mirrorSubjectPrefix.length));
+      // A deposed watcher's write maps to no work: the active watcher writes the key again,
+      // and that change is mapped instead.
+      if ((await isFenced(backbone, ref.cluster, m.headers)) !== undefined) {
+        reportFenced({ cluster: ref.cluster, reader: 'trigger' });
+        settle(() => m.ack());
+        return;
+      }
       const operation = m.headers?.get('KV-Operation') ?? '';
       const deleted = operation === 'DEL' || operation === 'PURGE';
       const signature =

@@ -174,3 +174,87 @@ t.test(
     await Promise.all([leader, standby]);
   },
 );
+
+// A Lease held by a holder whose clock is far off ours: its renewTime says nothing to us.
+async function ghostLease(client: KubeClient, renewTime: string): Promise<LeaseObject> {
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }).catch(
+    () => undefined, // the devcluster may have it already
+  );
+  return client.create<LeaseObject>({
+    ...leaseRef,
+    metadata: { namespace: lease.namespace, name: lease.name },
+    spec: {
+      holderIdentity: 'ghost',
+      leaseDurationSeconds: 1,
+      acquireTime: renewTime,
+      renewTime,
+      leaseTransitions: 4,
+    },
+  } as LeaseObject);
+}
+
+// Campaigns as `identity` with a 1 s lease; `led` is set when it leads.
+function candidate(t: Test, client: KubeClient, identity: string) {
+  const stopping = new AbortController();
+  const state = { ledAt: undefined as number | undefined };
+  const running = campaign(
+    client,
+    electionOptions(identity, { leaseDurationSeconds: 1, renewIntervalMs: 300 }),
+    (leadership) =>
+      new Promise<void>((resolve) => {
+        state.ledAt = Date.now();
+        leadership.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    capturingLogger('error').log,
+    stopping.signal,
+  );
+  t.teardown(async () => {
+    stopping.abort();
+    await running;
+  });
+  return state;
+}
+
+t.test(
+  'leader election - a lease renewed with timestamps far in the past is not taken over while it keeps changing, and is once it stops',
+  async (t) => {
+    const fixture = await clusterFor(t);
+    const client = await clientOf(t, fixture.kubeConfig);
+    let current = await ghostLease(client, '2000-01-01T00:00:00.000000Z');
+    const standby = candidate(t, client, 'replica-b');
+    // The ghost renews every 200 ms (a 1 s lease), stamping times from a clock 26 years slow.
+    let lastRenewal = Date.now();
+    for (let i = 1; i <= 10; i++) {
+      await waitFor(`renewal ${i} due`, () => Date.now() - lastRenewal >= 200, 5_000, 5);
+      const stamp = `2000-01-01T00:00:${String(i).padStart(2, '0')}.000000Z`;
+      current = await client.update({ ...current, spec: { ...current.spec, renewTime: stamp } });
+      lastRenewal = Date.now();
+      t.equal(standby.ledAt, undefined, `renewal ${i}: the standby still waits`);
+    }
+    await waitFor('the standby to take over', () => standby.ledAt, 1_000 + slackMs);
+    t.ok(
+      (standby.ledAt ?? 0) - lastRenewal >= 900,
+      `it waited a lease duration after the last change (${(standby.ledAt ?? 0) - lastRenewal} ms)`,
+    );
+    const taken = await client.get<LeaseObject>(leaseRef);
+    t.match(taken?.spec, { holderIdentity: 'replica-b', leaseTransitions: 5 }, 'a new epoch');
+  },
+);
+
+t.test(
+  'leader election - a dead lease with a renewTime far in the future is taken over after one lease duration',
+  async (t) => {
+    const fixture = await clusterFor(t);
+    const client = await clientOf(t, fixture.kubeConfig);
+    await ghostLease(client, '2100-01-01T00:00:00.000000Z');
+    const since = Date.now();
+    const standby = candidate(t, client, 'replica-b');
+    await waitFor('the standby to take over', () => standby.ledAt, 1_000 + slackMs);
+    t.ok(
+      (standby.ledAt ?? 0) - since >= 900,
+      `not before a lease duration on its clock (${(standby.ledAt ?? 0) - since} ms)`,
+    );
+    const taken = await client.get<LeaseObject>(leaseRef);
+    t.match(taken?.spec, { holderIdentity: 'replica-b', leaseTransitions: 5 }, 'a new epoch');
+  },
+);
