@@ -245,18 +245,33 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     send(intent);
   };
   // The informer keeps only the names and versions of objects (a cluster's CSV copies alone
-  // would be gigabytes): an object published again is read again, which happens only when the
-  // name index or the mirror lost it. Unreadable now: its next change or deletion follows.
-  const current = (namespace: string, name: string): Promise<KubeObject | undefined> =>
-    context.client
-      .get({ apiVersion: kind.apiVersion, kind: kind.kind, namespace, name })
-      .catch((error: unknown) => {
-        log.warn(
-          { err: error, kind: kind.kind, namespace, name },
-          'could not read an object again',
-        );
-        return undefined;
+  // would be gigabytes): an object published again (the name index or the mirror lost it, or a
+  // deposed watcher wrote it) is read again from the API, unless the informer moved on during
+  // the read (its own, newer publish then stands). A failed read is logged and 'failed'.
+  const publishAgain = async (
+    namespace: string,
+    name: string,
+    retry: NonNullable<Intent['retry']>,
+  ): Promise<'published' | 'moved' | 'failed'> => {
+    const before = informer?.get(namespace, name)?.metadata.resourceVersion;
+    let object: KubeObject | undefined;
+    try {
+      object = await context.client.get({
+        apiVersion: kind.apiVersion,
+        kind: kind.kind,
+        namespace,
+        name,
       });
+    } catch (error) {
+      log.warn({ err: error, kind: kind.kind, namespace, name }, 'could not read an object again');
+      return 'failed';
+    }
+    if (stopped || informer?.get(namespace, name)?.metadata.resourceVersion !== before)
+      return 'moved';
+    if (object !== undefined) publish('put', object, retry);
+    else publish('delete', goneObject(namespace, name), retry);
+    return 'published';
+  };
   const index = new NameIndex({
     cluster,
     kind: kind.kind,
@@ -265,11 +280,14 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     current: context.current,
     log,
     reannounce(namespace, name) {
-      if (informer?.get(namespace, name) === undefined) return;
-      void current(namespace, name).then((object) => {
-        if (object !== undefined && !stopped) publish('put', object, '#indexed');
-      });
+      if (informer?.get(namespace, name) !== undefined)
+        void publishAgain(namespace, name, '#indexed');
     },
+  });
+  const goneObject = (namespace: string, name: string): KubeObject => ({
+    apiVersion: kind.apiVersion,
+    kind: kind.kind,
+    metadata: { namespace, name },
   });
   const put = (object: KubeObject): void => {
     index.add(object.metadata.namespace ?? '', object.metadata.name ?? '');
@@ -310,10 +328,8 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       let missing = 0;
       for (const [key, kept] of live) {
         if (mirrored.has(key) || latest.has(subjectOf(kept))) continue;
-        const object = await current(kept.metadata.namespace ?? '', kept.metadata.name ?? '');
-        if (object === undefined || stopped || latest.has(subjectOf(object))) continue;
-        missing++;
-        publish('put', object, '#resync');
+        const { namespace = '', name = '' } = kept.metadata;
+        if ((await publishAgain(namespace, name, '#resync')) === 'published') missing++;
       }
       if (missing > 0)
         log.info(
@@ -445,12 +461,15 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       deferredRepairs.push(() => repair(namespace, name, seq));
       return;
     }
-    const object = informer?.get(namespace, name);
-    if (object !== undefined) publish('put', object, `#repair${seq}`);
-    else {
-      const gone = { apiVersion: kind.apiVersion, kind: kind.kind, metadata: { namespace, name } };
-      publish('delete', gone, `#repair${seq}`);
+    if (informer?.get(namespace, name) === undefined) {
+      publish('delete', goneObject(namespace, name), `#repair${seq}`);
+      return;
     }
+    // A fenced key must be written again: readers refuse it until then.
+    void publishAgain(namespace, name, `#repair${seq}`).then((outcome) => {
+      if (outcome === 'failed' && !stopped)
+        setTimeout(() => repair(namespace, name, seq), 1_000).unref();
+    });
   };
 
   return {
