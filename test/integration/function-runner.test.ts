@@ -263,6 +263,36 @@ function capturedStderr(t: Test): () => string {
   return () => text;
 }
 
+/**
+ * Runs `olmq run echo` in this process with `args` and `module` until the test ends, and
+ * resolves once it serves: its endpoint, its exit code, and stop(signal) to end it.
+ */
+async function startRun(
+  t: Test,
+  args: string[],
+  module: CreateFunction,
+): Promise<{ base: string; exit: Promise<number>; stop: (signal: string) => void }> {
+  let stop: (signal: string) => void = () => undefined;
+  let ready: (url: string) => void = () => undefined;
+  const url = new Promise<string>((resolve) => (ready = resolve));
+  const exit = runFunction(runConfig(args), 'echo', {
+    table: { echo: () => Promise.resolve(module) },
+    until: () => new Promise<string>((resolve) => (stop = resolve)),
+    onReady: (endpoint) => ready(endpoint.url),
+  });
+  t.teardown(async () => {
+    stop('teardown');
+    await exit;
+  });
+  const base = await Promise.race([
+    url,
+    exit.then((code): never => {
+      throw new Error(`olmq run exited with ${code} before it was ready`);
+    }),
+  ]);
+  return { base, exit, stop: (signal) => stop(signal) };
+}
+
 t.test(
   'olmq run - hosts the function from its table: serves probes and metrics, drains on stop',
   async (t) => {
@@ -270,11 +300,9 @@ t.test(
     const { url: natsUrl, backbone } = await natsFor(t);
     await watchConfigMaps(t, cluster, backbone);
     let closed = false;
-    let stop: (signal: string) => void = () => undefined;
-    let ready: (url: string) => void = () => undefined;
-    const url = new Promise<string>((resolve) => (ready = resolve));
-    const exit = runFunction(
-      runConfig([
+    const { base, exit, stop } = await startRun(
+      t,
+      [
         '--kubeconfig',
         cluster.fixture.kubeconfigPath,
         '--cluster',
@@ -287,24 +315,9 @@ t.test(
         '2',
         '--log-level',
         'silent',
-      ]),
-      'echo',
-      {
-        table: { echo: () => Promise.resolve(echoModule({ onClose: () => (closed = true) })) },
-        until: () => new Promise<string>((resolve) => (stop = resolve)),
-        onReady: (endpoint) => ready(endpoint.url),
-      },
+      ],
+      echoModule({ onClose: () => (closed = true) }),
     );
-    t.teardown(async () => {
-      stop('teardown');
-      await exit;
-    });
-    const base = await Promise.race([
-      url,
-      exit.then((code) => {
-        throw new Error(`olmq run exited with ${code} before it was ready`);
-      }),
-    ]);
     const readyz = await fetch(`${base}/readyz`);
     t.equal(readyz.status, 200, 'ready once the function runs');
     t.match(await readyz.text(), /\[\+\] nats ok\n\[\+\] function ok\nready/);
@@ -373,37 +386,11 @@ t.test(
     await watchConfigMaps(t, cluster, backbone);
     const dir = mkdtempSync(join(tmpdir(), 'olmq-run-pool-'));
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    let stop: (signal: string) => void = () => undefined;
-    let ready: (url: string) => void = () => undefined;
-    const url = new Promise<string>((resolve) => (ready = resolve));
-    const exit = runFunction(
-      runConfig([
-        '--kubeconfig',
-        dir,
-        '--nats-url',
-        natsUrl,
-        '--metrics-port',
-        '0',
-        '--log-level',
-        'silent',
-      ]),
-      'echo',
-      {
-        table: { echo: () => Promise.resolve(echoModule()) },
-        until: () => new Promise<string>((resolve) => (stop = resolve)),
-        onReady: (endpoint) => ready(endpoint.url),
-      },
+    const { base, exit, stop } = await startRun(
+      t,
+      ['--kubeconfig', dir, '--nats-url', natsUrl, '--metrics-port', '0', '--log-level', 'silent'],
+      echoModule(),
     );
-    t.teardown(async () => {
-      stop('teardown');
-      await exit;
-    });
-    const base = await Promise.race([
-      url,
-      exit.then((code) => {
-        throw new Error(`olmq run exited with ${code} before it was ready`);
-      }),
-    ]);
     const served = async () =>
       /olmq_served_clusters (\d+)/.exec(await (await fetch(`${base}/metrics`)).text())?.[1];
     t.equal(await served(), '0', 'an empty directory: a pool waiting for clusters');

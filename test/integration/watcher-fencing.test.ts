@@ -5,7 +5,7 @@
 // cluster.
 import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { Registry } from 'prom-client';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { EpochRecordSchema, FencedEntryError, epochHeader } from '../../shared/bus/fencing.js';
@@ -24,37 +24,14 @@ import { defaultFunctionHostOptions } from '../../shared/runtime/host-options.js
 import { createFunctionMetrics } from '../../shared/runtime/metrics.js';
 import { runTrigger } from '../../shared/runtime/trigger-loop.js';
 import { mirroredKinds } from '../../watcher/kinds.js';
-import { startWatcher, type Watcher } from '../../watcher/index.js';
 import { backboneFor, clusterFor } from '../harness/backbone.js';
-import type { ClusterFixture } from '../harness/devcluster.js';
 import { capturingLogger } from '../harness/log.js';
 import { waitFor } from '../harness/wait.js';
+import { watcherFor } from '../harness/watcher.js';
 
 const kinds = mirroredKinds.filter((k) => ['Subscription', 'Namespace'].includes(k.kind));
 const ref = { cluster: 'c1', kind: 'Subscription', namespace: 'default', name: 'etcd' };
 type Sub = KubeObject & { spec: { channel: string } };
-
-async function watcherFor(
-  t: Test,
-  fixture: ClusterFixture,
-  backbone: Backbone,
-  identity: string,
-  registry: Registry,
-): Promise<Watcher> {
-  const watcher = await startWatcher({
-    cluster: { id: 'c1', kubeConfig: fixture.kubeConfig },
-    backbone,
-    log: capturingLogger('warn').log,
-    registry,
-    identity,
-    leaseNamespace: 'olmq-system',
-    leaseName: 'olmq-watcher',
-    leaseDurationSeconds: 15,
-    kinds,
-  });
-  t.teardown(() => watcher.stop());
-  return watcher;
-}
 
 // The mirror entry of the Subscription as stored: its headers and value.
 async function rawEntry(backbone: Backbone) {
@@ -75,7 +52,11 @@ t.test(
     const { fixture, client } = await clusterFor(t);
     const backbone = await backboneFor(t);
     const registry = new Registry();
-    const first = await watcherFor(t, fixture, backbone, 'replica-a', registry);
+    const first = await watcherFor(t, fixture, backbone, {
+      identity: 'replica-a',
+      registry,
+      kinds,
+    });
     await first.synced();
     const created = await client.create({
       apiVersion: 'operators.coreos.com/v1alpha1',
@@ -90,7 +71,11 @@ t.test(
     const late = await rawEntry(backbone);
     t.equal(late.headers?.get(epochHeader), '0', "replica-a's writes carry its epoch");
 
-    const second = await watcherFor(t, fixture, backbone, 'replica-b', registry);
+    const second = await watcherFor(t, fixture, backbone, {
+      identity: 'replica-b',
+      registry,
+      kinds,
+    });
     await first.stop(); // hands the Lease back: replica-b takes over with the next epoch
     await waitFor('replica-b to lead', () => second.isLeading());
     await second.synced();
