@@ -23,10 +23,10 @@ import { backoffDelayMs } from './host-options.js';
 import { LastSeen } from './last-seen.js';
 import type { Trigger } from './types.js';
 
-// Thrown by a change's object getter when the object is a reference not read yet.
 /** How many objects a trigger naming no parts remembers (about 3 MB). */
 const componentsMemory = 20_000;
 
+// Thrown by a change's object getter when the object is a reference not read yet.
 const valueNotRead = new Error('the value of a large mirror entry is not read yet');
 
 /**
