@@ -258,10 +258,13 @@ export async function runProcessBench(options: ProcessBenchOptions): Promise<voi
       );
       const wallMs = performance.now() - t0;
       progress(`burst ${burst.subscriptions}:${burst.namespaces}: ${Math.round(wallMs)} ms`);
+      // The work after the last CSV succeeded (copies, RBAC, status) until the system is quiet.
       if (!(await settle(processes, 300_000)).settled) unsettled++;
+      const settledMs = performance.now() - t0;
       burstResults.push({
         ...burst,
         wallMs: round(wallMs),
+        settledMs: round(settledMs),
         ...summary(latencies),
         // VmHWM: the highest since each process started, so this burst's or an earlier phase's.
         peakRssMb: Object.fromEntries(
