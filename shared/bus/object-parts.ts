@@ -88,6 +88,22 @@ function splitLabels(labels: unknown): { own: unknown; components: string | unde
   return { own, components: any ? JSON.stringify(components) : undefined };
 }
 
+/**
+ * A view of an object a trigger derives itself (a CSV's phase as one decision sees it, say), as
+ * remembered next to its parts: `view.<name>=<digest>`. Finer than any part the watcher can
+ * know of; no signature ever holds one, so a view not remembered reads as changed.
+ */
+export function viewEntry(name: string, value: string): string {
+  return `view.${name}=${digest(value)}`;
+}
+
+/** Whether the view `name` of an object is `value` in what was remembered of it (pickParts). */
+export function viewSame(remembered: string | undefined, name: string, value: string): boolean {
+  return (
+    remembered !== undefined && digestsOf(remembered).get(`view.${name}`) === digest(value)
+  );
+}
+
 function digestsOf(signature: string): Map<string, string> {
   const digests = new Map<string, string>();
   for (const pair of signature.split(' ')) {
