@@ -19,7 +19,7 @@ function looker(): (csv: CsvObject | undefined) => string[] {
   let remembered: string | undefined;
   return (csv) => {
     const signature =
-      csv === undefined ? undefined : serializeByParts(csv as Record<string, unknown>).signature;
+      csv === undefined ? undefined : serializeByParts(csv).signature;
     const asked = new Set<ObjectPart>();
     const views = new Map<string, string>();
     const change = {
@@ -51,7 +51,7 @@ const csv = (phase: string, reason = '', extra: Record<string, unknown> = {}): C
     spec: { version: '1.0.0' },
     status: { phase, reason, conditions: [{ phase, reason }] },
     ...extra,
-  }) as unknown as CsvObject;
+  });
 
 const both = ['rbac-csv', 'rbac-groups'];
 
