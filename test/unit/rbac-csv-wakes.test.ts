@@ -18,8 +18,7 @@ const ref = { cluster: 'c1', kind: 'ClusterServiceVersion', namespace: 'ns1', na
 function looker(): (csv: CsvObject | undefined) => string[] {
   let remembered: string | undefined;
   return (csv) => {
-    const signature =
-      csv === undefined ? undefined : serializeByParts(csv).signature;
+    const signature = csv === undefined ? undefined : serializeByParts(csv).signature;
     const asked = new Set<ObjectPart>();
     const views = new Map<string, string>();
     const change = {
@@ -43,15 +42,14 @@ function looker(): (csv: CsvObject | undefined) => string[] {
   };
 }
 
-const csv = (phase: string, reason = '', extra: Record<string, unknown> = {}): CsvObject =>
-  ({
-    apiVersion: 'operators.coreos.com/v1alpha1',
-    kind: 'ClusterServiceVersion',
-    metadata: { name: 'op.v1', namespace: 'ns1', annotations: { a: '1' } },
-    spec: { version: '1.0.0' },
-    status: { phase, reason, conditions: [{ phase, reason }] },
-    ...extra,
-  });
+const csv = (phase: string, reason = '', extra: Record<string, unknown> = {}): CsvObject => ({
+  apiVersion: 'operators.coreos.com/v1alpha1',
+  kind: 'ClusterServiceVersion',
+  metadata: { name: 'op.v1', namespace: 'ns1', annotations: { a: '1' } },
+  spec: { version: '1.0.0' },
+  status: { phase, reason, conditions: [{ phase, reason }] },
+  ...extra,
+});
 
 const both = ['rbac-csv', 'rbac-groups'];
 
