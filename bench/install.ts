@@ -12,6 +12,7 @@ import { createFunction as createInstall } from '../functions/install/index.js';
 import { createFunction as createRbac } from '../functions/rbac/index.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { startSystem } from '../system/index.js';
+import { prepareNamespace } from './harness/subscriptions.js';
 import { createInstallPlan, smallBundle } from '../test/harness/install-plan.js';
 
 const { values } = parseArgs({
@@ -59,16 +60,6 @@ const admin = await KubeClient.fromKubeConfig('c1', system.cluster.kubeConfig, {
 });
 const bundle = await smallBundle('etcd', 'etcdoperator.v0.9.4');
 
-async function namespace(name: string): Promise<void> {
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  await admin.create({
-    apiVersion: 'operators.coreos.com/v1',
-    kind: 'OperatorGroup',
-    metadata: { name: 'og', namespace: name },
-    spec: { targetNamespaces: [name] },
-  });
-}
-
 async function succeeded(ns: string, csvName: string): Promise<void> {
   for (;;) {
     const csv = await admin.get<KubeObject & { status?: { phase?: string } }>({
@@ -96,7 +87,7 @@ let requests0 = await requestCount();
 let cpu0 = cpuMs();
 for (let i = 0; i < sequential; i++) {
   const ns = `seq-${i}`;
-  await namespace(ns);
+  await prepareNamespace(admin, ns);
   const t0 = performance.now();
   await createInstallPlan(admin, { name: 'install-1', namespace: ns, bundles: [bundle] });
   await succeeded(ns, 'etcdoperator.v0.9.4');
@@ -107,7 +98,7 @@ const singleCpu = cpuMs() - cpu0;
 
 // A burst: `plans` plans across `namespaceCount` namespaces (one CSV per namespace; extra
 // plans in a namespace install the same CSV again and find it Present).
-for (let i = 0; i < namespaceCount; i++) await namespace(`burst-${i}`);
+for (let i = 0; i < namespaceCount; i++) await prepareNamespace(admin, `burst-${i}`);
 requests0 = await requestCount();
 cpu0 = cpuMs();
 const burstStart = performance.now();
