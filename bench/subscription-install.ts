@@ -173,6 +173,39 @@ async function profileTo(file: string | undefined): Promise<{ stop(): Promise<vo
   };
 }
 
+/**
+ * OLMQ_BENCH_SUBJECTS=1: every message of the server (a second connection subscribed to `>`)
+ * counted by subject group, printed per Subscription to stderr when stopped. Mirror direct gets
+ * are grouped by the kind they read, other subjects by their first tokens.
+ */
+async function subjectTap(servers: string): Promise<{ stop(): Promise<void> }> {
+  if (process.env.OLMQ_BENCH_SUBJECTS !== '1') return { stop: () => Promise.resolve() };
+  const { connect } = await import('@nats-io/transport-node');
+  const tap = await connect({ servers });
+  const counts = new Map<string, number>();
+  const group = (subject: string): string => {
+    const direct = /^\$JS\.API\.DIRECT\.GET\.KV_olmq_objects\.\$KV\.olmq_objects\.[^.]+\.([^.]+)/.exec(subject);
+    if (direct !== null) return `DIRECT ${direct[1]}`;
+    if (subject.startsWith('$JS.API.DIRECT.GET.')) return subject.split('.').slice(0, 5).join('.');
+    if (subject.startsWith('$JS.API.')) return subject.split('.').slice(0, 4).join('.');
+    if (subject.startsWith('_INBOX.')) return '_INBOX';
+    return subject.split('.').slice(0, 2).join('.');
+  };
+  tap.subscribe('>', {
+    callback: (_error, m) => {
+      const g = group(m.subject);
+      counts.set(g, (counts.get(g) ?? 0) + 1);
+    },
+  });
+  return {
+    async stop() {
+      await tap.close();
+      const rows = [...counts].sort((a, b) => b[1] - a[1]);
+      for (const [g, n] of rows) process.stderr.write(`${round(n / sequential)}\t${g}\n`);
+    },
+  };
+}
+
 /** Sum of a counter's samples, by the value of one label. */
 async function countsBy(name: string, label: string): Promise<Record<string, number>> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
@@ -194,6 +227,7 @@ const requestsBefore = await countsBy('olmq_api_requests_total', 'verb');
 const profile = await profileTo(process.env.OLMQ_BENCH_PROFILE);
 const cpuBefore = process.cpuUsage();
 const natsBefore = nc.stats();
+const subjects = await subjectTap(system.natsUrl);
 // One Subscription at a time, each into a namespace prepared beforehand and on a settled
 // system: the latency of one install, which is what the target is about.
 const single: number[] = [];
@@ -207,6 +241,7 @@ for (let i = 0; i < sequential; i++) {
 
 // What one Subscription costs the functions, averaged over the sequential ones.
 const cpu = process.cpuUsage(cpuBefore);
+await subjects.stop();
 await profile.stop();
 const costs = {
   // Everything (devcluster, watcher, every function) shares this one process's CPU.

@@ -4,9 +4,9 @@
 // view with the latest entry of each key and then follows every change.
 //
 // A reconcile must see at least the change that triggered it, which reached the function
-// through another consumer. `current()` asks the stream how far it is, then for the first
-// message of the kind past what the view has applied (a direct get by subject), and waits
-// until the view has applied it, until none is left. Asking the view's consumer how many
+// through another consumer. `current()` asks for the first message of the kind past what the
+// view has applied (a direct get by subject) and waits until the view has applied it, until
+// none is left; concurrent calls share one such round trip. Asking the view's consumer how many
 // messages it has pending would be one request, but NATS 2.9 counts them by a pass over
 // every subject written since the consumer's position, which is the whole stream for a kind
 // that changes rarely.
@@ -128,23 +128,51 @@ export async function followMirror(
       clearTimeout(timer);
     }
   };
-  const current = async (): Promise<void> => {
-    if (ended) throw new MirrorViewLagError(options.what, 0);
+  // One catch-up round: the first message of the filter past what is applied (a direct get by
+  // subject); none means every message the mirror had when the round started is applied. Only
+  // a view that is behind asks the stream how far it is, a bound that keeps the round from
+  // chasing writes made after it started.
+  const catchUp = async (): Promise<void> => {
     const deadline = Date.now() + catchUpMs;
-    const last = (await mirror.jsm.streams.info(mirrorStream)).state.last_seq;
+    let last: number | undefined;
     for (;;) {
       const from = Math.max(applied, checked) + 1;
-      if (from > last) return;
+      if (last !== undefined && from > last) return;
       const next = await mirror.jsm.direct.getMessage(mirrorStream, {
         seq: from,
         next_by_subj: filter,
       });
-      if (next === null || next.seq > last) {
-        checked = Math.max(checked, last);
+      if (next === null || (last !== undefined && next.seq > last)) {
+        if (last !== undefined) checked = Math.max(checked, last);
         return;
       }
+      last ??= (await mirror.jsm.streams.info(mirrorStream)).state.last_seq;
       await appliedUpTo(next.seq, deadline);
     }
+  };
+  // Concurrent calls share a round, but only one that starts after they were called: a call
+  // arriving while a round is in flight joins the next one, which starts when that one ends.
+  let inFlight: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const startRound = (): Promise<void> => {
+    const round: Promise<void> = catchUp().finally(() => {
+      if (inFlight === round) inFlight = undefined;
+    });
+    inFlight = round;
+    return round;
+  };
+  const current = async (): Promise<void> => {
+    if (ended) throw new MirrorViewLagError(options.what, 0);
+    if (inFlight === undefined) return startRound();
+    const after = inFlight.then(
+      () => undefined,
+      () => undefined,
+    );
+    queued ??= after.then(() => {
+      queued = undefined;
+      return startRound();
+    });
+    return queued;
   };
   await current();
   return {

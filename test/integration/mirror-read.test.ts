@@ -1,5 +1,6 @@
 // Reading the object mirror on the NATS server the tests run (Debian's 2.9): listings by point
 // reads (few keys) and by scan (many), and live views of a kind.
+import { connect } from '@nats-io/transport-node';
 import t from 'tap';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import {
@@ -115,5 +116,56 @@ t.test(
     t.teardown(() => lazy.stop());
     await putGroup(backbone, 'ns4', 'late', 1);
     t.same(names(await lazy.list('c1', 'ns4')), ['late'], 'a lazy view opens on first use');
+  },
+);
+
+t.test(
+  'mirror view - concurrent current() calls share a round trip started after they were called',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    await putGroup(backbone, 'ns1', 'og', 1);
+    const view = await openMirrorView<Group>(backbone, 'OperatorGroup');
+    t.teardown(() => view.stop());
+
+    // Every JetStream API request on the server, counted by a second connection.
+    const tap = await connect({ servers: backbone.nc.getServer() });
+    t.teardown(() => tap.close());
+    let directGets = 0;
+    let streamInfos = 0;
+    tap.subscribe('$JS.API.>', {
+      callback: (_error, m) => {
+        if (m.subject === '$JS.API.DIRECT.GET.KV_olmq_objects') directGets++;
+        if (m.subject.startsWith('$JS.API.STREAM.INFO.')) streamInfos++;
+      },
+    });
+    await tap.flush();
+
+    await view.current();
+    await backbone.nc.flush();
+    await tap.flush();
+    t.equal(directGets, 1, 'a view that is current: one direct get');
+    t.equal(streamInfos, 0, 'and no stream info');
+
+    directGets = 0;
+    streamInfos = 0;
+    await putGroup(backbone, 'ns1', 'og', 2);
+    const first = view.current();
+    await putGroup(backbone, 'ns2', 'later', 1);
+    const joined = Array.from({ length: 8 }, () => view.current());
+    await Promise.all([first, ...joined]);
+    t.same(
+      view.list('c1').map((g) => [g.metadata.namespace, g.spec.n]),
+      [
+        ['ns1', 2],
+        ['ns2', 1],
+      ],
+      'every call sees the writes made before it, also one arriving during a round',
+    );
+    await backbone.nc.flush();
+    await tap.flush();
+    // Two rounds (the first, and the one the eight calls joined), each of at most two direct
+    // gets and one stream info; one round per call would take at least nine.
+    t.ok(directGets <= 4, `nine calls, ${directGets} direct gets`);
+    t.ok(streamInfos <= 2, `nine calls, ${streamInfos} stream infos`);
   },
 );
