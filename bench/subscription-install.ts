@@ -17,6 +17,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
+import { directGetLastSubject, mirrorStream, mirrorSubjectPrefix } from '../shared/bus/subjects.js';
 import { startSystem } from '../system/index.js';
 import { catalogReady } from './harness/catalog.js';
 import { settled } from './harness/settled.js';
@@ -183,13 +184,14 @@ async function subjectTap(servers: string): Promise<{ stop(): Promise<void> }> {
   const { connect } = await import('@nats-io/transport-node');
   const tap = await connect({ servers });
   const counts = new Map<string, number>();
+  // Mirror direct gets by the kind (or index token) they read, the rest by their first tokens.
+  const mirrorGet = directGetLastSubject(mirrorStream, mirrorSubjectPrefix);
   const group = (subject: string): string => {
-    const direct = /^\$JS\.API\.DIRECT\.GET\.KV_olmq_objects\.\$KV\.olmq_objects\.[^.]+\.([^.]+)/.exec(subject);
-    if (direct !== null) return `DIRECT ${direct[1]}`;
-    if (subject.startsWith('$JS.API.DIRECT.GET.')) return subject.split('.').slice(0, 5).join('.');
-    if (subject.startsWith('$JS.API.')) return subject.split('.').slice(0, 4).join('.');
-    if (subject.startsWith('_INBOX.')) return '_INBOX';
-    return subject.split('.').slice(0, 2).join('.');
+    if (subject.startsWith(mirrorGet))
+      return `direct get ${subject.slice(mirrorGet.length).split('.')[1] ?? ''}`;
+    const tokens = subject.split('.');
+    if (tokens[0] === '_INBOX') return '_INBOX';
+    return tokens.slice(0, tokens[1] === 'API' ? (tokens[2] === 'DIRECT' ? 5 : 4) : 2).join('.');
   };
   tap.subscribe('>', {
     callback: (_error, m) => {

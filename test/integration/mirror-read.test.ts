@@ -10,7 +10,15 @@ import {
   namespacesWith,
 } from '../../shared/bus/mirror-read.js';
 import { lazyMirrorView, openMirrorView } from '../../shared/bus/mirror-view.js';
-import { objectKey } from '../../shared/bus/subjects.js';
+import {
+  directGetLastSubject,
+  indexedKey,
+  mirrorStream,
+  mirrorSubjectPrefix,
+  namesKey,
+  objectKey,
+  tooManyNames,
+} from '../../shared/bus/subjects.js';
 import { backboneFor } from '../harness/backbone.js';
 
 interface Group {
@@ -167,5 +175,47 @@ t.test(
     // gets and one stream info; one round per call would take at least nine.
     t.ok(directGets <= 4, `nine calls, ${directGets} direct gets`);
     t.ok(streamInfos <= 2, `nine calls, ${streamInfos} stream infos`);
+  },
+);
+
+t.test(
+  'mirror read - a namespace of an indexed kind is listed from the live name index',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    // As the watcher writes them: a name into the index before the object's first put.
+    const add = async (name: string, all: string[]) => {
+      await backbone.objects.put(namesKey('c1', 'OperatorGroup', 'ns'), JSON.stringify(all));
+      await putGroup(backbone, 'ns', name, 1);
+    };
+    await backbone.objects.put(indexedKey('c1', 'OperatorGroup'), '{}');
+    await add('a', ['a']);
+    await add('b', ['a', 'b']);
+    const list = () =>
+      listMirrored<Group>(backbone, { cluster: 'c1', kind: 'OperatorGroup', namespace: 'ns' });
+    t.same(names(await list()), ['a', 'b']);
+
+    // The name index entries read one by one, counted by a second connection.
+    const tap = await connect({ servers: backbone.nc.getServer() });
+    t.teardown(() => tap.close());
+    const entryGet = directGetLastSubject(mirrorStream, mirrorSubjectPrefix);
+    let indexReads = 0;
+    tap.subscribe(`${entryGet}*.=names.>`, {
+      callback: () => {
+        indexReads++;
+      },
+    });
+    await tap.flush();
+
+    await add('c', ['a', 'b', 'c']);
+    t.same(names(await list()), ['a', 'b', 'c'], 'a name added just before is listed');
+    await backbone.objects.put(namesKey('c1', 'OperatorGroup', 'ns'), JSON.stringify(['a', 'c']));
+    await backbone.objects.delete(objectKey(ref('ns', 'b')));
+    t.same(names(await list()), ['a', 'c'], 'a name removed is not');
+    await backbone.objects.put(namesKey('c1', 'OperatorGroup', 'ns'), tooManyNames);
+    await putGroup(backbone, 'ns', 'd', 1);
+    t.same(names(await list()), ['a', 'c', 'd'], 'too many to list: the namespace is scanned');
+    await backbone.nc.flush();
+    await tap.flush();
+    t.equal(indexReads, 0, 'no name index entry read one by one');
   },
 );
