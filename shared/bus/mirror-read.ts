@@ -269,18 +269,17 @@ async function indexedNames(
   kind: string,
   namespace: string,
 ): Promise<string[] | undefined> {
-  // From the connection's live view of the index when it can catch up, else by a read.
-  const [entry, indexed] = await Promise.all([
-    currentNameIndex(mirror).then(
-      (view): NameIndexEntry => view.entry(cluster, kind, namespace) ?? [],
-      (): Promise<NameIndexEntry> =>
-        readEntry(mirror, namesKey(cluster, kind, namespace)).then((text) =>
-          text === undefined ? [] : (namesIn(parse<unknown>(text)) ?? 'tooMany'),
-        ),
-    ),
-    isIndexed(mirror, cluster, kind),
-  ]);
-  if (!indexed) return undefined;
+  // Whether the kind is indexed first: a kind that is not (cached once it is) costs no view
+  // round. Then the names from the connection's live view of the index when it can catch up,
+  // else by a read.
+  if (!(await isIndexed(mirror, cluster, kind))) return undefined;
+  const entry = await currentNameIndex(mirror).then(
+    (view): NameIndexEntry => view.entry(cluster, kind, namespace) ?? [],
+    (): Promise<NameIndexEntry> =>
+      readEntry(mirror, namesKey(cluster, kind, namespace)).then((text) =>
+        text === undefined ? [] : (namesIn(parse<unknown>(text)) ?? 'tooMany'),
+      ),
+  );
   return entry === 'tooMany' ? undefined : entry; // undefined (too many to list): scan
 }
 
