@@ -9,26 +9,62 @@
 // two Subscriptions (etcd, hawtio-operator) in each of `namespaces` namespaces at once; and of
 // `--large` single installs of stackgres-community v1.18.8, whose 1 MB CSV (and InstallPlan)
 // exceed NATS's default 1 MiB max payload and travel by reference (shared/bus/large-values.ts).
+// `single.perSubscription` is what one Subscription costs, from its create until the system
+// settled after it; `single.perNamespace` what preparing its namespace (Namespace, OperatorGroup,
+// settled) cost before it.
+//
+// Process mode, as production runs it (./subscription-install-processes.ts):
+//   node dist/bench/subscription-install.js --processes [--sequential 20] [--namespaces 100]
+//     [--large 0] [--burst 200:100 --burst 1000:500] [--kube-api-qps 200]
+// runs nats-server, `olmq devcluster`, `olmq watcher` and one `olmq run <function>` per function
+// as processes, and reports per process CPU ms per Subscription and peak RSS, per function its
+// reconciles, API requests by verb and NATS messages, totals, and each burst (`--burst S:N`: S
+// Subscriptions across N namespaces at once, two per namespace; default 2×--namespaces across
+// --namespaces) with its wall time, p50, p99 and each process's peak RSS.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { KubeClient, type KubeObject } from '../shared/kube/client.js';
+import { KubeClient } from '../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
 import { directGetLastSubject, mirrorStream, mirrorSubjectPrefix } from '../shared/bus/subjects.js';
 import { startSystem } from '../system/index.js';
 import { catalogReady } from './harness/catalog.js';
 import { settled } from './harness/settled.js';
+import {
+  largeCsvPackage,
+  packages,
+  perEach,
+  prepareNamespace,
+  round,
+  SucceededCsvs,
+  subscribe as subscribeWith,
+  summary,
+} from './harness/subscriptions.js';
 
 const { values } = parseArgs({
   options: {
     sequential: { type: 'string', default: '10' },
     namespaces: { type: 'string', default: '100' },
     large: { type: 'string', default: '3' },
+    processes: { type: 'boolean', default: false },
+    burst: { type: 'string', multiple: true, default: [] },
+    'kube-api-qps': { type: 'string', default: '200' },
   },
 });
+if (values.processes) {
+  const { runProcessBench } = await import('./subscription-install-processes.js');
+  await runProcessBench({
+    sequential: Number(values.sequential),
+    namespaces: Number(values.namespaces),
+    large: Number(values.large),
+    bursts: values.burst,
+    kubeApiQps: Number(values['kube-api-qps']),
+  });
+  process.exit(0);
+}
 const largeCount = Number(values.large);
 const largePackage = fileURLToPath(
   new URL('../../test/fixtures/catalogs/operatorhub/stackgres-community', import.meta.url),
@@ -36,18 +72,6 @@ const largePackage = fileURLToPath(
 const sequential = Number(values.sequential);
 const namespaceCount = Number(values.namespaces);
 const small = fileURLToPath(new URL('../../catalogs/example', import.meta.url));
-
-const percentile = (sorted: number[], p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-const round = (n: number): number => Math.round(n * 10) / 10;
-const summary = (samples: number[]) => {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return {
-    n: sorted.length,
-    p50Ms: round(percentile(sorted, 50)),
-    p99Ms: round(percentile(sorted, 99)),
-  };
-};
 
 const log = pino({ level: process.env.OLMQ_LOG_LEVEL ?? 'error' });
 const system = await startSystem({
@@ -89,70 +113,11 @@ await admin.create({
   spec: { sourceType: 'grpc', address: largeServed.address },
 });
 
-async function until<T>(read: () => Promise<T | undefined>): Promise<T> {
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 await catalogReady(admin, 'community');
-
-async function namespace(name: string): Promise<void> {
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  await admin.create({
-    apiVersion: 'operators.coreos.com/v1',
-    kind: 'OperatorGroup',
-    metadata: { name: 'og', namespace: name },
-    spec: { targetNamespaces: [name] },
-  });
-}
-
-interface BenchPackage {
-  name: string;
-  channel: string;
-  csv: string;
-  source?: string;
-}
-
-const packages: readonly BenchPackage[] = [
-  { name: 'etcd', channel: 'singlenamespace-alpha', csv: 'etcdoperator.v0.9.4' },
-  { name: 'hawtio-operator', channel: 'stable-v1', csv: 'hawtio-operator.v1.2.0' },
-];
-
-const largeCsvPackage: BenchPackage = {
-  name: 'stackgres-community',
-  channel: 'stable',
-  csv: 'stackgres-community.v1.18.8',
-  source: 'large',
-};
-
-/** Creates the Subscription and resolves with the ms until its CSV is Succeeded. */
-async function subscribe(ns: string, pkg: BenchPackage): Promise<number> {
-  const t0 = performance.now();
-  if (process.env.OLMQ_BENCH_VERBOSE) process.stderr.write(`SUBSCRIBE ${ns} ${Date.now()}\n`);
-  await admin.create({
-    apiVersion: 'operators.coreos.com/v1alpha1',
-    kind: 'Subscription',
-    metadata: { name: pkg.name, namespace: ns },
-    spec: {
-      name: pkg.name,
-      channel: pkg.channel,
-      source: pkg.source ?? 'community',
-      sourceNamespace: 'olm',
-    },
-  });
-  await until(async () => {
-    const csv = await admin.get<KubeObject & { status?: { phase?: string } }>({
-      apiVersion: 'operators.coreos.com/v1alpha1',
-      kind: 'ClusterServiceVersion',
-      namespace: ns,
-      name: pkg.csv,
-    });
-    return csv?.status?.phase === 'Succeeded' ? true : undefined;
-  });
-  return performance.now() - t0;
-}
+const csvs = await SucceededCsvs.open(admin);
+const namespace = (name: string): Promise<void> => prepareNamespace(admin, name);
+const subscribe = (ns: string, pkg: (typeof packages)[number]): Promise<number> =>
+  subscribeWith(admin, csvs, ns, pkg);
 
 /** Starts the inspector's CPU profiler when a file is given; stop() writes the profile there. */
 async function profileTo(file: string | undefined): Promise<{ stop(): Promise<void> }> {
@@ -176,7 +141,8 @@ async function profileTo(file: string | undefined): Promise<{ stop(): Promise<vo
 
 /**
  * OLMQ_BENCH_SUBJECTS=1: every message of the server (a second connection subscribed to `>`)
- * counted by subject group, printed per Subscription to stderr when stopped. Mirror direct gets
+ * counted by subject group, printed per Subscription (namespace preparation included) to stderr
+ * when stopped. Mirror direct gets
  * are grouped by the kind they read, other subjects by their first tokens.
  */
 async function subjectTap(servers: string): Promise<{ stop(): Promise<void> }> {
@@ -208,9 +174,9 @@ async function subjectTap(servers: string): Promise<{ stop(): Promise<void> }> {
   };
 }
 
-/** Sum of a counter's samples, by the value of one label. */
+/** Sum of a counter's samples, by the value of one label (that metric alone is collected). */
 async function countsBy(name: string, label: string): Promise<Record<string, number>> {
-  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const metric = await registry.getSingleMetric(name)?.get();
   const out: Record<string, number> = {};
   for (const v of metric?.values ?? []) {
     const key = String(v.labels[label]);
@@ -218,49 +184,87 @@ async function countsBy(name: string, label: string): Promise<Record<string, num
   }
   return out;
 }
-const perSubscription = (after: Record<string, number>, before: Record<string, number>) =>
-  Object.fromEntries(
-    Object.entries(after).map(([k, v]) => [k, round((v - (before[k] ?? 0)) / sequential)]),
-  );
 
-const reconcilesBefore = await countsBy('olmq_work_processed_total', 'function');
-const requestsBefore = await countsBy('olmq_api_requests_total', 'verb');
+/** The cost counters so far: read before the CPU at a start, after it at an end. */
+interface Costs {
+  cpuMs: number;
+  natsOut: number;
+  natsIn: number;
+  reconciles: Record<string, number>;
+  requests: Record<string, number>;
+}
+async function countersNow(): Promise<Omit<Costs, 'cpuMs'>> {
+  const stats = nc.stats();
+  return {
+    natsOut: stats.outMsgs,
+    natsIn: stats.inMsgs,
+    reconciles: await countsBy('olmq_work_processed_total', 'function'),
+    requests: await countsBy('olmq_api_requests_total', 'verb'),
+  };
+}
+const cpuMsNow = (): number => {
+  const cpu = process.cpuUsage();
+  return (cpu.user + cpu.system) / 1000;
+};
+async function costsAtStart(): Promise<Costs> {
+  const counters = await countersNow();
+  return { ...counters, cpuMs: cpuMsNow() };
+}
+async function costsAtEnd(): Promise<Costs> {
+  const cpuMs = cpuMsNow();
+  return { ...(await countersNow()), cpuMs };
+}
+const zero: Costs = { cpuMs: 0, natsOut: 0, natsIn: 0, reconciles: {}, requests: {} };
+function add(total: Costs, from: Costs, to: Costs): Costs {
+  const sum = (t: Record<string, number>, a: Record<string, number>, b: Record<string, number>) =>
+    Object.fromEntries(
+      [...new Set([...Object.keys(t), ...Object.keys(b)])].map((k) => [
+        k,
+        (t[k] ?? 0) + (b[k] ?? 0) - (a[k] ?? 0),
+      ]),
+    );
+  return {
+    cpuMs: total.cpuMs + to.cpuMs - from.cpuMs,
+    natsOut: total.natsOut + to.natsOut - from.natsOut,
+    natsIn: total.natsIn + to.natsIn - from.natsIn,
+    reconciles: sum(total.reconciles, from.reconciles, to.reconciles),
+    requests: sum(total.requests, from.requests, to.requests),
+  };
+}
+const averaged = (total: Costs, n: number) => ({
+  // Everything (devcluster, watcher, every function) shares this one process's CPU.
+  cpuMs: round(total.cpuMs / n),
+  natsMessages: { out: round(total.natsOut / n), in: round(total.natsIn / n) },
+  reconcilesByFunction: perEach(total.reconciles, {}, n),
+  apiRequestsByVerb: perEach(total.requests, {}, n),
+});
+
 // OLMQ_BENCH_PROFILE=FILE: a CPU profile of the sequential phase alone (no start-up).
 const profile = await profileTo(process.env.OLMQ_BENCH_PROFILE);
-const cpuBefore = process.cpuUsage();
-const natsBefore = nc.stats();
 const subjects = await subjectTap(system.natsUrl);
 // One Subscription at a time, each into a namespace prepared beforehand and on a settled
-// system: the latency of one install, which is what the target is about.
+// system: the latency of one install, which is what the target is about. Its costs run from
+// its create until the system settled after it; the namespace's preparation is counted apart.
 const single: number[] = [];
+let namespaceCosts = zero;
+let subscriptionCosts = zero;
 for (let i = 0; i < sequential; i++) {
   const ns = `seq-${i}`;
+  const prepare = await costsAtStart();
   await namespace(ns);
   await settled();
-  single.push(await subscribe(ns, packages[0] as BenchPackage));
+  const prepared = await costsAtEnd();
+  namespaceCosts = add(namespaceCosts, prepare, prepared);
+  const start = await costsAtStart();
+  single.push(await subscribe(ns, packages[0]));
+  await settled();
+  subscriptionCosts = add(subscriptionCosts, start, await costsAtEnd());
   if (process.env.OLMQ_BENCH_VERBOSE) process.stderr.write(`single ${i}: ${single[i]}\n`);
 }
-
-// What one Subscription costs the functions, averaged over the sequential ones.
-const cpu = process.cpuUsage(cpuBefore);
 await subjects.stop();
 await profile.stop();
-const costs = {
-  // Everything (devcluster, watcher, every function) shares this one process's CPU.
-  cpuMs: round((cpu.user + cpu.system) / 1000 / sequential),
-  natsMessages: {
-    out: round((nc.stats().outMsgs - natsBefore.outMsgs) / sequential),
-    in: round((nc.stats().inMsgs - natsBefore.inMsgs) / sequential),
-  },
-  reconcilesByFunction: perSubscription(
-    await countsBy('olmq_work_processed_total', 'function'),
-    reconcilesBefore,
-  ),
-  apiRequestsByVerb: perSubscription(
-    await countsBy('olmq_api_requests_total', 'verb'),
-    requestsBefore,
-  ),
-};
+const costs = averaged(subscriptionCosts, sequential);
+const perNamespace = averaged(namespaceCosts, sequential);
 
 // The same back to back: each starts as soon as the previous CSV succeeded, while the work
 // that follows an install (copied CSVs, RBAC) still runs.
@@ -268,7 +272,7 @@ const backToBack: number[] = [];
 for (let i = 0; i < sequential; i++) {
   const ns = `b2b-${i}`;
   await namespace(ns);
-  backToBack.push(await subscribe(ns, packages[0] as BenchPackage));
+  backToBack.push(await subscribe(ns, packages[0]));
 }
 
 const names = Array.from({ length: namespaceCount }, (_, i) => `burst-${i}`);
@@ -292,7 +296,7 @@ process.stdout.write(
     benchmark: 'subscription-install',
     note: 'Subscription create → CSV Succeeded through every function, in-process, pod-ready delay 0',
     targets: { singleP50Ms: 300 },
-    single: { ...summary(single), perSubscription: costs },
+    single: { ...summary(single), perSubscription: costs, perNamespace },
     backToBack: summary(backToBack),
     burst: {
       subscriptions: burst.length,
@@ -303,6 +307,7 @@ process.stdout.write(
     largeCsv: { bundle: largeCsvPackage.csv, csvBytes: 1_060_684, ...summary(large) },
   })}\n`,
 );
+csvs.stop();
 admin.close();
 await system.stop();
 await served.stop(0);

@@ -16,7 +16,7 @@ import { openBackbone } from '../shared/bus/backbone.js';
 import { KubeClient } from '../shared/kube/client.js';
 import { serveOperations } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
-import { createRegistry } from '../shared/runtime/metrics.js';
+import { createNatsMessageCounter, createRegistry } from '../shared/runtime/metrics.js';
 import { connectNats, natsProblem } from '../system/nats.js';
 import { exitCodes, type CommandConfig } from './commands.js';
 import { clustersOf, untilSignal } from './lifecycle.js';
@@ -79,6 +79,7 @@ export async function runPackageServer(config: CommandConfig<'packageserver'>): 
     throw error;
   }
   const connection = nc;
+  createNatsMessageCounter(registry, () => connection.stats());
   let server;
   try {
     server = await startPackageServer({

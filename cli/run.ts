@@ -8,7 +8,11 @@ import { clusterFilesOf, KubeconfigError, loadClusterFile } from '../shared/kube
 import { FunctionStartError, type RunningFunction } from '../shared/runtime/function-runner.js';
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
 import { createLogger } from '../shared/runtime/log.js';
-import { createFunctionMetrics, createRegistry } from '../shared/runtime/metrics.js';
+import {
+  createFunctionMetrics,
+  createNatsMessageCounter,
+  createRegistry,
+} from '../shared/runtime/metrics.js';
 import { functionModules } from '../functions/index.js';
 // system/'s modules, not its index.ts: a replica of one function loads no devcluster, watcher
 // or package server.
@@ -83,6 +87,7 @@ export async function runFunction(
   try {
     const nc = await connectNats(nats, `olmq-${name}`, log);
     stops.push(() => nc.close());
+    createNatsMessageCounter(registry, () => nc.stats());
     const endpoint = await serveOperations({
       port: config.metricsPort,
       registry,

@@ -4,7 +4,7 @@ import { startWatcher } from '../watcher/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
 import { createLogger } from '../shared/runtime/log.js';
 import { serveOperations } from '../shared/runtime/http.js';
-import { createRegistry } from '../shared/runtime/metrics.js';
+import { createNatsMessageCounter, createRegistry } from '../shared/runtime/metrics.js';
 import { startUpkeep } from '../shared/bus/upkeep.js';
 import { connectNats, natsProblem } from '../system/nats.js';
 import { exitCodes, type CommandConfig } from './commands.js';
@@ -37,6 +37,7 @@ export async function runWatcher(config: CommandConfig<'watcher'>): Promise<numb
     throw error;
   }
   const connection = nc;
+  createNatsMessageCounter(registry, () => connection.stats());
   const watcher = await startWatcher({
     cluster,
     backbone,

@@ -111,6 +111,12 @@ export const metricCatalogue = {
     from: 'every process that calls the Kubernetes API',
     seenOnInstall: true,
   },
+  olmq_nats_messages_total: {
+    type: 'counter',
+    labels: ['direction'],
+    from: 'every process that connects to NATS',
+    seenOnInstall: true,
+  },
   // The watcher.
   olmq_watcher_changes_published_total: {
     type: 'counter',

@@ -21,7 +21,7 @@ import type { KubeClient } from '../shared/kube/client.js';
 import { KubeconfigError, loadClusters } from '../shared/kube/clusters.js';
 import { isAlreadyExists } from '../shared/kube/errors.js';
 import { ensureOlmApi } from '../shared/kube/olm-api.js';
-import { createFunctionMetrics } from '../shared/runtime/metrics.js';
+import { createFunctionMetrics, createNatsMessageCounter } from '../shared/runtime/metrics.js';
 import { startWatcher, type Watcher } from '../watcher/index.js';
 import { clientsFor, drainGraceMs, startFunctions, stopFunctions } from './functions.js';
 import { connectNats } from './nats.js';
@@ -77,6 +77,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
 
     // The OLM API, and the namespaces olmq and the global catalogs live in.
     const registry = options.registry ?? new Registry();
+    createNatsMessageCounter(registry, () => nc.stats());
     const clients = await clientsFor([cluster], registry, options.client?.userAgent ?? 'olmq', {
       ...(options.client?.qps === undefined ? {} : { qps: options.client.qps }),
       ...(options.client?.burst === undefined ? {} : { burst: options.client.burst }),

@@ -11,10 +11,6 @@
 // An object larger than the max payload is uploaded in chunks first and its entry holds a
 // reference (shared/bus/large-values.ts); the upload runs beside the pipeline, so other keys go
 // on, and later changes of the same key wait for it (the mirror must not regress).
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from 'pino';
-import type { Counter } from 'prom-client';
-import type { Backbone } from '../shared/bus/backbone.js';
 import { epochHeaders } from '../shared/bus/fencing.js';
 import {
   bodyHeader,
@@ -27,50 +23,11 @@ import {
 import { mirroredBodyRef, mirroredKeys } from '../shared/bus/mirror-read.js';
 import { partsHeader, serializeByParts } from '../shared/bus/object-parts.js';
 import { assets, mirrorSubject, objectKey, parseBodySubject } from '../shared/bus/subjects.js';
-import type { KubeClient, KubeObject } from '../shared/kube/client.js';
+import type { KubeObject } from '../shared/kube/client.js';
 import { Informer } from '../shared/kube/informer.js';
 import type { MirroredKind } from './kinds.js';
 import { NameIndex } from './name-index.js';
-
-/** What the mirror of one cluster needs. */
-export interface MirrorContext {
-  cluster: string;
-  kubeConfig: KubeConfig;
-  client: KubeClient;
-  backbone: Backbone;
-  log: Logger;
-  /** Counts published changes by kind and operation (put, delete). */
-  published: Counter<'cluster' | 'kind' | 'operation'>;
-  /** Counts watches given up as stalled and resumed, and resyncs, by kind. */
-  watchEvents?: Counter<'cluster' | 'kind' | 'event'>;
-  /** A watch silent this long is stalled (InformerOptions.stallTimeoutMs). */
-  stallTimeoutMs?: number | undefined;
-  /** Full resync period (InformerOptions.resyncMs); 0 never. */
-  resyncMs?: number | undefined;
-  /** The Lease epoch of this watcher term, carried by every write. */
-  epoch: number;
-  /** Whether the term's lease is still current on our clock (LeaderTerm.current). */
-  current: () => boolean;
-}
-
-/** A running mirror of one kind. */
-export interface KindMirror {
-  kind: MirroredKind;
-  /** Resolves once the first list is mirrored and stale keys are removed. */
-  synced: Promise<void>;
-  /** Keys whose latest change failed to publish and waits for a retry (0 when all landed). */
-  failing(): number;
-  /** The last publish error of a key still failing, for readiness and logs. */
-  lastError(): string | undefined;
-  /**
-   * Writes the key of `namespace`/`name` again (its object, or its deletion), over a deposed
-   * term's write found at stream sequence `seq`.
-   */
-  repair(namespace: string, name: string, seq: number): void;
-  /** Writes the name index entry of `namespace` again, over a deposed term's write. */
-  repairNames(namespace: string): void;
-  stop(): void;
-}
+import type { KindMirror, MirrorContext } from './types.js';
 
 function keyOf(cluster: string, kind: string, object: KubeObject): string {
   return objectKey({
@@ -248,7 +205,24 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   // would be gigabytes): an object published again (the name index or the mirror lost it, or a
   // deposed watcher wrote it) is read again from the API, unless the informer moved on during
   // the read (its own, newer publish then stands). A failed read is logged and 'failed'.
-  const publishAgain = async (
+  // One read at a time per object: a resync, a repair and a re-announcement asking together
+  // share it rather than each publishing the same version.
+  const rereads = new Map<string, Promise<'published' | 'moved' | 'failed'>>();
+  let resyncing = false;
+  const publishAgain = (
+    namespace: string,
+    name: string,
+    retry: NonNullable<Intent['retry']>,
+  ): Promise<'published' | 'moved' | 'failed'> => {
+    const subject = subjectOf(goneObject(namespace, name));
+    let reread = rereads.get(subject);
+    if (reread === undefined) {
+      reread = readAndPublish(namespace, name, retry).finally(() => rereads.delete(subject));
+      rereads.set(subject, reread);
+    }
+    return reread;
+  };
+  const readAndPublish = async (
     namespace: string,
     name: string,
     retry: NonNullable<Intent['retry']>,
@@ -412,9 +386,15 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
             },
             resynced: () => {
               counted('resync');
-              converge(current, true).catch((error: unknown) =>
-                log.warn({ err: error, kind: kind.kind }, 'resync could not converge the mirror'),
-              );
+              // A resync while the last one still converges is left to the next: both would
+              // find the same keys missing and publish them twice.
+              if (resyncing) return;
+              resyncing = true;
+              converge(current, true)
+                .catch((error: unknown) =>
+                  log.warn({ err: error, kind: kind.kind }, 'resync could not converge the mirror'),
+                )
+                .finally(() => (resyncing = false));
             },
           },
           {

@@ -14,13 +14,15 @@ export const olmq = join(import.meta.dirname, '..', '..', 'cli', 'main.js');
 const children: ChildProcess[] = [];
 
 /**
- * Starts `node args…` and resolves once a line of its output matches `readyPattern`. With
+ * Starts `node args…` and resolves once a line of its output matches `readyPattern`; `onLine`
+ * sees every line (to read what the process logs, such as its metrics URL). With
  * OLMQ_BENCH_PROFILE_DIR set, the process writes a CPU profile there when it stops gracefully.
  */
 export function launch(
   args: string[],
   readyPattern: RegExp,
   env: NodeJS.ProcessEnv = {},
+  onLine: (line: string) => void = () => undefined,
 ): Promise<ChildProcess> {
   const profile = process.env['OLMQ_BENCH_PROFILE_DIR'];
   const node = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
@@ -34,14 +36,15 @@ export function launch(
       () => reject(new Error(`${args.join(' ')} not ready in 120 s`)),
       120_000,
     );
-    const onLine = (line: string): void => {
+    const seen = (line: string): void => {
+      onLine(line);
       if (readyPattern.test(line)) {
         clearTimeout(timer);
         resolve(child);
       }
     };
-    createInterface({ input: child.stdout }).on('line', onLine);
-    createInterface({ input: child.stderr }).on('line', onLine);
+    createInterface({ input: child.stdout }).on('line', seen);
+    createInterface({ input: child.stderr }).on('line', seen);
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
 }
@@ -75,6 +78,12 @@ export function processStats(pid: number): { peakRssMb: number; cpuSeconds: numb
   return { peakRssMb: Math.round(hwm / 1024), cpuSeconds: ticks / 100 };
 }
 
+/** The URL of the /metrics page a process logged (`"metrics":"http://…"`), if this line has it. */
+export function metricsUrlIn(line: string): string | undefined {
+  const url = /"metrics":"(http:[^"]+)"/.exec(line)?.[1];
+  return url === undefined ? undefined : `${url.replace(/\/metrics$/, '')}/metrics`;
+}
+
 /**
  * The cluster side of a process benchmark: `olmq devcluster` (pod-ready delay 0) writing its
  * kubeconfig into `dir`, the OLM API and the olmq-system namespace through an admin client,
@@ -89,6 +98,8 @@ export async function launchCluster(
   admin: KubeClient;
   devcluster: ChildProcess;
   watcher: ChildProcess;
+  /** The watcher's /metrics page. */
+  watcherMetrics: string;
 }> {
   const kubeconfigPath = join(dir, 'kubeconfig');
   // prettier-ignore
@@ -99,8 +110,15 @@ export async function launchCluster(
   const admin = await KubeClient.fromKubeConfig('c1', kubeConfig, { qps: 100_000, burst: 100_000 });
   await ensureOlmApi(admin);
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'olmq-system' } });
+  let watcherMetrics: string | undefined;
   // prettier-ignore
   const watcher = await launch([olmq, 'watcher', '--kubeconfig', kubeconfigPath, '--cluster', 'c1',
-    '--nats-url', natsUrl, '--metrics-port', '0', '--log-level', 'info'], /mirror synced/);
-  return { kubeconfigPath, kubeConfig, admin, devcluster, watcher };
+    '--nats-url', natsUrl, '--metrics-port', '0', '--log-level', 'info'], /mirror synced/, {},
+    (line) => (watcherMetrics ??= metricsUrlIn(line)));
+  // It logs its endpoint as it starts serving it, which may come just after the first sync.
+  const deadline = Date.now() + 30_000;
+  while (watcherMetrics === undefined && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
+  if (watcherMetrics === undefined) throw new Error('olmq watcher logged no metrics URL');
+  return { kubeconfigPath, kubeConfig, admin, devcluster, watcher, watcherMetrics };
 }

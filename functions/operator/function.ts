@@ -76,7 +76,15 @@ export const createFunction: CreateFunction = (context) => {
           return (await listingOperators(change)).map(operatorItem);
         }
         const now = operatorNames(o.metadata.labels);
-        const then = memberships.swap(change.ref, now);
+        // Memberships are recorded when looked at, views only once the work is published: a
+        // change looked at again (its work not published) is judged as not remembered.
+        const names = (list: readonly string[]): string => [...list].sort().join(' ');
+        const moved = change.differs('operators', names(now));
+        const remembered = memberships.swap(change.ref, now);
+        const then =
+          moved && remembered !== undefined && names(remembered) === names(now)
+            ? undefined
+            : remembered;
         let woken = wokenOperators(now, then, change, shown);
         // Not remembered: it may have lost a label since an Operator listed it.
         if (then === undefined && change.touches(shown))

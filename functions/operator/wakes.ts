@@ -98,7 +98,10 @@ export function wokenOperators(
   shown: readonly ObjectPart[],
 ): readonly string[] {
   if (then === undefined) return change.touches(shown) ? now : [];
-  return change.touches(shown.filter((p) => p !== 'metadata'))
+  // The status shows no labels: with the memberships known, a change of labels alone concerns
+  // only the Operators that gained or lost the object (a CRD shared by N installs gains a label
+  // at each, which must not wake the other N - 1).
+  return change.touches(shown.filter((p) => p !== 'metadata' && p !== 'components'))
     ? [...new Set([...now, ...then])]
     : symmetricDifference(now, then);
 }

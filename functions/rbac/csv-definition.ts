@@ -17,16 +17,39 @@ import {
   type CsvObject,
   type RoleObject,
 } from '../../shared/operator-group/index.js';
-import type { FunctionDefinition, Trigger, WorkContext } from '../../shared/runtime/types.js';
+import type {
+  FunctionDefinition,
+  ObjectChange,
+  Trigger,
+  WorkContext,
+  WorkItem,
+} from '../../shared/runtime/types.js';
 import type { NamespacedName } from '../../shared/runtime/work-keys.js';
-import { decideCsv, groupOfCsv, type CsvSnapshot } from './csv.js';
+import { csvPhaseView, decideCsv, groupOfCsv, type CsvSnapshot } from './csv.js';
+import { memberPhaseView } from './group-rules.js';
 import { applyWrites, listApi, mirrored, onlyGlobal, rbacApi } from './io.js';
 import { csvKey, groupsKey, namespaceKey } from './keys.js';
 import type { RbacContext } from './types.js';
 
-// What the roles of an operator's own CSV follow: what it provides and asks for, and its phase;
-// not its conditions.
-const csvParts: readonly ObjectPart[] = ['metadata', 'spec', 'status.phase', 'status.reason'];
+// What the CSV's and its groups' decisions read of an operator's own CSV: what it is, provides
+// and asks for (metadata, spec), and of its status only what each tells apart of its phase and
+// reason (csvPhaseView, memberPhaseView): not its conditions, nor the phases an install passes
+// through (InstallReady, Installing) that neither tells apart.
+const csvParts: readonly ObjectPart[] = ['metadata', 'spec'];
+
+/** The work a change of an operator's own CSV starts: its own item, its namespace's groups. */
+export function ownCsvWork(c: ObjectChange, csv: CsvObject | undefined): WorkItem[] {
+  const definition = c.touches(csvParts);
+  // Both views are asked for, so that both are remembered.
+  const ownPhase = csv === undefined || c.differs('rbac-csv.phase', csvPhaseView(csv));
+  const memberPhase = csv === undefined || c.differs('rbac-groups.phase', memberPhaseView(csv));
+  return [
+    ...(definition || ownPhase
+      ? [csvKey.of({ namespace: c.ref.namespace, name: c.ref.name })]
+      : []),
+    ...(definition || memberPhase ? [groupsKey.of({ namespace: c.ref.namespace })] : []),
+  ];
+}
 
 /** The function's CSV trigger (one consumer for all CSV changes). */
 function csvTrigger(context: RbacContext): Trigger {
@@ -46,11 +69,7 @@ function csvTrigger(context: RbacContext): Trigger {
           return [];
         return [namespaceKey.of({ namespace: c.ref.namespace })];
       }
-      if (!c.touches(csvParts)) return [];
-      return [
-        csvKey.of({ namespace: c.ref.namespace, name: c.ref.name }),
-        groupsKey.of({ namespace: c.ref.namespace }),
-      ];
+      return ownCsvWork(c, csv);
     },
   };
 }

@@ -104,6 +104,19 @@ const recoveries: Readonly<Record<string, string>> = {
   [CsvReason.CannotModifyStaticOperatorGroupProvidedAPIs]: providedApiMessages.staticResolved,
 };
 
+/**
+ * What decideCsv tells apart of a CSV's phase and reason: Succeeded, Failed and why, a reason
+ * that keeps a conflict's first failure, or anything else. The rbac CSV trigger wakes the CSV
+ * on a change of it, not on every phase an install passes through.
+ */
+export function csvPhaseView(csv: CsvObject): string {
+  const phase = csv.status?.phase ?? CsvPhase.None;
+  const reason = csv.status?.reason ?? '';
+  if (phase === CsvPhase.Succeeded) return phase;
+  if (phase === CsvPhase.Failed) return `${phase}:${reason}`;
+  return reason === CsvReason.InterOperatorGroupOwnerConflict ? `other:${reason}` : 'other';
+}
+
 /** Decides one CSV. */
 export function decideCsv(s: CsvSnapshot): CsvDecision {
   const d: CsvDecision = { writes: [], requeueGroups: false };

@@ -112,6 +112,18 @@ const apiConflictReasons: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * What a group's sync tells apart of a member CSV's phase: new or Pending (pruning waits),
+ * failed on a provided-API conflict (and which), or anything else. The rbac CSV trigger wakes
+ * the groups on a change of it, not on every phase an install passes through.
+ */
+export function memberPhaseView(csv: CsvObject): string {
+  const phase = csv.status?.phase ?? '';
+  const reason = csv.status?.reason ?? '';
+  if (phase === '' || phase === CsvPhase.Pending) return 'pending';
+  return phase === CsvPhase.Failed && apiConflictReasons.has(reason) ? `failed:${reason}` : 'other';
+}
+
+/**
  * CSVs of the group's namespace and of intersecting groups' whose provided-API gate may now
  * decide differently: providers of `apis`, and CSVs failed on a provided-API conflict (what
  * they conflicted with may just have been pruned from this group). This runs on every change

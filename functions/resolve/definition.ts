@@ -120,7 +120,8 @@ export const createFunction: CreateFunction = async (context) => {
       {
         kind: 'OperatorGroup',
         // Its name, annotations, spec and targets (install mode, global catalogs, fail forward);
-        // not the conditions, service account reference or lastUpdated the rbac function writes.
+        // not the conditions, service account reference or lastUpdated the rbac function writes,
+        // nor olm.providedAPIs (its own part, not in metadata).
         parts: ['metadata', 'spec', 'status.namespaces'],
         workKeys: (c) => [namespaceItem(c.ref.namespace)],
       },

@@ -13,11 +13,25 @@ import { createHash } from 'node:crypto';
 
 /**
  * The parts of an object a trigger can ask for: its metadata, spec and status, one top-level
- * field of the status (`status.phase`), `other` for every other top-level field, and
- * `components`, the Operator API's component labels, which `metadata` leaves out.
+ * field of the status (`status.phase`), `other` for every other top-level field,
+ * `components`, the Operator API's component labels, and one part per annotation of
+ * separateAnnotations (`annotations.olm.providedAPIs`), all of which `metadata` leaves out.
  */
 export type ObjectPart =
-  'metadata' | 'spec' | 'status' | 'other' | 'components' | `status.${string}`;
+  | 'metadata'
+  | 'spec'
+  | 'status'
+  | 'other'
+  | 'components'
+  | `status.${string}`
+  | `annotations.${string}`;
+
+/**
+ * Annotations signed apart from `metadata`: written often by one function (the rbac function
+ * keeps an OperatorGroup's olm.providedAPIs, once or twice per install) and read by it alone,
+ * so a change of them wakes no trigger asking for `metadata` only.
+ */
+export const separateAnnotations: readonly string[] = ['olm.providedAPIs'];
 
 /**
  * Labels with this prefix say which Operators an object is a component of (shared/api's
@@ -27,7 +41,13 @@ export type ObjectPart =
 export const componentLabelPrefix = 'operators.coreos.com/';
 
 /** Every part but `components`: what a trigger that names no parts reads. */
-export const partsButComponents: readonly ObjectPart[] = ['metadata', 'spec', 'status', 'other'];
+export const partsButComponents: readonly ObjectPart[] = [
+  'metadata',
+  'spec',
+  'status',
+  'other',
+  ...separateAnnotations.map((key): ObjectPart => `annotations.${key}`),
+];
 
 /** Header of a mirror message: the signature of the object's parts (serializeByParts). */
 export const partsHeader = 'Olmq-Parts';
@@ -55,10 +75,19 @@ export function serializeByParts(object: Record<string, unknown>): {
     const field = `${JSON.stringify(key)}:${json}`;
     fields.push(field);
     if (key === 'metadata') {
-      const { resourceVersion: _rv, labels, ...rest } = value as Record<string, unknown>;
+      const {
+        resourceVersion: _rv,
+        labels,
+        annotations,
+        ...rest
+      } = value as Record<string, unknown>;
       const { own, components } = splitLabels(labels);
-      digests.push(`metadata=${digest(JSON.stringify({ ...rest, labels: own }))}`);
+      const { kept, apart } = splitAnnotations(annotations);
+      digests.push(
+        `metadata=${digest(JSON.stringify({ ...rest, labels: own, annotations: kept }))}`,
+      );
       if (components !== undefined) digests.push(`components=${digest(components)}`);
+      for (const [k, v] of apart) digests.push(`annotations.${k}=${digest(v)}`);
     } else if (key === 'spec') {
       digests.push(`spec=${digest(json)}`);
     } else if (key === 'status') {
@@ -86,6 +115,36 @@ function splitLabels(labels: unknown): { own: unknown; components: string | unde
     } else own[k] = v;
   }
   return { own, components: any ? JSON.stringify(components) : undefined };
+}
+
+/**
+ * A view of an object a trigger derives itself (a CSV's phase as one decision sees it, say), as
+ * remembered next to its parts: `view.<name>=<digest>`. Finer than any part the watcher can
+ * know of; no signature ever holds one, so a view not remembered reads as changed.
+ */
+export function viewEntry(name: string, value: string): string {
+  return `view.${name}=${digest(value)}`;
+}
+
+/** Whether the view `name` of an object is `value` in what was remembered of it (pickParts). */
+export function viewSame(remembered: string | undefined, name: string, value: string): boolean {
+  return remembered !== undefined && digestsOf(remembered).get(`view.${name}`) === digest(value);
+}
+
+// An object's annotations without separateAnnotations, and those (present ones) as key, value.
+function splitAnnotations(annotations: unknown): { kept: unknown; apart: [string, string][] } {
+  if (annotations === null || typeof annotations !== 'object')
+    return { kept: annotations, apart: [] };
+  const values = annotations as Record<string, unknown>;
+  if (!separateAnnotations.some((k) => typeof values[k] === 'string'))
+    return { kept: annotations, apart: [] };
+  const kept: Record<string, unknown> = {};
+  const apart: [string, string][] = [];
+  for (const [k, v] of Object.entries(values)) {
+    if (separateAnnotations.includes(k) && typeof v === 'string') apart.push([k, v]);
+    else kept[k] = v;
+  }
+  return { kept, apart };
 }
 
 function digestsOf(signature: string): Map<string, string> {

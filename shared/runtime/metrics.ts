@@ -157,3 +157,45 @@ export function createFencedWriteCounter(registry: Registry): Counter<'cluster' 
   fencedWriteListeners.add((write) => counter.inc(write));
   return counter;
 }
+
+/** What a NATS connection has carried so far (`nc.stats()`). */
+export interface NatsMessageStats {
+  inMsgs: number;
+  outMsgs: number;
+}
+
+/**
+ * Counter of the messages this process's NATS connection received (`direction="in"`) and sent
+ * (`"out"`), read from the connection at scrape time: what each process costs the NATS server.
+ * One per registry (a second connection of the same process adds to it).
+ */
+export function createNatsMessageCounter(
+  registry: Registry,
+  stats: () => NatsMessageStats,
+): Counter<'direction'> {
+  const sources = natsSources.get(registry) ?? [];
+  natsSources.set(registry, [...sources, stats]);
+  const existing = registry.getSingleMetric('olmq_nats_messages_total');
+  if (existing !== undefined) return existing as Counter<'direction'>;
+  return new Counter({
+    name: 'olmq_nats_messages_total',
+    help: "Messages this process's NATS connection received (direction=in) and sent (direction=out).",
+    labelNames: ['direction'],
+    registers: [registry],
+    collect() {
+      let inMsgs = 0;
+      let outMsgs = 0;
+      for (const read of natsSources.get(registry) ?? []) {
+        const s = read();
+        inMsgs += s.inMsgs;
+        outMsgs += s.outMsgs;
+      }
+      // The connection keeps the running totals; the counter only reports them.
+      this.reset();
+      this.inc({ direction: 'in' }, inMsgs);
+      this.inc({ direction: 'out' }, outMsgs);
+    },
+  });
+}
+
+const natsSources = new WeakMap<Registry, (() => NatsMessageStats)[]>();

@@ -82,7 +82,7 @@ async function rerunTrigger(host: RedriveHost, stored: StoredDeadLetter, log: Lo
     if (trigger === undefined) throw new Error(`the ${host.queue} function has no ${kind} trigger`);
     const entry = await host.backbone.objects.get(objectKey(ref));
     const object = entry !== null && entry.operation === 'PUT' ? entry.json<unknown>() : undefined;
-    const items = await trigger.workKeys({ ref, object, touches: () => true });
+    const items = await trigger.workKeys({ ref, object, touches: () => true, differs: () => true });
     await Promise.all(
       items.map((item, i) =>
         publishWork(

@@ -8,6 +8,8 @@ import {
   partsButComponents,
   partsDiffer,
   partsHeader,
+  viewEntry,
+  viewSame,
   pickParts,
   type ObjectPart,
 } from '../bus/object-parts.js';
@@ -42,6 +44,18 @@ export interface TriggerHost extends FailureHost {
 
 // A failed change comes back after backoff; after maxAttempts deliveries it is dead-lettered
 // (the host's redriver re-runs the trigger later) rather than retried for ever.
+// What a trigger remembers of a message it looked at: the parts it asked about (none without a
+// signature: unknown) and the views it derived.
+function remembered(
+  signature: string | undefined,
+  asked: ReadonlySet<ObjectPart>,
+  views: ReadonlyMap<string, string>,
+): string | undefined {
+  const entries = [...views].map(([view, value]) => viewEntry(view, value));
+  if (signature !== undefined) entries.unshift(pickParts(signature, asked));
+  return entries.length > 0 ? entries.join(' ') : undefined;
+}
+
 async function giveUpOrRetry(host: TriggerHost, m: JsMsg, error: unknown): Promise<void> {
   const failures = m.info.deliveryCount;
   const log = host.log.child({ subject: m.subject });
@@ -119,6 +133,11 @@ export async function runTrigger(
         for (const part of parts) asked.add(part);
         return deleted || partsDiffer(seen?.parts, signature, parts);
       };
+      const views = new Map<string, string>();
+      const differs = (view: string, value: string): boolean => {
+        views.set(view, value);
+        return deleted || !viewSame(seen?.parts, view, value);
+      };
       if (trigger.parts !== undefined && !touches(trigger.parts)) {
         settle(() => m.ack());
         return;
@@ -141,6 +160,7 @@ export async function runTrigger(
       const change = {
         ref,
         touches,
+        differs,
         get object() {
           if (parsed === undefined && reference) throw valueNotRead;
           parsed ??= { object: deleted ? undefined : m.json<unknown>() };
@@ -185,12 +205,8 @@ export async function runTrigger(
           },
           'change mapped to work',
         );
-      if (asked.size > 0 || seen !== undefined)
-        lastSeen.look(
-          m.subject,
-          m.seq,
-          deleted || signature === undefined ? undefined : pickParts(signature, asked),
-        );
+      if (asked.size > 0 || views.size > 0 || seen !== undefined)
+        lastSeen.look(m.subject, m.seq, deleted ? undefined : remembered(signature, asked, views));
     } catch (error) {
       await giveUpOrRetry(host, m, error);
     }

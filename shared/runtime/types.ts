@@ -45,6 +45,14 @@ export interface ObjectChange {
    * deletion, and for an object this replica has not looked at yet.
    */
   touches(parts: readonly ObjectPart[]): boolean;
+  /**
+   * Whether `value`, a view of the object the trigger derives (e.g. the class of a CSV's phase
+   * its decision tells apart), may differ from the one this replica remembered for `view` when
+   * it last looked at the object; remembered only once the change's work is published, so a
+   * redelivered change is judged against the same version as before. Always true for a
+   * deletion and for an object (or view) not remembered.
+   */
+  differs(view: string, value: string): boolean;
 }
 
 /**

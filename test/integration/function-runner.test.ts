@@ -328,6 +328,11 @@ t.test(
     const metrics = await (await fetch(`${base}/metrics`)).text();
     t.match(metrics, /olmq_work_processed_total\{cluster="c1",function="echo",outcome="success"\}/);
     t.match(metrics, /olmq_api_requests_total\{cluster="c1",verb="patch",code="20[01]"\}/);
+    // The process's NATS connection carried the work: messages in and out, counted.
+    for (const direction of ['in', 'out']) {
+      const count = new RegExp(`olmq_nats_messages_total\\{direction="${direction}"\\} (\\d+)`);
+      t.ok(Number(count.exec(metrics)?.[1] ?? 0) > 0, `NATS messages ${direction} counted`);
+    }
 
     stop('SIGTERM');
     t.equal(await exit, 0, 'exit code 0 after the drain');

@@ -77,8 +77,50 @@ t.test(
       ['metadata'],
       'another label still changes metadata',
     );
-    t.same(partsButComponents, ['metadata', 'spec', 'status', 'other']);
+    t.same(partsButComponents, [
+      'metadata',
+      'spec',
+      'status',
+      'other',
+      'annotations.olm.providedAPIs',
+    ]);
     t.equal(componentLabelPrefix, codes.OlmLabelPrefix.Operator, 'the same prefix as the API');
+    t.end();
+  },
+);
+
+t.test(
+  'object parts - an OperatorGroup olm.providedAPIs change touches its own part, not metadata',
+  (t) => {
+    const group = (annotations: Record<string, string>) => ({
+      apiVersion: 'operators.coreos.com/v1',
+      kind: 'OperatorGroup',
+      metadata: { name: 'og', namespace: 'ns1', resourceVersion: '1', annotations },
+      spec: {},
+    });
+    const asked: ObjectPart[] = ['metadata', 'spec', 'annotations.olm.providedAPIs'];
+    const diff = (a: Record<string, string>, b: Record<string, string>): ObjectPart[] => {
+      const before = pickParts(serializeByParts(group(a)).signature, asked);
+      const after = serializeByParts(group(b)).signature;
+      return asked.filter((part) => partsDiffer(before, after, [part]));
+    };
+    const provided = 'olm.providedAPIs';
+    t.same(diff({}, { [provided]: 'A.v1.g' }), ['annotations.olm.providedAPIs'], 'added');
+    t.same(
+      diff({ [provided]: 'A.v1.g' }, { [provided]: 'A.v1.g,B.v1.g' }),
+      ['annotations.olm.providedAPIs'],
+      'changed',
+    );
+    t.same(diff({ [provided]: 'A.v1.g' }, {}), ['annotations.olm.providedAPIs'], 'removed');
+    t.same(
+      diff({ [provided]: 'A.v1.g' }, { [provided]: 'A.v1.g', other: 'x' }),
+      ['metadata'],
+      'another annotation is metadata',
+    );
+    t.ok(
+      partsButComponents.includes('annotations.olm.providedAPIs'),
+      'a trigger naming no parts still reads it',
+    );
     t.end();
   },
 );

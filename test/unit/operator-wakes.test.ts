@@ -56,6 +56,19 @@ t.test('which Operators a component change wakes', (t) => {
   t.same(wokenOperators(['a', 'b', 'c'], ['a', 'b'], labelsOnly, shown), ['c'], 'a label added');
   t.same(wokenOperators(['a'], ['a', 'b'], labelsOnly, shown), ['b'], 'a label removed');
   t.same(wokenOperators(['a'], ['a'], labelsOnly, shown), [], 'labels as they were');
+  // Regression: a CRD shared by N installs gained a component label at each, and every change of
+  // the component labels woke all N Operators (quadratic in a burst of installs).
+  const componentLabels = touching(['metadata', 'components']);
+  t.same(
+    wokenOperators(['a', 'b', 'c'], ['a', 'b'], componentLabels, shown),
+    ['c'],
+    'a component label added wakes only the Operator that gained the object',
+  );
+  t.same(
+    wokenOperators(['a', 'b'], undefined, componentLabels, shown),
+    ['a', 'b'],
+    'memberships not remembered: every Operator it is a component of',
+  );
   t.same(
     wokenOperators(['a'], ['b'], conditions, shown).slice().sort(),
     ['a', 'b'],

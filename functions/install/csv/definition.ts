@@ -11,7 +11,7 @@ import type { InstallMetrics } from '../metrics.js';
 import { mentionsUpgradeable, type ServedOperatorCondition } from '../operator-conditions/index.js';
 import type { ScopedClients } from '../scope.js';
 import { csvNamespaceKey } from '../keys.js';
-import { namespaceItems, namespaceTrigger } from '../triggers.js';
+import { namespaceItems } from '../triggers.js';
 
 const namespaceKeys = namespaceItems(csvNamespaceKey);
 type CsvWork = WorkContext<FieldKey<'namespace'>>;
@@ -46,6 +46,15 @@ const csvTrigger = (echoes: SettledEchoes): Trigger => ({
     return namespaceKeys(c);
   },
 });
+
+// What a CSV's pass reads of its OperatorGroup (gates.ts membership, scope.ts, webhooks.ts,
+// fail forward): its name and uid, spec and targets; not the conditions, service account
+// reference and lastUpdated the rbac function writes, nor its olm.providedAPIs.
+const operatorGroupTrigger: Trigger = {
+  kind: 'OperatorGroup',
+  parts: ['metadata', 'spec', 'status.namespaces'],
+  workKeys: namespaceKeys,
+};
 
 // A strategy deployment's health reads its metadata (spec hash label, generation), spec and
 // these status fields (deployments.ts deploymentHealth); its replica counts as pods come and
@@ -102,7 +111,7 @@ export function csvFunction(options: {
     key: csvNamespaceKey,
     triggers: [
       csvTrigger(echoes),
-      namespaceTrigger(csvNamespaceKey)('OperatorGroup'),
+      operatorGroupTrigger,
       deploymentTrigger,
       serviceAccountTrigger,
       subscriptionTrigger,
