@@ -29,6 +29,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient } from '../shared/kube/client.js';
 import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
+import { directGetLastSubject, mirrorStream, mirrorSubjectPrefix } from '../shared/bus/subjects.js';
 import { startSystem } from '../system/index.js';
 import { catalogReady } from './harness/catalog.js';
 import { settled } from './harness/settled.js';
@@ -138,6 +139,41 @@ async function profileTo(file: string | undefined): Promise<{ stop(): Promise<vo
   };
 }
 
+/**
+ * OLMQ_BENCH_SUBJECTS=1: every message of the server (a second connection subscribed to `>`)
+ * counted by subject group, printed per Subscription (namespace preparation included) to stderr
+ * when stopped. Mirror direct gets
+ * are grouped by the kind they read, other subjects by their first tokens.
+ */
+async function subjectTap(servers: string): Promise<{ stop(): Promise<void> }> {
+  if (process.env.OLMQ_BENCH_SUBJECTS !== '1') return { stop: () => Promise.resolve() };
+  const { connect } = await import('@nats-io/transport-node');
+  const tap = await connect({ servers });
+  const counts = new Map<string, number>();
+  // Mirror direct gets by the kind (or index token) they read, the rest by their first tokens.
+  const mirrorGet = directGetLastSubject(mirrorStream, mirrorSubjectPrefix);
+  const group = (subject: string): string => {
+    if (subject.startsWith(mirrorGet))
+      return `direct get ${subject.slice(mirrorGet.length).split('.')[1] ?? ''}`;
+    const tokens = subject.split('.');
+    if (tokens[0] === '_INBOX') return '_INBOX';
+    return tokens.slice(0, tokens[1] === 'API' ? (tokens[2] === 'DIRECT' ? 5 : 4) : 2).join('.');
+  };
+  tap.subscribe('>', {
+    callback: (_error, m) => {
+      const g = group(m.subject);
+      counts.set(g, (counts.get(g) ?? 0) + 1);
+    },
+  });
+  return {
+    async stop() {
+      await tap.close();
+      const rows = [...counts].sort((a, b) => b[1] - a[1]);
+      for (const [g, n] of rows) process.stderr.write(`${round(n / sequential)}\t${g}\n`);
+    },
+  };
+}
+
 /** Sum of a counter's samples, by the value of one label (that metric alone is collected). */
 async function countsBy(name: string, label: string): Promise<Record<string, number>> {
   const metric = await registry.getSingleMetric(name)?.get();
@@ -205,6 +241,7 @@ const averaged = (total: Costs, n: number) => ({
 
 // OLMQ_BENCH_PROFILE=FILE: a CPU profile of the sequential phase alone (no start-up).
 const profile = await profileTo(process.env.OLMQ_BENCH_PROFILE);
+const subjects = await subjectTap(system.natsUrl);
 // One Subscription at a time, each into a namespace prepared beforehand and on a settled
 // system: the latency of one install, which is what the target is about. Its costs run from
 // its create until the system settled after it; the namespace's preparation is counted apart.
@@ -224,6 +261,7 @@ for (let i = 0; i < sequential; i++) {
   subscriptionCosts = add(subscriptionCosts, start, await costsAtEnd());
   if (process.env.OLMQ_BENCH_VERBOSE) process.stderr.write(`single ${i}: ${single[i]}\n`);
 }
+await subjects.stop();
 await profile.stop();
 const costs = averaged(subscriptionCosts, sequential);
 const perNamespace = averaged(namespaceCosts, sequential);

@@ -27,6 +27,8 @@ import {
   readBodyText,
   type BodyRef,
 } from './large-values.js';
+import { isDeletion, type MirrorSource } from './mirror-view.js';
+import { currentNameIndex, type NameIndexEntry } from './name-index-view.js';
 import type { BusPipe } from './pipe.js';
 import {
   clusterScope,
@@ -42,8 +44,7 @@ import {
   objectKey,
 } from './subjects.js';
 
-/** What reading the mirror needs of the backbone. */
-export type MirrorSource = Pick<Backbone, 'js' | 'jsm' | 'pipe'>;
+export { isDeletion, type MirrorSource };
 
 /** One mirrored object: its mirror revision and the object as mirrored. */
 export interface Mirrored<T> {
@@ -169,10 +170,6 @@ interface LiveEntry {
   value: string | undefined;
 }
 
-/** Whether a mirror message's KV-Operation header marks a deletion. */
-export const isDeletion = (operation: string | undefined): boolean =>
-  operation === 'DEL' || operation === 'PURGE';
-
 /**
  * The live entries whose keys match `filter` (KV wildcards), with values if `withValues`;
  * values a deposed watcher wrote fail the listing unless `fence` is false.
@@ -272,13 +269,18 @@ async function indexedNames(
   kind: string,
   namespace: string,
 ): Promise<string[] | undefined> {
-  const [entry, indexed] = await Promise.all([
-    readEntry(mirror, namesKey(cluster, kind, namespace)),
-    isIndexed(mirror, cluster, kind),
-  ]);
-  if (!indexed) return undefined;
-  if (entry === undefined) return [];
-  return namesIn(parse<unknown>(entry)); // undefined (too many to list): scan
+  // Whether the kind is indexed first: a kind that is not (cached once it is) costs no view
+  // round. Then the names from the connection's live view of the index when it can catch up,
+  // else by a read.
+  if (!(await isIndexed(mirror, cluster, kind))) return undefined;
+  const entry = await currentNameIndex(mirror).then(
+    (view): NameIndexEntry => view.entry(cluster, kind, namespace) ?? [],
+    (): Promise<NameIndexEntry> =>
+      readEntry(mirror, namesKey(cluster, kind, namespace)).then((text) =>
+        text === undefined ? [] : (namesIn(parse<unknown>(text)) ?? 'tooMany'),
+      ),
+  );
+  return entry === 'tooMany' ? undefined : entry; // undefined (too many to list): scan
 }
 
 /**

@@ -4,17 +4,30 @@
 // view with the latest entry of each key and then follows every change.
 //
 // A reconcile must see at least the change that triggered it, which reached the function
-// through another consumer. `current()` asks the stream how far it is, then for the first
-// message of the kind past what the view has applied (a direct get by subject), and waits
-// until the view has applied it, until none is left. Asking the view's consumer how many
+// through another consumer. `current()` asks for the first message of the kind past what the
+// view has applied (a direct get by subject) and waits until the view has applied it, until
+// none is left; concurrent calls share one such round trip. Asking the view's consumer how many
 // messages it has pending would be one request, but NATS 2.9 counts them by a pass over
 // every subject written since the consumer's position, which is the whole stream for a kind
 // that changes rarely.
 import { DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { Backbone } from './backbone.js';
 import { isFenced, reportFenced } from './fencing.js';
 import { BodyMissingError, isBodyRef, textOf } from './large-values.js';
-import { isDeletion, mirrorStream, subjectPrefix, type MirrorSource } from './mirror-read.js';
-import { clusterScope, decodeToken, encodeToken } from './subjects.js';
+import {
+  clusterScope,
+  decodeToken,
+  encodeToken,
+  mirrorStream,
+  mirrorSubjectPrefix as subjectPrefix,
+} from './subjects.js';
+
+/** What reading the mirror needs of the backbone. */
+export type MirrorSource = Pick<Backbone, 'js' | 'jsm' | 'pipe'>;
+
+/** Whether a mirror message's KV-Operation header marks a deletion. */
+export const isDeletion = (operation: string | undefined): boolean =>
+  operation === 'DEL' || operation === 'PURGE';
 
 /** The view could not catch up with the mirror in time (NATS unreachable or restarting). */
 export class MirrorViewLagError extends Error {
@@ -64,6 +77,12 @@ export interface MirrorFollower {
   stop(): void;
 }
 
+// Per connection (its pipe): a stream sequence the mirror is known to have reached, the
+// highest any follower applied or found. A round that finds nothing of its filter past what
+// its follower applied knows the same up to there, so the next round starts from there: a
+// direct get by subject from an old sequence makes NATS 2.9 pass over every later subject.
+const reached = new WeakMap<MirrorSource['pipe'], { seq: number }>();
+
 /**
  * Follows the mirror messages matching `filter` (from the first), handing each to `apply` in
  * stream order; filled (and current) when the promise resolves. `what` names the follower in
@@ -82,6 +101,9 @@ export async function followMirror(
   let applied = 0;
   let checked = 0;
   const waiters = new Set<{ until: number; resolve: () => void }>();
+  let known = reached.get(mirror.pipe);
+  if (known === undefined) reached.set(mirror.pipe, (known = { seq: 0 }));
+  const stream = known;
 
   // Every message, not the last per subject: the bucket keeps one message per key, so both
   // deliver the same, and NATS 2.9 sets up the first more cheaply.
@@ -98,6 +120,7 @@ export async function followMirror(
     for await (const m of messages) {
       await apply(m);
       applied = m.seq;
+      stream.seq = Math.max(stream.seq, applied);
       for (const waiter of waiters) {
         if (applied >= waiter.until) {
           waiters.delete(waiter);
@@ -128,23 +151,53 @@ export async function followMirror(
       clearTimeout(timer);
     }
   };
-  const current = async (): Promise<void> => {
-    if (ended) throw new MirrorViewLagError(options.what, 0);
+  // One catch-up round: the first message of the filter past what is applied (a direct get by
+  // subject); none means every message the mirror had when the round started is applied. Only
+  // a view that is behind asks the stream how far it is, a bound that keeps the round from
+  // chasing writes made after it started.
+  const catchUp = async (): Promise<void> => {
     const deadline = Date.now() + catchUpMs;
-    const last = (await mirror.jsm.streams.info(mirrorStream)).state.last_seq;
+    let last: number | undefined;
     for (;;) {
       const from = Math.max(applied, checked) + 1;
-      if (from > last) return;
+      if (last !== undefined && from > last) return;
+      const reachedBefore = stream.seq;
       const next = await mirror.jsm.direct.getMessage(mirrorStream, {
         seq: from,
         next_by_subj: filter,
       });
-      if (next === null || next.seq > last) {
-        checked = Math.max(checked, last);
+      if (next === null || (last !== undefined && next.seq > last)) {
+        checked = Math.max(checked, last ?? 0, next === null ? reachedBefore : 0);
         return;
       }
+      stream.seq = Math.max(stream.seq, next.seq);
+      last ??= (await mirror.jsm.streams.info(mirrorStream)).state.last_seq;
       await appliedUpTo(next.seq, deadline);
     }
+  };
+  // Concurrent calls share a round, but only one that starts after they were called: a call
+  // arriving while a round is in flight joins the next one, which starts when that one ends.
+  let inFlight: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const startRound = (): Promise<void> => {
+    const round: Promise<void> = catchUp().finally(() => {
+      if (inFlight === round) inFlight = undefined;
+    });
+    inFlight = round;
+    return round;
+  };
+  const current = async (): Promise<void> => {
+    if (ended) throw new MirrorViewLagError(options.what, 0);
+    if (inFlight === undefined) return startRound();
+    const after = inFlight.then(
+      () => undefined,
+      () => undefined,
+    );
+    queued ??= after.then(() => {
+      queued = undefined;
+      return startRound();
+    });
+    return queued;
   };
   await current();
   return {

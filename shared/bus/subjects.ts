@@ -192,6 +192,9 @@ export function namesKey(cluster: string, kind: string, namespace: string): stri
  */
 export const tooManyNames = '{"tooMany":true}';
 
+/** The filter of every namesKey entry, of every cluster, kind and namespace. */
+export const allNamesFilter = mirrorSubject(['*', namesToken, '*', '*'].join('.'));
+
 /** The key whose presence says the watcher keeps namesKey entries for `kind` in `cluster`. */
 export function indexedKey(cluster: string, kind: string): string {
   return [encodeToken(cluster), indexedToken, encodeToken(kind), clusterScope].join('.');

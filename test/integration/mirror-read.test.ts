@@ -1,5 +1,6 @@
 // Reading the object mirror on the NATS server the tests run (Debian's 2.9): listings by point
 // reads (few keys) and by scan (many), and live views of a kind.
+import { connect } from '@nats-io/transport-node';
 import t from 'tap';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import {
@@ -9,7 +10,15 @@ import {
   namespacesWith,
 } from '../../shared/bus/mirror-read.js';
 import { lazyMirrorView, openMirrorView } from '../../shared/bus/mirror-view.js';
-import { objectKey } from '../../shared/bus/subjects.js';
+import {
+  directGetLastSubject,
+  indexedKey,
+  mirrorStream,
+  mirrorSubjectPrefix,
+  namesKey,
+  objectKey,
+  tooManyNames,
+} from '../../shared/bus/subjects.js';
 import { backboneFor } from '../harness/backbone.js';
 
 interface Group {
@@ -115,5 +124,98 @@ t.test(
     t.teardown(() => lazy.stop());
     await putGroup(backbone, 'ns4', 'late', 1);
     t.same(names(await lazy.list('c1', 'ns4')), ['late'], 'a lazy view opens on first use');
+  },
+);
+
+t.test(
+  'mirror view - concurrent current() calls share a round trip started after they were called',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    await putGroup(backbone, 'ns1', 'og', 1);
+    const view = await openMirrorView<Group>(backbone, 'OperatorGroup');
+    t.teardown(() => view.stop());
+
+    // Every JetStream API request on the server, counted by a second connection.
+    const tap = await connect({ servers: backbone.nc.getServer() });
+    t.teardown(() => tap.close());
+    let directGets = 0;
+    let streamInfos = 0;
+    tap.subscribe('$JS.API.>', {
+      callback: (_error, m) => {
+        if (m.subject === '$JS.API.DIRECT.GET.KV_olmq_objects') directGets++;
+        if (m.subject.startsWith('$JS.API.STREAM.INFO.')) streamInfos++;
+      },
+    });
+    await tap.flush();
+
+    await view.current();
+    await backbone.nc.flush();
+    await tap.flush();
+    t.equal(directGets, 1, 'a view that is current: one direct get');
+    t.equal(streamInfos, 0, 'and no stream info');
+
+    directGets = 0;
+    streamInfos = 0;
+    await putGroup(backbone, 'ns1', 'og', 2);
+    const first = view.current();
+    await putGroup(backbone, 'ns2', 'later', 1);
+    const joined = Array.from({ length: 8 }, () => view.current());
+    await Promise.all([first, ...joined]);
+    t.same(
+      view.list('c1').map((g) => [g.metadata.namespace, g.spec.n]),
+      [
+        ['ns1', 2],
+        ['ns2', 1],
+      ],
+      'every call sees the writes made before it, also one arriving during a round',
+    );
+    await backbone.nc.flush();
+    await tap.flush();
+    // Two rounds (the first, and the one the eight calls joined), each of at most two direct
+    // gets and one stream info; one round per call would take at least nine.
+    t.ok(directGets <= 4, `nine calls, ${directGets} direct gets`);
+    t.ok(streamInfos <= 2, `nine calls, ${streamInfos} stream infos`);
+  },
+);
+
+t.test(
+  'mirror read - a namespace of an indexed kind is listed from the live name index',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    // As the watcher writes them: a name into the index before the object's first put.
+    const add = async (name: string, all: string[]) => {
+      await backbone.objects.put(namesKey('c1', 'OperatorGroup', 'ns'), JSON.stringify(all));
+      await putGroup(backbone, 'ns', name, 1);
+    };
+    await backbone.objects.put(indexedKey('c1', 'OperatorGroup'), '{}');
+    await add('a', ['a']);
+    await add('b', ['a', 'b']);
+    const list = () =>
+      listMirrored<Group>(backbone, { cluster: 'c1', kind: 'OperatorGroup', namespace: 'ns' });
+    t.same(names(await list()), ['a', 'b']);
+
+    // The name index entries read one by one, counted by a second connection.
+    const tap = await connect({ servers: backbone.nc.getServer() });
+    t.teardown(() => tap.close());
+    const entryGet = directGetLastSubject(mirrorStream, mirrorSubjectPrefix);
+    let indexReads = 0;
+    tap.subscribe(`${entryGet}*.=names.>`, {
+      callback: () => {
+        indexReads++;
+      },
+    });
+    await tap.flush();
+
+    await add('c', ['a', 'b', 'c']);
+    t.same(names(await list()), ['a', 'b', 'c'], 'a name added just before is listed');
+    await backbone.objects.put(namesKey('c1', 'OperatorGroup', 'ns'), JSON.stringify(['a', 'c']));
+    await backbone.objects.delete(objectKey(ref('ns', 'b')));
+    t.same(names(await list()), ['a', 'c'], 'a name removed is not');
+    await backbone.objects.put(namesKey('c1', 'OperatorGroup', 'ns'), tooManyNames);
+    await putGroup(backbone, 'ns', 'd', 1);
+    t.same(names(await list()), ['a', 'c', 'd'], 'too many to list: the namespace is scanned');
+    await backbone.nc.flush();
+    await tap.flush();
+    t.equal(indexReads, 0, 'no name index entry read one by one');
   },
 );
