@@ -42,8 +42,6 @@ export interface TriggerHost extends FailureHost {
   stopping: AbortSignal;
 }
 
-// A failed change comes back after backoff; after maxAttempts deliveries it is dead-lettered
-// (the host's redriver re-runs the trigger later) rather than retried for ever.
 // What a trigger remembers of a message it looked at: the parts it asked about (none without a
 // signature: unknown) and the views it derived.
 function remembered(
@@ -56,6 +54,8 @@ function remembered(
   return entries.length > 0 ? entries.join(' ') : undefined;
 }
 
+// A failed change comes back after backoff; after maxAttempts deliveries it is dead-lettered
+// (the host's redriver re-runs the trigger later) rather than retried for ever.
 async function giveUpOrRetry(host: TriggerHost, m: JsMsg, error: unknown): Promise<void> {
   const failures = m.info.deliveryCount;
   const log = host.log.child({ subject: m.subject });
