@@ -44,12 +44,24 @@ class Teardown {
       let first: { error: unknown } | undefined;
       for (const { part, stop } of this.steps.reverse()) {
         const started = performance.now();
+        // A step that holds the shutdown up says so while it runs: a supervisor's grace period
+        // may end (and SIGKILL) before it would have said anything.
+        const slow = setInterval(
+          () =>
+            this.log.info(
+              { part, waitingMs: Math.round(performance.now() - started) },
+              'still stopping',
+            ),
+          2_000,
+        );
         try {
           await stop();
           this.log.debug({ part, ms: Math.round(performance.now() - started) }, 'stopped');
         } catch (error) {
           this.log.warn({ err: error, part }, 'shutdown step failed');
           first ??= { error };
+        } finally {
+          clearInterval(slow);
         }
       }
       if (first !== undefined) throw first.error;

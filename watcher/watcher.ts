@@ -211,6 +211,9 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
     },
     async stop(stopOptions = {}) {
       releaseLease = stopOptions.releaseLease ?? true;
+      // A renewal retrying against an API server that is gone must not hold the stop up; the
+      // lease release tries once, bounded (leader-election.ts).
+      client.endRetries();
       stop.abort();
       await running;
       client.close();
