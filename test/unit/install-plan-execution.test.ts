@@ -322,3 +322,42 @@ t.test('install plan - existing CRs must validate against the updated CRD schema
   );
   t.same(versionsServedBeforeAndAfter(crd, stricter), ['v1beta2']);
 });
+
+t.test(
+  'install plan - an existing bundle object is updated without an annotations map it never had',
+  async (t) => {
+    const plan = await etcdPlan();
+    const index = plan.status?.plan?.findIndex((s) => s.resource.kind === 'ServiceAccount') ?? -1;
+    t.ok(index >= 0, 'the plan has a ServiceAccount step');
+    const csv: KubeObject = {
+      ...manifest(plan, 0),
+      metadata: { name: 'etcdoperator.v0.9.4', namespace: 'ns1', uid: 'csv-uid' },
+    };
+    const account = manifest(plan, index);
+    const existing: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: {
+        name: account.metadata.name ?? '',
+        namespace: 'ns1',
+        uid: 'sa-uid',
+        resourceVersion: '7',
+      },
+    };
+    const d = decidePlan(
+      snapshot(plan, {
+        existing: new Map([
+          [0, csv],
+          [index, existing],
+        ]),
+        csvs: new Map([['etcdoperator.v0.9.4', csv]]),
+      }),
+    );
+    const write = d.writes.steps.find((s) => s.step === index)?.write;
+    t.equal(write?.op, 'update');
+    const updated = write !== undefined && 'object' in write ? write.object : undefined;
+    t.equal(updated?.metadata.resourceVersion, '7', 'conditional on the version read');
+    t.notOk('annotations' in (updated?.metadata ?? {}), 'no empty annotations map');
+    t.equal(updated?.metadata.labels?.['olm.managed'], 'true');
+  },
+);

@@ -69,13 +69,15 @@ function mergedUpdate(existing: KubeObject, intended: KubeObject): KubeObject {
   for (const ref of intended.metadata.ownerReferences ?? []) {
     if (!refs.some((r) => r.uid === ref.uid)) refs.push(ref);
   }
+  const annotations = { ...existing.metadata.annotations, ...intended.metadata.annotations };
   const merged: KubeObject = {
     ...existing,
     ...intended,
     metadata: {
       ...existing.metadata,
       labels: { ...existing.metadata.labels, ...intended.metadata.labels },
-      annotations: { ...existing.metadata.annotations, ...intended.metadata.annotations },
+      // None stays none: an update must not add an empty map upstream never writes.
+      ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
       ...(refs.length === 0 ? {} : { ownerReferences: refs }),
     },
   };
