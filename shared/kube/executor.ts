@@ -91,17 +91,27 @@ export async function executeWrites(
   writes: readonly Write[],
   fieldManager: string,
 ): Promise<void> {
-  for (const write of writes) {
-    try {
-      await executeOne(client, write, fieldManager);
-    } catch (error) {
-      if (isConflict(error)) {
-        throw new StaleDecisionError(`${write.op} of ${describe(write)}: ${error.message}`, {
-          cause: error,
-        });
-      }
-      throw error;
+  for (const write of writes) await executeWrite(client, write, fieldManager);
+}
+
+/**
+ * Performs one write; a create answers with the created object's metadata (or the existing
+ * object's, when ours already), which a later write of the same pass may point at (its uid).
+ */
+export async function executeWrite(
+  client: KubeClient,
+  write: Write,
+  fieldManager: string,
+): Promise<Pick<KubeObject, 'metadata'> | undefined> {
+  try {
+    return await executeOne(client, write, fieldManager);
+  } catch (error) {
+    if (isConflict(error)) {
+      throw new StaleDecisionError(`${write.op} of ${describe(write)}: ${error.message}`, {
+        cause: error,
+      });
     }
+    throw error;
   }
 }
 
@@ -113,13 +123,17 @@ function describe(write: Write): string {
   return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name ?? ''}`;
 }
 
-async function executeOne(client: KubeClient, write: Write, fieldManager: string): Promise<void> {
+async function executeOne(
+  client: KubeClient,
+  write: Write,
+  fieldManager: string,
+): Promise<Pick<KubeObject, 'metadata'> | undefined> {
   // Nothing here reads the written object back: its metadata is answer enough.
   const answer = 'metadata';
   switch (write.op) {
     case 'create':
       try {
-        await client.create(write.object, { fieldManager, answer });
+        return await client.create(write.object, { fieldManager, answer });
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
         const existing = await client.get(refOf(write.object));
@@ -129,8 +143,8 @@ async function executeOne(client: KubeClient, write: Write, fieldManager: string
           });
         const problem = sameOwner(write.object, existing);
         if (problem !== undefined) throw new OwnershipConflictError(refOf(write.object), problem);
+        return existing;
       }
-      return;
     case 'update':
       await client.update(write.object, { fieldManager, answer });
       return;

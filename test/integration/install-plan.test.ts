@@ -91,9 +91,22 @@ t.test(
       namespace: 'ns1',
       name: 'etcd-operator',
     });
-    t.match(sa?.metadata.ownerReferences, [
-      { kind: 'ClusterServiceVersion', name: 'etcdoperator.v0.9.4' },
-    ]);
+    // Written in the pass that created the CSV, pointing at the uid its create answered.
+    for (const kind of ['ServiceAccount', 'Role', 'RoleBinding']) {
+      const step = status?.plan?.find((s) => s.resource.kind === kind);
+      const owned = await client.get({
+        apiVersion: kind === 'ServiceAccount' ? 'v1' : 'rbac.authorization.k8s.io/v1',
+        kind,
+        namespace: 'ns1',
+        name: step?.resource.name ?? '',
+      });
+      t.same(
+        owned?.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid]),
+        [['ClusterServiceVersion', 'etcdoperator.v0.9.4', csv.metadata.uid]],
+        `the ${kind} is owned by the CSV's uid`,
+      );
+    }
+    t.equal(sa?.metadata.name, 'etcd-operator');
   },
 );
 

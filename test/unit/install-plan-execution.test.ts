@@ -64,7 +64,7 @@ t.test('install plan - a Manual plan waits until approved', async (t) => {
 });
 
 t.test(
-  'install plan - first pass creates the CSV and CRDs; owned objects wait for the CSV',
+  'install plan - one pass creates the CSV, the CRDs and the objects the CSV owns',
   async (t) => {
     const plan = await etcdPlan();
     const d = decidePlan(snapshot(plan));
@@ -72,12 +72,17 @@ t.test(
       s.write.op,
       'object' in s.write ? s.write.object.kind : '',
       s.status,
+      s.ownerCsv ?? '',
     ]);
+    const csv = 'etcdoperator.v0.9.4';
     t.same(kinds, [
-      ['create', 'ClusterServiceVersion', 'Created'],
-      ['create', 'CustomResourceDefinition', 'WaitingForApi'],
-      ['create', 'CustomResourceDefinition', 'WaitingForApi'],
-      ['create', 'CustomResourceDefinition', 'WaitingForApi'],
+      ['create', 'ClusterServiceVersion', 'Created', ''],
+      ['create', 'CustomResourceDefinition', 'WaitingForApi', ''],
+      ['create', 'CustomResourceDefinition', 'WaitingForApi', ''],
+      ['create', 'CustomResourceDefinition', 'WaitingForApi', ''],
+      ['create', 'ServiceAccount', 'Created', csv],
+      ['create', 'Role', 'Created', csv],
+      ['create', 'RoleBinding', 'Created', csv],
     ]);
     t.match(
       d.writes.steps[0]?.write,
@@ -85,20 +90,33 @@ t.test(
       'the CSV is created with its cleanup finalizer',
     );
     const crd = d.writes.steps[1]?.write;
-    const [key, value] = installedAlongsideAnnotation('ns1', 'etcdoperator.v0.9.4');
+    const [key, value] = installedAlongsideAnnotation('ns1', csv);
     t.match(crd, {
       object: { metadata: { labels: { 'olm.managed': 'true' }, annotations: { [key]: value } } },
     });
-    t.equal(d.requeueAfterMs, 100);
-    t.equal(d.again, true, 'goes again at once: the owned objects wait on the CSV it creates');
-    const failed = structuredClone(plan);
-    if (failed.status !== undefined)
-      failed.status.message = 'retrying execution due to error: forbidden';
-    t.equal(
-      decidePlan(snapshot(failed)).again,
-      undefined,
-      'after a failed pass the plan waits before it tries again',
+    t.match(
+      d.writes.steps[4]?.write,
+      {
+        object: {
+          metadata: { ownerReferences: [{ kind: 'ClusterServiceVersion', name: csv, uid: '' }] },
+        },
+      },
+      "an owned object points at the CSV, its uid to come from the CSV's create",
     );
+    t.equal(d.requeueAfterMs, 100, 'looks again soon, for the CRDs to be served');
+    t.equal(d.again, undefined, 'nothing waits on a write of this pass');
+
+    // A pass that does not create the CSV (it exists) points at the existing CSV's uid.
+    const existingCsv: KubeObject = {
+      ...manifest(plan, 0),
+      metadata: { name: csv, namespace: 'ns1', uid: 'csv-uid' },
+    };
+    const next = decidePlan(snapshot(plan, { csvs: new Map([[csv, existingCsv]]) }));
+    const sa = next.writes.steps.find(
+      (s) => 'object' in s.write && s.write.object.kind === 'ServiceAccount',
+    );
+    t.equal(sa?.ownerCsv, undefined);
+    t.match(sa?.write, { object: { metadata: { ownerReferences: [{ uid: 'csv-uid' }] } } });
   },
 );
 
@@ -155,6 +173,14 @@ t.test(
     });
     const status = settlePlan(d.writes, { succeeded: d.writes.steps.length }, now);
     t.equal(status?.phase, 'Complete');
+    t.equal(d.requeueAfterMs, undefined, 'a pass that completes the plan asks for no other');
+    const retrying = structuredClone(plan);
+    if (retrying.status !== undefined)
+      retrying.status.message = 'retrying execution due to error: forbidden';
+    const again = decidePlan(
+      snapshot(retrying, { existing, csvs: new Map([['etcdoperator.v0.9.4', csv]]) }),
+    );
+    t.equal(again.requeueAfterMs, 100, 'one after a failed pass looks again, should it fail again');
     t.match(status?.conditions, [{ type: 'Installed', status: 'True' }]);
   },
 );

@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
 import { isConflict } from '../../../shared/kube/errors.js';
-import { executeWrites } from '../../../shared/kube/executor.js';
+import { executeWrite, executeWrites, type Write } from '../../../shared/kube/executor.js';
 import type { ApiWarning } from '../../../shared/kube/warnings.js';
 import { StaleDecisionError } from '../../../shared/runtime/function-host.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
@@ -110,6 +110,23 @@ function batchesOf(steps: readonly StepWrite[]): StepWrite[][] {
   return batches;
 }
 
+/**
+ * `w`'s write with its owner reference pointing at the uid its CSV's create answered (a CSV
+ * created earlier in the pass). Without one the CSV create did not answer as it should: the pass
+ * is decided again on what the API has.
+ */
+function withOwnerUid(w: StepWrite, created: ReadonlyMap<string, string>): Write {
+  if (w.ownerCsv === undefined || !('object' in w.write)) return w.write;
+  const uid = created.get(w.ownerCsv);
+  if (uid === undefined || uid === '')
+    throw new StaleDecisionError(`the uid of ClusterServiceVersion ${w.ownerCsv} is unknown`);
+  const object = structuredClone(w.write.object);
+  for (const ref of object.metadata.ownerReferences ?? [])
+    if (ref.kind === 'ClusterServiceVersion' && ref.name === w.ownerCsv && ref.uid === '')
+      ref.uid = uid;
+  return { ...w.write, object };
+}
+
 /** Writes the steps of `writes` (runs of one kind at once), then the plan status they lead to. */
 export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promise<void> {
   if (writes.plan === undefined || writes.status === undefined) return;
@@ -124,6 +141,8 @@ export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promis
         );
   let succeeded = 0;
   let error: PlanError | undefined;
+  // The uid of each CSV this pass created, by name: the objects it owns point at it.
+  const created = new Map<string, string>();
   for (const batch of batchesOf(writes.steps)) {
     // API warnings (HTTP 299) are attributed to the step whose writes drew them.
     const outcomes = await Promise.all(
@@ -134,7 +153,9 @@ export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promis
         };
         const writer = (w.scoped ? scopedClient : client).withWarningHandler(collect);
         try {
-          await executeWrites(writer, [w.write], installFieldManager);
+          const answer = await executeWrite(writer, withOwnerUid(w, created), installFieldManager);
+          if (kindOf(w) === 'ClusterServiceVersion' && answer?.metadata.uid !== undefined)
+            created.set(answer.metadata.name ?? '', answer.metadata.uid);
           return { w, warnings, failure: undefined };
         } catch (e) {
           return { w, warnings, failure: { e } };

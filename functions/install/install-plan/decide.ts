@@ -116,6 +116,8 @@ export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
   const steps = status.plan ?? [];
   const served = servedKinds(steps, s);
   const writes: StepWrite[] = [];
+  // CSVs created by this pass: the objects they own are written after them, in the same pass.
+  const creating = new Set<string>();
   let error: PlanError | undefined;
   let waiting = false;
   for (const [i, step] of steps.entries()) {
@@ -159,6 +161,7 @@ export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
       namespace,
       plan: plan.metadata.name ?? '',
       scoped: s.scope !== undefined,
+      creating,
       s,
     });
     if ('error' in outcome) {
@@ -166,17 +169,30 @@ export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
       break;
     }
     if ('waiting' in outcome) waiting = true;
-    else if ('write' in outcome) writes.push({ step: i, ...outcome });
-    else step.status = outcome.status;
+    else if ('write' in outcome) {
+      writes.push({ step: i, ...outcome });
+      if (step.resource.kind === 'ClusterServiceVersion' && outcome.write.op === 'create')
+        creating.add(step.resolving);
+    } else step.status = outcome.status;
   }
   status.plan = steps;
   if (error !== undefined) {
     return { writes: { plan, steps: [], status, error }, requeueAfterMs: installingRequeueMs };
   }
   // Installing plans are looked at again: at once when these writes create what waiting steps
-  // need (the CSV they are owned by) and the last pass failed nothing, soon while their own
-  // writes settle, else every 5 s (a Forbidden step may have been granted meanwhile).
-  const progressing = waiting && writes.length > 0 && plan.status?.message === undefined;
+  // need and the last pass failed nothing, soon while their own writes settle, else every 5 s
+  // (a Forbidden step may have been granted meanwhile). A pass that leaves every step done
+  // completes the plan: nothing is left to look at (should a write fail, the status it leads
+  // to, with its message, wakes the plan again).
+  const retrying = plan.status?.message !== undefined;
+  const progressing = waiting && writes.length > 0 && !retrying;
+  const completes =
+    !waiting &&
+    !retrying &&
+    steps.every(
+      (step, i) => done.has(step.status) || writes.some((w) => w.step === i && done.has(w.status)),
+    );
+  if (completes) return { writes: { plan, steps: writes, status } };
   return {
     writes: { plan, steps: writes, status },
     requeueAfterMs: waiting || writes.length > 0 ? progressRequeueMs : installingRequeueMs,

@@ -1,11 +1,12 @@
 // What one pass over an InstallPlan reads, fresh from the API (the plan's own previous writes
 // must be seen, and updates are built from the objects read): the plan, the objects its
-// pending steps name, the CSVs they resolve, and for CRD updates the custom resources that must
-// stay valid. The OperatorGroup's scope, which it only reads, comes from the watcher's mirror.
+// pending steps name, the CSVs they resolve, and for CRD updates that change the definition the
+// custom resources that must stay valid. The OperatorGroup's scope, which it only reads, comes from the watcher's mirror.
 import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
 import { isNotFound } from '../../../shared/kube/errors.js';
 import { manifestOf } from '../../../shared/install-plan/index.js';
 import { asCrd } from '../crds.js';
+import { canonicalJson } from '../hash.js';
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
 import { mirroredScope } from '../scope.js';
 import { versionsServedBeforeAndAfter } from './crd-update.js';
@@ -77,6 +78,9 @@ export async function loadPlan(
     } catch {
       continue; // the decision reports the bad manifest
     }
+    // The same definition is no schema change: no CR can stop being valid (an install of the
+    // same operator in another namespace only marks the CRD ours).
+    if (canonicalJson(crd['spec']) === canonicalJson(next['spec'])) continue;
     const spec = asCrd(next).spec ?? {};
     const lists = await Promise.all(
       versionsServedBeforeAndAfter(crd, next).map(async (version) => ({

@@ -27,13 +27,15 @@ export interface PendingStep {
   plan: string;
   /** Whether the plan installs as the OperatorGroup's service account. */
   scoped: boolean;
+  /** The CSVs this pass creates (before this step). */
+  creating: ReadonlySet<string>;
   s: PlanSnapshot;
 }
 
 /** What a step leads to in this pass. */
 export type StepOutcome =
-  /** Write this, then the step has `status`. */
-  | { write: Write; scoped: boolean; status: Step['status'] }
+  /** Write this, then the step has `status` (ownerCsv: see StepWrite). */
+  | { write: Write; scoped: boolean; status: Step['status']; ownerCsv?: string }
   /** No write: the step has `status` now (an object that is already as wanted). */
   | { status: Step['status'] }
   /** Not yet: it waits on what this pass or a later one creates. */
@@ -175,13 +177,19 @@ function crdStep(p: PendingStep): StepOutcome {
 }
 
 // Other bundle objects: owned by their CSV (namespaced ones by an owner reference, so they wait
-// until it exists; cluster ones by owner labels), created or updated.
+// until it exists or is created earlier in the same pass; cluster ones by owner labels),
+// created or updated.
 function bundleObjectStep(p: PendingStep): StepOutcome {
   const { object, existing, kind, namespace } = p;
   const csvName = p.step.resolving;
   object.metadata.labels = { ...object.metadata.labels, 'olm.managed': 'true' };
+  let ownerCsv: string | undefined;
   if (kind.ownership === 'ownerReference') {
-    const uid = p.s.csvs.get(csvName)?.metadata.uid;
+    let uid = p.s.csvs.get(csvName)?.metadata.uid;
+    if (uid === undefined && p.creating.has(csvName)) {
+      uid = ''; // the CSV's create answers with it (apply.ts)
+      ownerCsv = csvName;
+    }
     if (uid === undefined) return { waiting: true }; // created once its CSV exists, to point at it
     object.metadata.ownerReferences = [
       {
@@ -196,7 +204,8 @@ function bundleObjectStep(p: PendingStep): StepOutcome {
   } else if (kind.ownership === 'ownerLabels') {
     object.metadata.labels = { ...object.metadata.labels, ...ownerLabels(csvName, namespace) };
   }
-  if (existing === undefined) return create(p, 'Created');
+  const owned = ownerCsv === undefined ? {} : { ownerCsv };
+  if (existing === undefined) return { ...create(p, 'Created'), ...owned };
   const updated = mergedUpdate(existing, object);
   if (kind.ownership === 'ownerLabels') {
     // Upstream takes over existing cluster objects: olm.owner names the resolving CSV. Its
@@ -206,7 +215,7 @@ function bundleObjectStep(p: PendingStep): StepOutcome {
     updated.metadata.labels = { ...updated.metadata.labels, ...ownerLabels(csvName, namespace) };
     delete updated.metadata.resourceVersion;
   }
-  return { write: { op: 'update', object: updated }, scoped: p.scoped, status: 'Present' };
+  return { write: { op: 'update', object: updated }, scoped: p.scoped, status: 'Present', ...owned };
 }
 
 /** The writer of each step kind with its own rules; every other kind is a bundle object. */

@@ -31,6 +31,11 @@ export interface StepWrite {
   /** Written as the OperatorGroup's service account (scoped installs). */
   scoped: boolean;
   status: Step['status'];
+  /**
+   * The CSV this pass creates that the write's owner reference points at: its uid is filled in
+   * from that create's answer, so the CSV's objects are written in the same pass.
+   */
+  ownerCsv?: string;
 }
 
 /** The writes of a plan decision. */
