@@ -5,7 +5,7 @@
 import { Registry } from 'prom-client';
 import t from 'tap';
 import { loadPlan } from '../../functions/install/install-plan/load.js';
-import { KubeClient, type KubeObject } from '../../shared/kube/client.js';
+import { KubeClient } from '../../shared/kube/client.js';
 import { createApiRequestCounter } from '../../shared/runtime/metrics.js';
 import { backboneFor, clusterFor } from '../harness/backbone.js';
 import { createInstallPlan, restrictSize, smallBundle } from '../harness/install-plan.js';
@@ -56,7 +56,7 @@ t.test(
       name,
     });
     if (stored === undefined) throw new Error(`${name} is missing`);
-    await client.update(restrictSize(stored) as KubeObject);
+    await client.update(restrictSize(stored));
     const changed = await load();
     const steps = (same.plan?.status?.plan ?? []).map((s) => s.resource.name);
     const index = steps.indexOf(name);
