@@ -215,7 +215,12 @@ function bundleObjectStep(p: PendingStep): StepOutcome {
     updated.metadata.labels = { ...updated.metadata.labels, ...ownerLabels(csvName, namespace) };
     delete updated.metadata.resourceVersion;
   }
-  return { write: { op: 'update', object: updated }, scoped: p.scoped, status: 'Present', ...owned };
+  return {
+    write: { op: 'update', object: updated },
+    scoped: p.scoped,
+    status: 'Present',
+    ...owned,
+  };
 }
 
 /** The writer of each step kind with its own rules; every other kind is a bundle object. */
