@@ -17,10 +17,9 @@ import type { FaultRule, InjectedFault } from '../devcluster/index.js';
 import { writeVerbs } from '../devcluster/index.js';
 import { assets } from '../shared/bus/backbone.js';
 import { KubeClient, type KubeObject } from '../shared/kube/client.js';
-import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
 import { startSystem } from '../system/index.js';
 import { smallCatalog } from '../test/harness/repo.js';
-import { catalogReady } from './harness/catalog.js';
+import { serveCatalog } from './harness/catalog.js';
 import {
   chaosExpectedCsvs,
   chaosNamespaces,
@@ -61,17 +60,7 @@ const admin = await KubeClient.fromKubeConfig('c1', system.cluster.kubeConfig, {
   qps: 5000,
   burst: 5000,
 });
-const served = await startRegistryServer({
-  catalog: (await loadRegistryCatalog(smallCatalog)).catalog,
-  host: '127.0.0.1',
-  port: 0,
-});
-await admin.create({
-  apiVersion: 'operators.coreos.com/v1alpha1',
-  kind: 'CatalogSource',
-  metadata: { name: 'community', namespace: 'olm' },
-  spec: { sourceType: 'grpc', address: served.address },
-});
+const served = await serveCatalog(admin, 'community', smallCatalog);
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(read: () => Promise<boolean>, deadline: number): Promise<boolean> {
@@ -81,7 +70,6 @@ async function until(read: () => Promise<boolean>, deadline: number): Promise<bo
   }
   return false;
 }
-await catalogReady(admin, 'community', { timeoutMs: 60_000 });
 
 const namespaces = chaosNamespaces(namespaceCount);
 for (const ns of namespaces) {

@@ -9,10 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startNatsServer } from '../shared/bus/nats-server.js';
-import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
 import { functionNames } from '../functions/index.js';
-import type { KubeClient } from '../shared/kube/client.js';
-import { catalogReady } from './harness/catalog.js';
+import { serveCatalog } from './harness/catalog.js';
 import {
   difference,
   settle,
@@ -81,22 +79,6 @@ const small = fileURLToPath(new URL('../../catalogs/example', import.meta.url));
 const largeCatalog = fileURLToPath(
   new URL('../../test/fixtures/catalogs/operatorhub/stackgres-community', import.meta.url),
 );
-
-async function serveCatalog(admin: KubeClient, name: string, dir: string) {
-  const served = await startRegistryServer({
-    catalog: (await loadRegistryCatalog(dir)).catalog,
-    host: '127.0.0.1',
-    port: 0,
-  });
-  await admin.create({
-    apiVersion: 'operators.coreos.com/v1alpha1',
-    kind: 'CatalogSource',
-    metadata: { name, namespace: 'olm' },
-    spec: { sourceType: 'grpc', address: served.address },
-  });
-  await catalogReady(admin, name);
-  return served;
-}
 
 /** Runs `work` on every item, at most `size` at once. */
 async function inBatches<T>(

@@ -28,10 +28,9 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient } from '../shared/kube/client.js';
-import { loadRegistryCatalog, startRegistryServer } from '../shared/registry/index.js';
 import { directGetLastSubject, mirrorStream, mirrorSubjectPrefix } from '../shared/bus/subjects.js';
 import { startSystem } from '../system/index.js';
-import { catalogReady } from './harness/catalog.js';
+import { serveCatalog } from './harness/catalog.js';
 import { settled } from './harness/settled.js';
 import {
   largeCsvPackage,
@@ -89,31 +88,8 @@ const admin = await KubeClient.fromKubeConfig('c1', system.cluster.kubeConfig, {
   qps: 5000,
   burst: 5000,
 });
-const served = await startRegistryServer({
-  catalog: (await loadRegistryCatalog(small)).catalog,
-  host: '127.0.0.1',
-  port: 0,
-});
-await admin.create({
-  apiVersion: 'operators.coreos.com/v1alpha1',
-  kind: 'CatalogSource',
-  metadata: { name: 'community', namespace: 'olm' },
-  spec: { sourceType: 'grpc', address: served.address },
-});
-
-const largeServed = await startRegistryServer({
-  catalog: (await loadRegistryCatalog(largePackage)).catalog,
-  host: '127.0.0.1',
-  port: 0,
-});
-await admin.create({
-  apiVersion: 'operators.coreos.com/v1alpha1',
-  kind: 'CatalogSource',
-  metadata: { name: 'large', namespace: 'olm' },
-  spec: { sourceType: 'grpc', address: largeServed.address },
-});
-
-await catalogReady(admin, 'community');
+const served = await serveCatalog(admin, 'community', small);
+const largeServed = await serveCatalog(admin, 'large', largePackage);
 const csvs = await SucceededCsvs.open(admin);
 const namespace = (name: string): Promise<void> => prepareNamespace(admin, name);
 const subscribe = (ns: string, pkg: (typeof packages)[number]): Promise<number> =>
