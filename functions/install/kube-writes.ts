@@ -23,6 +23,19 @@ export function refOf(object: KubeObject): ObjectRef {
   };
 }
 
+/**
+ * The annotations of an update of `existing` to `intended` (the intended ones win), as a
+ * metadata fragment: none when both have none, so an update never adds the empty map upstream
+ * never writes.
+ */
+export function mergedAnnotations(
+  existing: KubeObject,
+  intended: KubeObject,
+): { annotations?: Record<string, string> } {
+  const annotations = { ...existing.metadata.annotations, ...intended.metadata.annotations };
+  return Object.keys(annotations).length === 0 ? {} : { annotations };
+}
+
 type OwnerReference = NonNullable<KubeObject['metadata']['ownerReferences']>[number];
 
 /** A controller owner reference to `owner` (not blocking its deletion). */

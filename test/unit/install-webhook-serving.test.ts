@@ -291,3 +291,26 @@ t.test('webhook serving - owner labels an older olmq put on the Service are take
   t.equal((service?.['spec'] as { clusterIP?: string }).clusterIP, '10.0.0.9');
   t.end();
 });
+
+t.test('webhook serving - an update adds no annotations where there were none', (t) => {
+  const existing = (annotations?: Record<string, string>): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: 'op-service',
+      namespace: 'ns1',
+      resourceVersion: '5',
+      ...(annotations === undefined ? {} : { annotations }),
+    },
+    spec: { clusterIP: '10.0.0.9', ports: [] },
+  });
+  const bare = written(writesFor([existing()]), 'Service', 'op-service');
+  t.ok(bare, 'the Service is updated');
+  t.notOk(
+    'annotations' in (bare?.metadata ?? {}),
+    'no empty annotations map (upstream writes none)',
+  );
+  const annotated = written(writesFor([existing({ note: 'x' })]), 'Service', 'op-service');
+  t.same(annotated?.metadata.annotations, { note: 'x' }, 'foreign annotations stay');
+  t.end();
+});

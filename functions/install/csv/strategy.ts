@@ -11,7 +11,7 @@ import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import type { Served } from '../../../shared/kube/served.js';
 import type { Csv } from '../csv-status.js';
-import { refOf } from '../kube-writes.js';
+import { mergedAnnotations, refOf } from '../kube-writes.js';
 import { deploymentFor } from './deployments.js';
 import { certifiedWrites } from './webhook-writes.js';
 import {
@@ -121,10 +121,11 @@ function ownedBy(object: KubeObject, csv: Csv): boolean {
   );
 }
 
-/** Create or update one deployment. */
-export // Create or update one deployment: our content wins; foreign labels/annotations stay (e.g. a
-// failure annotation someone put there), and the owner reference moves to this CSV.
-function deploymentWrite(intended: KubeObject, existing: KubeObject | undefined): Write {
+/**
+ * Create or update one deployment: our content wins; foreign labels/annotations stay (e.g. a
+ * failure annotation someone put there), and the owner reference moves to this CSV.
+ */
+export function deploymentWrite(intended: KubeObject, existing: KubeObject | undefined): Write {
   if (existing === undefined) return { op: 'create', object: intended };
   return {
     op: 'update',
@@ -133,7 +134,7 @@ function deploymentWrite(intended: KubeObject, existing: KubeObject | undefined)
       metadata: {
         ...existing.metadata,
         labels: { ...existing.metadata.labels, ...intended.metadata.labels },
-        annotations: { ...existing.metadata.annotations, ...intended.metadata.annotations },
+        ...mergedAnnotations(existing, intended),
         ownerReferences: intended.metadata.ownerReferences ?? [],
       },
       spec: intended['spec'],

@@ -10,7 +10,7 @@ import type { Write } from '../../../shared/kube/executor.js';
 import { certificateSecret, type ServingCertificate } from '../certificates.js';
 import { asCrd } from '../crds.js';
 import { canonicalJson, fnv64aHex } from '../hash.js';
-import { refOf } from '../kube-writes.js';
+import { mergedAnnotations, refOf } from '../kube-writes.js';
 import {
   authDelegatorBindingName,
   authReaderBindingName,
@@ -84,7 +84,7 @@ function upsert(
     metadata: {
       ...existing.metadata,
       labels,
-      annotations: { ...existing.metadata.annotations, ...intended.metadata.annotations },
+      ...mergedAnnotations(existing, intended),
       ...(intended.metadata.ownerReferences === undefined
         ? {}
         : { ownerReferences: intended.metadata.ownerReferences }),

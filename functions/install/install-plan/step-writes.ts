@@ -9,7 +9,7 @@ import type { Write } from '../../../shared/kube/executor.js';
 import type { StepKind } from '../../../shared/install-plan/index.js';
 import { codes } from '../../../shared/api/index.js';
 import { canonicalJson, fnv64aHex } from '../hash.js';
-import { refOf } from '../kube-writes.js';
+import { mergedAnnotations, refOf } from '../kube-writes.js';
 import { crdStoredVersionProblem, customResourceProblem } from './crd-update.js';
 import type { PlanSnapshot } from './types.js';
 
@@ -71,15 +71,13 @@ function mergedUpdate(existing: KubeObject, intended: KubeObject): KubeObject {
   for (const ref of intended.metadata.ownerReferences ?? []) {
     if (!refs.some((r) => r.uid === ref.uid)) refs.push(ref);
   }
-  const annotations = { ...existing.metadata.annotations, ...intended.metadata.annotations };
   const merged: KubeObject = {
     ...existing,
     ...intended,
     metadata: {
       ...existing.metadata,
       labels: { ...existing.metadata.labels, ...intended.metadata.labels },
-      // None stays none: an update must not add an empty map upstream never writes.
-      ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
+      ...mergedAnnotations(existing, intended),
       ...(refs.length === 0 ? {} : { ownerReferences: refs }),
     },
   };
