@@ -41,6 +41,9 @@ export type Write =
       propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
     };
 
+/** Hears of each write performed and the resourceVersion it left (own-writes.ts). */
+export type WriteObserver = (write: Write, version: string | undefined) => void;
+
 /** A create found an object of that name that belongs to someone else. */
 export class OwnershipConflictError extends Error {
   /** A person must resolve this (rename or remove the other object); retrying cannot help. */
@@ -85,15 +88,20 @@ function refOf(object: KubeObject): ObjectRef {
   };
 }
 
-/** Performs `writes` in order through `client`, as field manager `fieldManager`. */
+/**
+ * Performs `writes` in order through `client`, as field manager `fieldManager`; `observe` (if
+ * given) hears of each write done and the resourceVersion it left (own-writes.ts).
+ */
 export async function executeWrites(
   client: KubeClient,
   writes: readonly Write[],
   fieldManager: string,
+  observe?: WriteObserver,
 ): Promise<void> {
   for (const write of writes) {
     try {
-      await executeOne(client, write, fieldManager);
+      const version = await executeOne(client, write, fieldManager);
+      observe?.(write, version);
     } catch (error) {
       if (isConflict(error)) {
         throw new StaleDecisionError(`${write.op} of ${describe(write)}: ${error.message}`, {
@@ -113,13 +121,19 @@ function describe(write: Write): string {
   return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name ?? ''}`;
 }
 
-async function executeOne(client: KubeClient, write: Write, fieldManager: string): Promise<void> {
+// The resourceVersion the write left (undefined for deletions and Events).
+async function executeOne(
+  client: KubeClient,
+  write: Write,
+  fieldManager: string,
+): Promise<string | undefined> {
   // Nothing here reads the written object back: its metadata is answer enough.
   const answer = 'metadata';
   switch (write.op) {
     case 'create':
       try {
-        await client.create(write.object, { fieldManager, answer });
+        return (await client.create(write.object, { fieldManager, answer })).metadata
+          .resourceVersion;
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
         const existing = await client.get(refOf(write.object));
@@ -129,31 +143,32 @@ async function executeOne(client: KubeClient, write: Write, fieldManager: string
           });
         const problem = sameOwner(write.object, existing);
         if (problem !== undefined) throw new OwnershipConflictError(refOf(write.object), problem);
+        return existing.metadata.resourceVersion;
       }
-      return;
     case 'update':
-      await client.update(write.object, { fieldManager, answer });
-      return;
+      return (await client.update(write.object, { fieldManager, answer })).metadata.resourceVersion;
     case 'updateStatus':
-      await client.updateStatus(write.object, { fieldManager, answer });
-      return;
+      return (await client.updateStatus(write.object, { fieldManager, answer })).metadata
+        .resourceVersion;
     case 'apply':
-      await client.patch(refOf(write.object), 'apply', write.object, {
-        fieldManager,
-        force: write.force ?? false,
-        answer,
-      });
-      return;
+      return (
+        await client.patch(refOf(write.object), 'apply', write.object, {
+          fieldManager,
+          force: write.force ?? false,
+          answer,
+        })
+      ).metadata.resourceVersion;
     case 'patch':
-      await client.patch(write.ref, write.type, write.patch, {
-        fieldManager,
-        answer,
-        ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
-      });
-      return;
+      return (
+        await client.patch(write.ref, write.type, write.patch, {
+          fieldManager,
+          answer,
+          ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
+        })
+      ).metadata.resourceVersion;
     case 'event':
       await recordEvent(client, write.object, fieldManager);
-      return;
+      return undefined;
     case 'delete':
       await client.delete(write.ref, {
         ...(write.preconditions === undefined ? {} : { preconditions: write.preconditions }),
@@ -161,6 +176,6 @@ async function executeOne(client: KubeClient, write: Write, fieldManager: string
           ? {}
           : { propagationPolicy: write.propagationPolicy }),
       });
-      return;
+      return undefined;
   }
 }

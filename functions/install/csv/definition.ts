@@ -3,6 +3,8 @@
 // it). load reads the namespace's CSVs from the API and the rest from the mirror (load.ts),
 // decide is decide.ts, apply writes objects then statuses (apply.ts).
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
+import { StaleDecisionError } from '../../../shared/kube/executor.js';
+import { OwnWrites } from '../../../shared/kube/own-writes.js';
 import type { FunctionDefinition, Trigger, WorkContext } from '../../../shared/runtime/types.js';
 import type { FieldKey } from '../../../shared/runtime/work-keys.js';
 import { defaultCertificateLifetimeMs } from '../certificates.js';
@@ -106,6 +108,8 @@ export function csvFunction(options: {
   const certificateLifetimeMs = options.certificateLifetimeMs ?? defaultCertificateLifetimeMs;
   const clusterRbac = clusterRbacViews(options.mirror);
   const echoes = new SettledEchoes();
+  // The CSV writes of this replica's passes, so a load can tell whether the mirror shows them.
+  const ownWrites = new OwnWrites();
   return {
     close: () => clusterRbac.stop(),
     key: csvNamespaceKey,
@@ -125,6 +129,7 @@ export function csvFunction(options: {
         clusterRbac,
         now: work.now,
         certificateLifetimeMs,
+        ownWrites,
       });
     },
     decide: decideNamespace,
@@ -138,6 +143,12 @@ export function csvFunction(options: {
         now: work.now,
         log: work.log,
         echoes,
+        ownWrites,
+      }).catch((error: unknown) => {
+        // Deciding again must not meet the same mirror: the next load reads the API.
+        if (error instanceof StaleDecisionError)
+          ownWrites.conflicted(work.cluster, work.key.namespace);
+        throw error;
       });
     },
   };
