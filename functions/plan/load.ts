@@ -8,10 +8,13 @@
 // the namespace (the ledger of own writes, shared/kube/own-writes.ts) and every plan that is
 // Complete or Failed has its CSVs beside it there (the mirror of CSVs may lag the mirror of
 // plans); its writes are conditional on the versions it saw, so another writer's newer change
-// is a conflict, and the load after a conflict reads the API. A decision that creates or
-// deletes a plan (or writes steps) is made again on the API's objects, so a plan read Complete
-// has its CSVs in the list beside it and no second plan is made; when the API's objects are the
-// mirror's (same resourceVersions, same CSVs), the mirror's snapshot stands.
+// is a conflict, and the load after a conflict reads the API. While only a plan this function
+// wrote is missing from the mirror (the pass after creating it), the plans alone are listed from
+// the API for a decision that writes statuses. Any other decision (one that creates or deletes
+// a plan, or writes a plan's first steps otherwise) is made again on all the API's objects, so a
+// plan read Complete has its CSVs in the list beside it and no second plan is made; when the
+// API's objects are the mirror's (same resourceVersions, same CSVs), the mirror's snapshot
+// stands.
 import type {
   ClusterServiceVersion,
   InstallPlan,
@@ -196,6 +199,21 @@ export async function loadPlanSnapshot(
     bundleImages,
     unpackTiming: unpackTimingOf(operatorGroups),
   });
+  const withManifests = async (inputs: PlanInputs): Promise<PlanSnapshot> => {
+    const manifests = new Map<string, PlannedBundle['manifests'] | Error>();
+    const bundleImages = new Map<string, BundleImageRead>();
+    // Manifests are read only for plans whose steps are still to be written.
+    for (const group of unplannedGroups(namespace, shared, inputs)) {
+      await Promise.all(
+        group.bundles.map(async (b) => {
+          const read = await sources.manifestsOf(work.client, b);
+          manifests.set(b.name, read.manifests);
+          if (read.image !== undefined) bundleImages.set(b.name, read.image);
+        }),
+      );
+    }
+    return snapshotOf(inputs, manifests, bundleImages);
+  };
   // A plan whose steps are still to be written is a write: straight to the API for it.
   if (unplannedGroups(namespace, shared, mirrored).length === 0) {
     const snapshot = snapshotOf(mirrored, new Map(), new Map());
@@ -203,20 +221,22 @@ export async function loadPlanSnapshot(
     if (writes.length === 0 || mirrorDecisionStands(ownWrites, where, mirrored, writes))
       return snapshot;
   }
+  // A plan this function wrote (just created, typically) is not mirrored yet while its own
+  // Subscription writes are: the plans alone from the API, for a decision that writes statuses
+  // (the new plan's steps, the links to it). One that would create or delete reads it all.
+  if (
+    !ownWrites.shownIn(work.cluster, namespace, { InstallPlan: mirrored.installPlans }) &&
+    ownWrites.shownIn(work.cluster, namespace, { Subscription: mirrored.subscriptions })
+  ) {
+    const installPlans = (await work.client.list({ apiVersion, kind: 'InstallPlan', namespace }))
+      .items as unknown as InstallPlan[];
+    const inputs: PlanInputs = { ...mirrored, installPlans };
+    if (csvsBesidePlans(inputs)) {
+      const snapshot = await withManifests(inputs);
+      if (decidePlan(snapshot).writes.every((w) => w.op === 'updateStatus')) return snapshot;
+    }
+  }
   ownWrites.readFromApi(work.cluster, namespace);
   const fresh = await apiInputs(work.client, namespace);
-  const inputs = sameInputs(mirrored, fresh) ? mirrored : fresh;
-  const manifests = new Map<string, PlannedBundle['manifests'] | Error>();
-  const bundleImages = new Map<string, BundleImageRead>();
-  // Manifests are read only for plans whose steps are still to be written.
-  for (const group of unplannedGroups(namespace, shared, inputs)) {
-    await Promise.all(
-      group.bundles.map(async (b) => {
-        const read = await sources.manifestsOf(work.client, b);
-        manifests.set(b.name, read.manifests);
-        if (read.image !== undefined) bundleImages.set(b.name, read.image);
-      }),
-    );
-  }
-  return snapshotOf(inputs, manifests, bundleImages);
+  return withManifests(sameInputs(mirrored, fresh) ? mirrored : fresh);
 }
