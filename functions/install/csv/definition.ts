@@ -1,6 +1,7 @@
 // The CSV lifecycle reconciler of the install function: one work item per namespace (a CSV's
 // phase depends on the namespace's OperatorGroups, the CSV it replaces and the one replacing
-// it). load reads the namespace's CSVs from the API and the rest from the mirror (load.ts),
+// it). load reads the namespace's CSVs from the mirror when it shows this replica's CSV writes
+// (else from the API) and the rest from the mirror (load.ts),
 // decide is decide.ts, apply writes objects then statuses (apply.ts).
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
 import { StaleDecisionError } from '../../../shared/kube/executor.js';
@@ -97,7 +98,8 @@ export function csvFunction(options: {
   /** Lifetime of issued serving certificates (default: upstream's 730 days). */
   certificateLifetimeMs?: number;
   /**
-   * The watcher's mirror, read as upstream reads its informers: everything but the CSVs, and
+   * The watcher's mirror, read as upstream reads its informers: the CSVs when it shows this
+   * replica's writes of them (load.ts mirroredCsvsServe), everything else, and
    * the CRDs a CSV requires unless it serves webhooks (whose conversion settings are written
    * back to the whole CRD).
    */
