@@ -8,7 +8,8 @@ import {
   type RegistryAccess,
 } from '../../shared/registry-access/index.js';
 import { openCatalogStore, resolutionRecords } from '../../shared/handoff/index.js';
-import { executeWrites, type Write } from '../../shared/kube/executor.js';
+import { executeWrites, StaleDecisionError, type Write } from '../../shared/kube/executor.js';
+import { OwnWrites } from '../../shared/kube/own-writes.js';
 import { planKey } from './keys.js';
 import { registerPlanMetrics } from './metrics.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
@@ -56,6 +57,9 @@ export const startPlanFunction = async (
   });
   const sources = new BundleSources(store, unpacker, access);
   registerPlanMetrics(backbone, context.registry);
+  // What this replica's plan writes left, so a load can tell whether the mirror shows them.
+  const ownWrites = new OwnWrites();
+  const observe = (cluster: string) => ownWrites.observer(cluster, ['Subscription', 'InstallPlan']);
   const definition: FunctionDefinition<FieldKey<'namespace'>, PlanSnapshot, Write[]> = {
     key: planKey,
     triggers: [
@@ -84,9 +88,18 @@ export const startPlanFunction = async (
         'status.state',
       ]),
     ],
-    load: (work) => loadPlanSnapshot(backbone, sources, work),
+    load: (work) => loadPlanSnapshot(backbone, sources, ownWrites, work),
     decide: decidePlan,
-    apply: (writes, work) => executeWrites(work.client, writes, fieldManager),
+    apply: async (writes, work) => {
+      try {
+        await executeWrites(work.client, writes, fieldManager, observe(work.cluster));
+      } catch (error) {
+        // Deciding again must not meet the same mirror: the next load reads the API.
+        if (error instanceof StaleDecisionError)
+          ownWrites.conflicted(work.cluster, work.key.namespace);
+        throw error;
+      }
+    },
   };
   return { definitions: [definition] };
 };

@@ -1,13 +1,20 @@
 // The plan function's load: the namespace's Subscriptions, InstallPlans and CSVs from the
-// watcher's mirror first, and from the API only when the mirror's decision writes something.
+// watcher's mirror first, and from the API only when the mirror's decision cannot stand.
 //
 // Most plan reconciles change nothing (a Subscription or plan moved on in a way that leaves the
 // links as they are), and a decision that writes nothing needs no fresh read: anything newer than
-// the mirror reaches it, and wakes this key again, through the triggers. A decision that writes
-// is made again on the API's objects, so every write carries the resourceVersion the API has and
-// a plan read Complete has its CSVs in the list beside it (the mirror of CSVs may lag the mirror
-// of plans, which would make them look missing and ask for a second plan). When the API's
-// objects are the mirror's (same resourceVersions, same CSVs), the mirror's snapshot stands.
+// the mirror reaches it, and wakes this key again, through the triggers. A decision that only
+// writes statuses stands on the mirror when the mirror shows every write this function made in
+// the namespace (the ledger of own writes, shared/kube/own-writes.ts) and every plan that is
+// Complete or Failed has its CSVs beside it there (the mirror of CSVs may lag the mirror of
+// plans); its writes are conditional on the versions it saw, so another writer's newer change
+// is a conflict, and the load after a conflict reads the API. While only a plan this function
+// wrote is missing from the mirror (the pass after creating it), the plans alone are listed from
+// the API for a decision that writes statuses. Any other decision (one that creates or deletes
+// a plan, or writes a plan's first steps otherwise) is made again on all the API's objects, so a
+// plan read Complete has its CSVs in the list beside it and no second plan is made; when the
+// API's objects are the mirror's (same resourceVersions, same CSVs), the mirror's snapshot
+// stands.
 import type {
   ClusterServiceVersion,
   InstallPlan,
@@ -19,6 +26,8 @@ import { listMirrored } from '../../shared/bus/mirror-read.js';
 import { resolutionRecords, resolutionRef } from '../../shared/handoff/index.js';
 import type { PlannedBundle } from '../../shared/install-plan/index.js';
 import type { KubeClient } from '../../shared/kube/client.js';
+import type { Write } from '../../shared/kube/executor.js';
+import type { OwnWrites } from '../../shared/kube/own-writes.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import { failForwardEnabled } from '../../shared/resolver/index.js';
 import type { ResolutionRecord } from '../../shared/resolver/record.js';
@@ -96,6 +105,51 @@ export function sameInputs(mirror: PlanInputs, api: PlanInputs): boolean {
   );
 }
 
+const settled = new Set(['Complete', 'Failed']);
+
+/**
+ * Whether the mirror's CSVs can be trusted beside its plans: every CSV a Complete or Failed plan
+ * names, and the current CSV of each Subscription following one, is there (a plan is settled
+ * only after its CSVs are written, and a mirror that lags on CSVs would show them missing).
+ */
+export function csvsBesidePlans(inputs: PlanInputs): boolean {
+  const done = new Map(
+    inputs.installPlans
+      .filter((ip) => settled.has(ip.status?.phase ?? ''))
+      .map((ip) => [ip.metadata.name ?? '', ip] as const),
+  );
+  for (const ip of done.values())
+    if (!ip.spec.clusterServiceVersionNames.every((name) => inputs.csvs.has(name))) return false;
+  return inputs.subscriptions.every((sub) => {
+    const current = sub.status?.currentCSV;
+    return (
+      current === undefined ||
+      !done.has(sub.status?.installPlanRef?.name ?? '') ||
+      inputs.csvs.has(current)
+    );
+  });
+}
+
+/**
+ * Whether a decision made on the mirror stands without an API read: it only writes statuses,
+ * the mirror shows this function's own writes, and its CSVs are beside its settled plans.
+ */
+export function mirrorDecisionStands(
+  ownWrites: OwnWrites,
+  where: { cluster: string; namespace: string },
+  inputs: PlanInputs,
+  writes: readonly Write[],
+): boolean {
+  return (
+    writes.every((w) => w.op === 'updateStatus') &&
+    csvsBesidePlans(inputs) &&
+    ownWrites.shownIn(where.cluster, where.namespace, {
+      Subscription: inputs.subscriptions,
+      InstallPlan: inputs.installPlans,
+    })
+  );
+}
+
 /** The groups whose plans' steps are still to be written (their bundles' manifests are read). */
 function unplannedGroups(namespace: string, shared: SharedInputs, inputs: PlanInputs) {
   // Plans with steps, and plans a failed bundle lookup ended, need no manifests.
@@ -115,9 +169,11 @@ function unplannedGroups(namespace: string, shared: SharedInputs, inputs: PlanIn
 export async function loadPlanSnapshot(
   backbone: Backbone,
   sources: BundleSources,
+  ownWrites: OwnWrites,
   work: WorkContext<FieldKey<'namespace'>>,
 ): Promise<PlanSnapshot> {
   const { namespace } = work.key;
+  const where = { cluster: work.cluster, namespace };
   const [record, operatorGroups, mirrored] = await Promise.all([
     resolutionRecords.read(backbone, resolutionRef(work.cluster, namespace)),
     listMirrored<OperatorGroup>(backbone, {
@@ -143,24 +199,44 @@ export async function loadPlanSnapshot(
     bundleImages,
     unpackTiming: unpackTimingOf(operatorGroups),
   });
+  const withManifests = async (inputs: PlanInputs): Promise<PlanSnapshot> => {
+    const manifests = new Map<string, PlannedBundle['manifests'] | Error>();
+    const bundleImages = new Map<string, BundleImageRead>();
+    // Manifests are read only for plans whose steps are still to be written.
+    for (const group of unplannedGroups(namespace, shared, inputs)) {
+      await Promise.all(
+        group.bundles.map(async (b) => {
+          const read = await sources.manifestsOf(work.client, b);
+          manifests.set(b.name, read.manifests);
+          if (read.image !== undefined) bundleImages.set(b.name, read.image);
+        }),
+      );
+    }
+    return snapshotOf(inputs, manifests, bundleImages);
+  };
   // A plan whose steps are still to be written is a write: straight to the API for it.
   if (unplannedGroups(namespace, shared, mirrored).length === 0) {
     const snapshot = snapshotOf(mirrored, new Map(), new Map());
-    if (decidePlan(snapshot).writes.length === 0) return snapshot;
+    const { writes } = decidePlan(snapshot);
+    if (writes.length === 0 || mirrorDecisionStands(ownWrites, where, mirrored, writes))
+      return snapshot;
   }
+  // A plan this function wrote (just created, typically) is not mirrored yet while its own
+  // Subscription writes are: the plans alone from the API, for a decision that writes statuses
+  // (the new plan's steps, the links to it). One that would create or delete reads it all.
+  if (
+    !ownWrites.shownIn(work.cluster, namespace, { InstallPlan: mirrored.installPlans }) &&
+    ownWrites.shownIn(work.cluster, namespace, { Subscription: mirrored.subscriptions })
+  ) {
+    const installPlans = (await work.client.list({ apiVersion, kind: 'InstallPlan', namespace }))
+      .items as unknown as InstallPlan[];
+    const inputs: PlanInputs = { ...mirrored, installPlans };
+    if (csvsBesidePlans(inputs)) {
+      const snapshot = await withManifests(inputs);
+      if (decidePlan(snapshot).writes.every((w) => w.op === 'updateStatus')) return snapshot;
+    }
+  }
+  ownWrites.readFromApi(work.cluster, namespace);
   const fresh = await apiInputs(work.client, namespace);
-  const inputs = sameInputs(mirrored, fresh) ? mirrored : fresh;
-  const manifests = new Map<string, PlannedBundle['manifests'] | Error>();
-  const bundleImages = new Map<string, BundleImageRead>();
-  // Manifests are read only for plans whose steps are still to be written.
-  for (const group of unplannedGroups(namespace, shared, inputs)) {
-    await Promise.all(
-      group.bundles.map(async (b) => {
-        const read = await sources.manifestsOf(work.client, b);
-        manifests.set(b.name, read.manifests);
-        if (read.image !== undefined) bundleImages.set(b.name, read.image);
-      }),
-    );
-  }
-  return snapshotOf(inputs, manifests, bundleImages);
+  return withManifests(sameInputs(mirrored, fresh) ? mirrored : fresh);
 }

@@ -41,6 +41,9 @@ export type Write =
       propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
     };
 
+/** Hears of each write performed and the resourceVersion it left (own-writes.ts). */
+export type WriteObserver = (write: Write, version: string | undefined) => void;
+
 /** A create found an object of that name that belongs to someone else. */
 export class OwnershipConflictError extends Error {
   /** A person must resolve this (rename or remove the other object); retrying cannot help. */
@@ -85,26 +88,34 @@ function refOf(object: KubeObject): ObjectRef {
   };
 }
 
-/** Performs `writes` in order through `client`, as field manager `fieldManager`. */
+/**
+ * Performs `writes` in order through `client`, as field manager `fieldManager`; `observe` (if
+ * given) hears of each write done and the resourceVersion it left (own-writes.ts).
+ */
 export async function executeWrites(
   client: KubeClient,
   writes: readonly Write[],
   fieldManager: string,
+  observe?: WriteObserver,
 ): Promise<void> {
-  for (const write of writes) await executeWrite(client, write, fieldManager);
+  for (const write of writes) await executeWrite(client, write, fieldManager, observe);
 }
 
 /**
- * Performs one write; a create answers with the created object's metadata (or the existing
- * object's, when ours already), which a later write of the same pass may point at (its uid).
+ * Performs one write. It answers with the written object's metadata (for a create of an object
+ * that is ours already, the existing object's): a later write of the same pass may point at its
+ * uid, and `observe` hears of the resourceVersion it left.
  */
 export async function executeWrite(
   client: KubeClient,
   write: Write,
   fieldManager: string,
+  observe?: WriteObserver,
 ): Promise<Pick<KubeObject, 'metadata'> | undefined> {
   try {
-    return await executeOne(client, write, fieldManager);
+    const answer = await executeOne(client, write, fieldManager);
+    observe?.(write, answer?.metadata.resourceVersion);
+    return answer;
   } catch (error) {
     if (isConflict(error)) {
       throw new StaleDecisionError(`${write.op} of ${describe(write)}: ${error.message}`, {
@@ -123,6 +134,7 @@ function describe(write: Write): string {
   return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name ?? ''}`;
 }
 
+// The metadata the write left (undefined for deletions and Events).
 async function executeOne(
   client: KubeClient,
   write: Write,
@@ -146,28 +158,24 @@ async function executeOne(
         return existing;
       }
     case 'update':
-      await client.update(write.object, { fieldManager, answer });
-      return;
+      return client.update(write.object, { fieldManager, answer });
     case 'updateStatus':
-      await client.updateStatus(write.object, { fieldManager, answer });
-      return;
+      return client.updateStatus(write.object, { fieldManager, answer });
     case 'apply':
-      await client.patch(refOf(write.object), 'apply', write.object, {
+      return client.patch(refOf(write.object), 'apply', write.object, {
         fieldManager,
         force: write.force ?? false,
         answer,
       });
-      return;
     case 'patch':
-      await client.patch(write.ref, write.type, write.patch, {
+      return client.patch(write.ref, write.type, write.patch, {
         fieldManager,
         answer,
         ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
       });
-      return;
     case 'event':
       await recordEvent(client, write.object, fieldManager);
-      return;
+      return undefined;
     case 'delete':
       await client.delete(write.ref, {
         ...(write.preconditions === undefined ? {} : { preconditions: write.preconditions }),
@@ -175,6 +183,6 @@ async function executeOne(
           ? {}
           : { propagationPolicy: write.propagationPolicy }),
       });
-      return;
+      return undefined;
   }
 }

@@ -535,3 +535,64 @@ t.test(
     t.equal(sub?.status?.state, 'UpgradePending', 'the Subscription still follows its plan');
   },
 );
+
+t.test(
+  'plan - a status-only decision stands on the mirror once it shows the plan function’s writes',
+  async (t) => {
+    const { client, fixture, count } = await startRig(t);
+    await namespaceWithGroup(client, 'own');
+    await client.create(subscription('own', 'etcd', { channel: 'singlenamespace-alpha' }));
+    const { plan } = await plannedSubscription(client, 'own', 'etcd');
+    const planName = plan.metadata.name ?? '';
+    const lists = () => count('olmq_api_requests_total', 'verb', 'list');
+    const pendingReason = async () =>
+      (await getSub(client, 'own', 'etcd'))?.status?.conditions?.find(
+        (c) => c.type === 'InstallPlanPending',
+      )?.reason;
+    await waitFor('the Subscription pending on its plan', async () =>
+      (await pendingReason()) === 'Installing' ? true : undefined,
+    );
+    // A plan phase the Subscription reports: the plan function writes its condition again.
+    const phase = async (to: string): Promise<void> => {
+      const current = await getPlan(client, 'own', planName);
+      await client.updateStatus({
+        ...(current as unknown as KubeObject),
+        status: { ...current?.status, phase: to },
+      });
+      await waitFor(`the Subscription to report the plan ${to}`, async () =>
+        (await pendingReason()) === to ? true : undefined,
+      );
+    };
+    // Settle: reconciles of the install's own writes end (with their API reads, if any).
+    await phase('RequiresApproval');
+    await phase('Installing');
+    const settled = await lists();
+    await phase('RequiresApproval');
+    t.equal(await lists(), settled, 'no list from the API: the mirror shows the last writes');
+
+    // The Subscription watch goes quiet: the plan function's next write stays out of the mirror.
+    const stall = fixture.cluster.faults.inject({
+      verbs: ['watch'],
+      resources: ['operators.coreos.com/subscriptions'],
+      action: { kind: 'stall' },
+    });
+    fixture.cluster.faults.dropWatches();
+    await waitFor('the Subscription watch to stall', () => stall.hits >= 1, 15_000);
+    const beforeStalled = await lists();
+    await phase('Installing');
+    // That decision read a mirror holding the plan function's earlier writes: no list.
+    t.equal(
+      await lists(),
+      beforeStalled,
+      'the write made during the stall was decided on the mirror',
+    );
+    // The mirror still shows the condition before it (RequiresApproval): this decision writes,
+    // on a mirror that lacks the plan function's last write, so it reads the API.
+    await phase('Planning');
+    t.ok(
+      (await lists()) > beforeStalled,
+      'the next decision, on a mirror lacking that write, read the API',
+    );
+    stall.end();
+  },
+);

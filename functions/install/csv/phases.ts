@@ -274,10 +274,17 @@ const replacing: PhaseStep = (c) => {
   });
 };
 
-// Deleting: the CSV goes.
+// Deleting: the CSV goes (this one, not a newer one of its name: the ledger of own writes then
+// tells the new one from the deleted one).
 const deleting: PhaseStep = (c) => ({
   csv: c.csv,
-  writes: [{ op: 'delete', ref: { ...csvKind, namespace: c.s.namespace, name: c.name } }],
+  writes: [
+    {
+      op: 'delete',
+      ref: { ...csvKind, namespace: c.s.namespace, name: c.name },
+      ...(c.csv.metadata.uid === undefined ? {} : { preconditions: { uid: c.csv.metadata.uid } }),
+    },
+  ],
 });
 
 /** The step of each phase. */
