@@ -31,13 +31,18 @@ export function installPlanFunction(options: {
       {
         kind: 'InstallPlan',
         // Of its metadata a pass reads only whether the plan is being deleted: the labels the
-        // operator function puts on plans start no pass.
+        // operator function puts on plans start no pass. Nor does a plan with nothing to execute:
+        // one whose steps the plan function has not written yet (their write wakes it), or one
+        // Complete or Failed (such as the status write of the pass that completed it).
         workKeys: (c) => {
           const plan = c.object as ServedInstallPlan | undefined;
+          const status = plan?.status;
+          const executable =
+            status?.plan !== undefined && status.phase !== 'Complete' && status.phase !== 'Failed';
           const relevant =
             plan === undefined ||
             plan.metadata.deletionTimestamp !== undefined ||
-            c.touches(['spec', 'status']);
+            (executable && c.touches(['spec', 'status']));
           return relevant
             ? [installPlanKey.of({ namespace: c.ref.namespace, name: c.ref.name })]
             : [];
