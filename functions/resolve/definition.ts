@@ -22,6 +22,8 @@ import type { Backbone } from '../../shared/bus/backbone.js';
 import { getMirrored, listMirrored, namespacesWith } from '../../shared/bus/mirror-read.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { executeWrites } from '../../shared/kube/executor.js';
+import { OwnWrites } from '../../shared/kube/own-writes.js';
+import { StaleDecisionError } from '../../shared/runtime/function-host.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import { failResolutionOnDeadWork } from './give-up.js';
 import { resolveKey } from './keys.js';
@@ -61,6 +63,9 @@ export const createFunction: CreateFunction = async (context) => {
     labelNames: ['cluster', 'name', 'installed', 'channel', 'package', 'approval'],
     registers: [context.registry],
   });
+  // What this replica's Subscription status writes left, so a load can tell whether the mirror
+  // shows them (shared/kube/own-writes.ts).
+  const ownWrites = new OwnWrites();
   // A catalog change concerns its namespace, or every namespace with Subscriptions when global.
   const catalogKeys = async (change: ObjectChange): Promise<WorkItem[]> =>
     change.ref.namespace === globalCatalogNamespace
@@ -130,10 +135,11 @@ export const createFunction: CreateFunction = async (context) => {
     ],
     // Reads the mirror first: a decision that writes nothing to the API is final (anything newer
     // than the mirror wakes this key again through the triggers). One that writes Subscription
-    // status must carry the API's resourceVersions: the Subscriptions are listed from the API,
-    // and when they are the mirror's (same resourceVersions) the decision made stands, else it
-    // is made again on them. The mirror's resourceVersion alone would do for a conditional
-    // status write, but lags this function's own writes, and a 409 costs a retry with backoff.
+    // status stands on the mirror when the mirror shows this function's own earlier writes
+    // there (its status writes are conditional on the mirror's resourceVersions: another
+    // writer's newer change is a 409, and the decision is made again on the API's objects).
+    // Else the Subscriptions are listed from the API, and when they are the mirror's (same
+    // resourceVersions) the decision made stands, else it is made again on them.
     async load(work) {
       const mirrored = await loadSnapshot(
         backbone,
@@ -145,8 +151,14 @@ export const createFunction: CreateFunction = async (context) => {
         work.now(),
       );
       const decision = timedDecision(mirrored);
-      if (decision.writes.writes.length > 0) {
-        const fresh = await apiSubscriptions(work.client, work.key.namespace);
+      const { cluster } = work;
+      const { namespace } = work.key;
+      if (
+        decision.writes.writes.length > 0 &&
+        !ownWrites.shownIn(cluster, namespace, { Subscription: mirrored.subscriptions })
+      ) {
+        const fresh = await apiSubscriptions(work.client, namespace);
+        ownWrites.readFromApi(cluster, namespace);
         if (versionsOf(fresh) !== versionsOf(mirrored.subscriptions))
           return { ...mirrored, subscriptions: fresh };
       }
@@ -165,7 +177,18 @@ export const createFunction: CreateFunction = async (context) => {
           work.log.info({ namespace, subscription: p.subscription, code: p.code }, p.message);
         }
       }
-      await executeWrites(work.client, writes.writes, fieldManager);
+      try {
+        await executeWrites(
+          work.client,
+          writes.writes,
+          fieldManager,
+          ownWrites.observer(work.cluster, ['Subscription']),
+        );
+      } catch (error) {
+        // Deciding again must not meet the same mirror: the next load reads the API.
+        if (error instanceof StaleDecisionError) ownWrites.conflicted(work.cluster, namespace);
+        throw error;
+      }
       for (const sync of writes.synced) syncs.inc({ cluster: work.cluster, ...sync });
       const ref = resolutionRef(work.cluster, namespace);
       if (writes.record === null) await resolutionRecords.delete(backbone, ref);

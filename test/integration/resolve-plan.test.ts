@@ -596,3 +596,37 @@ t.test(
     stall.end();
   },
 );
+
+t.test(
+  'resolve - a status-only decision stands on the mirror once it shows resolve’s own writes',
+  async (t) => {
+    const { client, count } = await startRig(t);
+    await namespaceWithGroup(client, 'res');
+    await client.create(subscription('res', 'etcd', { channel: 'singlenamespace-alpha' }));
+    await plannedSubscription(client, 'res', 'etcd');
+    const failure = async () =>
+      (await getSub(client, 'res', 'etcd'))?.status?.conditions?.find(
+        (c) => c.type === 'ResolutionFailed',
+      );
+    // A Subscription asking for a package the catalog lacks, and back: resolve writes its
+    // ResolutionFailed condition each time, every write after its previous one is mirrored.
+    const ask = async (name: string, failed: boolean): Promise<void> => {
+      await client.patch(
+        { apiVersion: v1alpha1, kind: 'Subscription', namespace: 'res', name: 'etcd' },
+        'merge',
+        { spec: { name } },
+      );
+      await waitFor(`ResolutionFailed ${failed ? 'set' : 'cleared'} for ${name}`, async () => {
+        const c = await failure();
+        return (failed ? c?.status === 'True' : c?.status !== 'True') ? true : undefined;
+      });
+    };
+    const lists = () => count('olmq_api_requests_total', 'verb', 'list');
+    await ask('no-such-package', true);
+    await ask('etcd', false);
+    const settled = await lists();
+    await ask('no-such-package', true);
+    await ask('etcd', false);
+    t.equal(await lists(), settled, 'no list from the API: the mirror showed resolve’s writes');
+  },
+);
