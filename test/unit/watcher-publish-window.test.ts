@@ -88,7 +88,7 @@ t.test('publish window - a change not sent takes no place; stop drops what waits
   t.same(r.sent, ['x=x1']);
 });
 
-t.test('publish window - refuses a limit that is not a positive integer', async (t) => {
+t.test('publish window - refuses a limit that is not a positive integer', (t) => {
   t.throws(() => new PublishWindow<Change>(0, () => undefined), /positive integer, got 0/);
   t.throws(() => new PublishWindow<Change>(1.5, () => undefined), /positive integer, got 1.5/);
 });
