@@ -329,7 +329,9 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
         );
     }
     // Deletions still waiting to be sent keep their names until they are (see dispatch).
-    const leaving = [...window.waiting()].filter((i) => i.unindex === true).map((i) => i.object);
+    const leaving = [...window.waiting(), ...deferred.values()]
+      .filter((i) => i.unindex === true)
+      .map((i) => i.object);
     index.converge(
       [...objects, ...leaving].map((o) => ({
         namespace: o.metadata.namespace ?? '',

@@ -91,4 +91,5 @@ t.test('publish window - a change not sent takes no place; stop drops what waits
 t.test('publish window - refuses a limit that is not a positive integer', (t) => {
   t.throws(() => new PublishWindow<Change>(0, () => undefined), /positive integer, got 0/);
   t.throws(() => new PublishWindow<Change>(1.5, () => undefined), /positive integer, got 1.5/);
+  t.end();
 });
