@@ -6,6 +6,9 @@
 //     [--global-operators 20] [--concurrency 32] [--timeout-seconds 900] [--function-heap-mb 96]
 //     [--kube-api-qps 200]
 //
+// OLMQ_BENCH_WATCHER_NODE_OPTIONS gives the watcher alone extra node options (e.g.
+// `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=/tmp`, to see where its memory goes).
+//
 // Prints one JSON object:
 // - addOneNamespace: a global group with --global-operators operators has converged; one
 //   namespace is added: time until its copies exist, API writes of the functions meanwhile.

@@ -27,6 +27,7 @@ import type { KubeObject } from '../shared/kube/client.js';
 import { Informer } from '../shared/kube/informer.js';
 import type { MirroredKind } from './kinds.js';
 import { NameIndex } from './name-index.js';
+import { defaultMaxInFlight, PublishWindow } from './publish-window.js';
 import type { KindMirror, MirrorContext } from './types.js';
 
 function keyOf(cluster: string, kind: string, object: KubeObject): string {
@@ -56,15 +57,20 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
   let informer: Informer | undefined;
   let restartTimer: NodeJS.Timeout | undefined;
 
-  // Publishes are pipelined on one connection (so they land in event order). A failed one (NATS
-  // down or restarting) is remembered as the key's latest intent and retried until it lands;
-  // an older failure never overwrites a newer intent, so the mirror cannot regress.
+  // Publishes are pipelined on one connection (so they land in event order), at most
+  // maxInFlight unacknowledged (./publish-window.ts). A failed one (NATS down or restarting) is
+  // remembered as the key's latest intent and retried until it lands; an older failure never
+  // overwrites a newer intent, so the mirror cannot regress.
   // Each put carries the signature of the object's parts (object-parts.ts), retries too: it
   // describes the content, not a change.
+  // An intent holds the trimmed JSON to send and only the names and versions of the object:
+  // while thousands of changes wait, the whole objects they came from are garbage already.
   type Intent = {
     operation: 'put' | 'delete';
     object: KubeObject;
     seq: number;
+    /** A deletion the informer saw: its name leaves the name index once it is sent. */
+    unindex?: true;
     json?: string;
     /** The JSON is larger than a publish may carry: it goes by reference. */
     large?: boolean;
@@ -117,19 +123,18 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     backbone.jsm.streams.purge(assets.bodyStream, { filter: ref.subject }).catch(() => undefined);
 
   let outOfTerm = false;
-  const send = (intent: Intent): void => {
-    const subject = subjectOf(intent.object);
+  const dispatch = (subject: string, intent: Intent): Promise<unknown> | undefined => {
     // Past the renew deadline (a pause, a partition): a standby may lead by now. Nothing more is
     // written; the term ends at its next renewal check and the next one lists everything anew.
     if (!context.current()) {
       if (!outOfTerm)
         log.warn({ kind: kind.kind }, 'lease not renewed in time; mirror writes stop');
       outOfTerm = true;
-      return;
+      return undefined;
     }
     if (uploading.has(subject)) {
       deferred.set(subject, intent);
-      return;
+      return undefined;
     }
     const { uid = '' } = intent.object.metadata;
     const retry = intent.retry ?? '';
@@ -151,6 +156,9 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
         headers: h,
         msgID: `${uid}@deleted#e${context.epoch}${retry}`,
       });
+      // After the deletion, through the same pipe: a listed name always has its object.
+      if (intent.unindex === true)
+        index.remove(intent.object.metadata.namespace ?? '', intent.object.metadata.name ?? '');
     }
     published.then(
       (outcome) => {
@@ -175,7 +183,10 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
         scheduleRetry();
       },
     );
+    return published;
   };
+  const window = new PublishWindow<Intent>(context.maxInFlight ?? defaultMaxInFlight, dispatch);
+  const send = (intent: Intent): void => window.submit(subjectOf(intent.object), intent);
   const scheduleRetry = (): void => {
     if (retryTimer !== undefined || stopped) return;
     retryTimer = setTimeout(() => {
@@ -188,9 +199,16 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     operation: Intent['operation'],
     object: KubeObject,
     retry?: Intent['retry'],
+    unindex = false,
   ): void => {
     const subject = subjectOf(object);
-    const intent: Intent = { operation, object, seq: ++seq, ...(retry && { retry }) };
+    const intent: Intent = {
+      operation,
+      object: namesAndVersions(object),
+      seq: ++seq,
+      ...(retry && { retry }),
+      ...(unindex && { unindex }),
+    };
     if (operation === 'put') {
       const trimmed = kind.trim({ ...object, apiVersion: kind.apiVersion, kind: kind.kind });
       const { json, signature } = serializeByParts(trimmed);
@@ -199,6 +217,8 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       if (Buffer.byteLength(json) > inlineLimit(backbone)) intent.large = true;
     }
     latest.set(subject, intent);
+    // This intent supersedes a failed one waiting for its retry (which must not follow it).
+    pending.delete(subject);
     send(intent);
   };
   // The informer keeps only the names and versions of objects (a cluster's CSV copies alone
@@ -267,10 +287,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
     index.add(object.metadata.namespace ?? '', object.metadata.name ?? '');
     publish('put', object);
   };
-  const remove = (object: KubeObject): void => {
-    publish('delete', object);
-    index.remove(object.metadata.namespace ?? '', object.metadata.name ?? '');
-  };
+  const remove = (object: KubeObject): void => publish('delete', object, undefined, true);
 
   // Deletes mirror keys of this kind whose object is not in the informer's cache, and names
   // of such objects from the index. With `republish` (a resync) objects whose key is missing
@@ -311,8 +328,15 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
           'resync: republished objects missing from the mirror',
         );
     }
+    // Deletions still waiting to be sent keep their names until they are (see dispatch).
+    const leaving = [...window.waiting(), ...deferred.values()]
+      .filter((i) => i.unindex === true)
+      .map((i) => i.object);
     index.converge(
-      objects.map((o) => ({ namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' })),
+      [...objects, ...leaving].map((o) => ({
+        namespace: o.metadata.namespace ?? '',
+        name: o.metadata.name ?? '',
+      })),
     );
     if (stale.length > 0)
       log.info(
@@ -466,6 +490,7 @@ export function mirrorKind(context: MirrorContext, kind: MirroredKind): KindMirr
       stopped = true;
       clearTimeout(restartTimer);
       clearTimeout(retryTimer);
+      window.stop();
       index.stop();
       informer?.stop();
     },

@@ -26,6 +26,8 @@ export interface MirrorContext {
   epoch: number;
   /** Whether the term's lease is still current on our clock (LeaderTerm.current). */
   current: () => boolean;
+  /** Most mirror publishes of the kind unacknowledged at once (./publish-window.ts). */
+  maxInFlight?: number | undefined;
 }
 
 /** A running mirror of one kind. */

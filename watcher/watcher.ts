@@ -29,6 +29,8 @@ export interface WatcherOptions {
   stallTimeoutMs?: number | undefined;
   /** How often every kind is listed again and differences mirrored; default 6 h, 0 never. */
   resyncMs?: number | undefined;
+  /** Most mirror publishes of one kind unacknowledged at once; default 256. */
+  maxInFlight?: number | undefined;
 }
 
 /** Default WatcherOptions.resyncMs. */
@@ -159,6 +161,7 @@ export async function startWatcher(options: WatcherOptions): Promise<Watcher> {
           watchEvents: metrics.watchEvents,
           stallTimeoutMs: options.stallTimeoutMs,
           resyncMs: options.resyncMs ?? defaultResyncMs,
+          maxInFlight: options.maxInFlight,
           epoch: term.epoch,
           current: term.current,
         },

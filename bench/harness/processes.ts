@@ -84,6 +84,13 @@ export function metricsUrlIn(line: string): string | undefined {
   return url === undefined ? undefined : `${url.replace(/\/metrics$/, '')}/metrics`;
 }
 
+// Extra node options for the watcher alone (e.g. --heapsnapshot-signal=SIGUSR2), to see where
+// its memory goes without changing the other processes.
+function watcherNodeOptions(): NodeJS.ProcessEnv {
+  const extra = process.env['OLMQ_BENCH_WATCHER_NODE_OPTIONS'];
+  return extra === undefined ? {} : { NODE_OPTIONS: extra };
+}
+
 /**
  * The cluster side of a process benchmark: `olmq devcluster` (pod-ready delay 0) writing its
  * kubeconfig into `dir`, the OLM API and the olmq-system namespace through an admin client,
@@ -113,7 +120,8 @@ export async function launchCluster(
   let watcherMetrics: string | undefined;
   // prettier-ignore
   const watcher = await launch([olmq, 'watcher', '--kubeconfig', kubeconfigPath, '--cluster', 'c1',
-    '--nats-url', natsUrl, '--metrics-port', '0', '--log-level', 'info'], /mirror synced/, {},
+    '--nats-url', natsUrl, '--metrics-port', '0', '--log-level', 'info'], /mirror synced/,
+    watcherNodeOptions(),
     (line) => (watcherMetrics ??= metricsUrlIn(line)));
   // It logs its endpoint as it starts serving it, which may come just after the first sync.
   const deadline = Date.now() + 30_000;
