@@ -274,8 +274,7 @@ const replacing: PhaseStep = (c) => {
   });
 };
 
-// Deleting: the CSV goes (this one, not a newer one of its name: the ledger of own writes then
-// tells the new one from the deleted one).
+// Deleting: the CSV goes (this one, not a newer one of its name, by a uid precondition).
 const deleting: PhaseStep = (c) => ({
   csv: c.csv,
   writes: [
