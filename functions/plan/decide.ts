@@ -245,6 +245,7 @@ function generationOf(ip: InstallPlan): number {
 /** Decides one namespace's InstallPlans and Subscription links. */
 export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
   const writes: Write[] = [];
+  const planStatuses: Write[] = [];
   const plans = new Map(s.installPlans.map((ip) => [ip.metadata.name ?? '', ip]));
   // Plans with the status written by this decision, for the Subscriptions that follow them.
   const effective = new Map(plans);
@@ -323,7 +324,7 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
       }
       if (status.status !== undefined) {
         effective.set(group.name, { ...existing, status: status.status });
-        writes.push({
+        planStatuses.push({
           op: 'updateStatus',
           object: asObject({ ...existing, apiVersion, kind: 'InstallPlan', status: status.status }),
         });
@@ -363,7 +364,10 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
       }),
     });
   }
-  writes.push(...collectOldPlans(s));
+  // A plan's steps let the install-plan function create its CSVs: they are written after the
+  // Subscriptions are linked to it, so that no CSV exists that its Subscription does not name
+  // (the resolver would take it for one installed by hand). A link refused (409) holds them back.
+  writes.push(...planStatuses, ...collectOldPlans(s));
   // A plan just created gets its status (the steps) in the next pass of this reconcile: the
   // load reads plans from the API, so it sees the new plan at once.
   const created = writes.some((w) => w.op === 'create');

@@ -86,10 +86,20 @@ export function csvDefinition(
   const load = async (work: WorkContext<NamespacedName>): Promise<CsvSnapshot> => {
     const { cluster, client } = work;
     const { namespace, name } = work.key;
-    const [csv, allGroups] = await Promise.all([
+    const [mirroredCsv, allGroups] = await Promise.all([
       mirrored<CsvObject>(context, cluster, 'ClusterServiceVersion', namespace, name),
       context.groups.list(cluster),
     ]);
+    // Gone takes its cluster RBAC with it, so the mirror's word is not enough: the objects an
+    // install creates with a new CSV (its ClusterRoleBindings) may be mirrored before the CSV.
+    const csv =
+      mirroredCsv ??
+      (await client.get<CsvObject>({
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'ClusterServiceVersion',
+        namespace,
+        name,
+      }));
     const groups = allGroups.filter((g) => g.metadata.namespace === namespace);
     const selector = ownerSelector({ name, namespace }, 'ClusterServiceVersion');
     const base: CsvSnapshot = {

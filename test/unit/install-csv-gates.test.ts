@@ -3,6 +3,7 @@ import { csvNamespaceSnapshot } from '../harness/csv-snapshot.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import { csvRequeueMs, decideNamespace } from '../../functions/install/csv/decide.js';
 import { csvCleanupFinalizer } from '../../functions/install/csv/gates.js';
+import { existingKey } from '../../functions/install/csv/webhooks.js';
 import type { CsvNamespaceSnapshot, CsvObject } from '../harness/install-fixtures.js';
 import type { ServingCertificate } from '../../functions/install/certificates.js';
 import { parseInstallOptions } from '../../functions/install/options.js';
@@ -285,16 +286,44 @@ t.test(
 t.test('csv - installed certificates wake the namespace when they are due', async (t) => {
   const csv = await nmo(at('Succeeded', 'InstallSucceeded'));
   const notAfter = new Date(now.getTime() + 86_400_000 + 5_000);
-  const d = decideNamespace(
-    snapshot([csv], {
-      ...requirementsMet,
-      certificates: withCertificates(certificate(notAfter, false)),
-    }),
+  const certificates = withCertificates(certificate(notAfter, false));
+  // What the install writes, in place and its deployment rolled out: the CSV stays Succeeded.
+  const first = decideNamespace(snapshot([csv], { ...requirementsMet, certificates }));
+  const objects = (first.writes.csvs[0]?.writes ?? []).flatMap((w) =>
+    w.op === 'delete' || w.op === 'patch' ? [] : [w.object],
   );
+  const rolledOut = objects
+    .filter((o) => o.kind === 'Deployment')
+    .map((o) => ({
+      ...o,
+      metadata: { ...o.metadata, generation: 1 },
+      status: {
+        observedGeneration: 1,
+        replicas: 1,
+        updatedReplicas: 1,
+        availableReplicas: 1,
+        conditions: [{ type: 'Available', status: 'True' }],
+      },
+    }));
+  const installed: Partial<CsvNamespaceSnapshot> = {
+    ...requirementsMet,
+    deployments: rolledOut,
+    webhookConfigurations: objects.filter((o) => o.kind.endsWith('WebhookConfiguration')),
+    existing: new Map(
+      objects.map((o) => [existingKey(o.kind, o.metadata.namespace, o.metadata.name ?? ''), o]),
+    ),
+  };
+  const d = decideNamespace(snapshot([csv], { ...installed, certificates }));
+  t.equal(d.writes.csvs[0]?.status?.phase ?? 'Succeeded', 'Succeeded', 'stays Succeeded');
   t.not(d.writes.csvs[0]?.status?.reason, 'NeedsCertRotation', 'not due yet: no rotation');
   t.equal(d.requeueAfterMs, 6_000, 'wakes a second after notAfter - 24h');
-  const quiet = decideNamespace(snapshot([csv], {}));
-  t.equal(quiet.requeueAfterMs, undefined, 'no certificates: no wake');
+  const fresh = withCertificates(certificate(new Date(now.getTime() + 730 * 86_400_000), false));
+  const quiet = decideNamespace(snapshot([csv], { ...installed, certificates: fresh }));
+  t.equal(quiet.writes.csvs[0]?.status?.phase ?? 'Succeeded', 'Succeeded', 'stays Succeeded');
+  t.ok((quiet.requeueAfterMs ?? Infinity) > 86_400_000, 'fresh certificates: no wake for a day');
+  // Without its deployment the pass reinstalls it, and looks again while Installing.
+  t.equal(first.writes.csvs[0]?.status?.phase, 'Installing');
+  t.equal(first.requeueAfterMs, csvRequeueMs, 'reinstalling: looked at again soon');
 });
 
 t.test('install options - certificate lifetime defaults to 730 days and must exceed a day', (t) => {
@@ -311,4 +340,12 @@ t.test('install options - certificate lifetime defaults to 730 days and must exc
     message: /install option certificateLifetimeMs/,
   });
   t.end();
+});
+
+t.test('csv - a new CSV the pass leaves Pending is looked at again', async (t) => {
+  // Its CRDs are not in the mirror yet: no trigger of the csv room reports their arrival.
+  const fresh = await csvOf('etcd', 'etcdoperator.v0.9.4', 'ns1');
+  const d = decideNamespace(snapshot([fresh], {}));
+  t.equal(d.writes.csvs[0]?.status?.phase, 'Pending', 'moved to Pending by this pass');
+  t.equal(d.requeueAfterMs, csvRequeueMs, 'looked at again, though it had no phase when loaded');
 });

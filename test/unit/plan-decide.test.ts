@@ -185,6 +185,12 @@ void t.test('an existing plan gets its steps once, and its subscriptions follow 
       { type: 'InstallPlanPending', status: 'True', reason: 'InstallPlanNotYetReconciled' },
     ],
   });
+  // The steps let the plan run and create its CSV: never before the Subscription names it.
+  t.same(
+    statusWrites.map((o) => (o as { kind: string }).kind),
+    ['Subscription', 'InstallPlan'],
+    'the Subscription is linked before the plan gets its steps',
+  );
   t.end();
 });
 

@@ -64,6 +64,9 @@ function settled(s: CsvNamespaceSnapshot, csvs: readonly CsvWrites[]): boolean {
   });
 }
 
+// Phases that wait on something no trigger reports.
+const waitingPhases = new Set(['Pending', 'Installing', 'InstallReady', 'Replacing']);
+
 /** Pure: every CSV's move in the namespace. */
 export function decideNamespace(s: CsvNamespaceSnapshot): {
   writes: CsvNamespaceWrites;
@@ -103,16 +106,13 @@ export function decideNamespace(s: CsvNamespaceSnapshot): {
     }
   });
   const settledCsvs = settled(s, csvs) ? csvs.map((w) => ({ ...w, settled: true })) : csvs;
-  // Look again while something waits on what no trigger reports (deployment rollout, CRDs).
-  const waiting = s.csvs.some((c) => {
-    const phase = c.status?.phase ?? '';
-    return (
-      phase === 'Pending' ||
-      phase === 'Installing' ||
-      phase === 'InstallReady' ||
-      phase === 'Replacing'
-    );
-  });
+  // Look again while something waits on what no trigger reports (deployment rollout, CRDs):
+  // as loaded, or as this pass leaves it. A new CSV this pass moves to Pending waits too, and
+  // its echo may start no pass (echoes.ts): without this wake, CRDs the mirror shows after the
+  // pass read them would leave it Pending.
+  const waiting = [...s.csvs.map((c) => c.status), ...csvs.map((w) => w.status)].some(
+    (status) => status !== undefined && waitingPhases.has(status.phase ?? ''),
+  );
   // Installed serving certificates are looked at again when they are due for rotation.
   const wakes = s.csvs.flatMap((c) => {
     const phase = c.status?.phase;
