@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
 import { KubeApiError } from '../../../shared/kube/errors.js';
 import { executeWrites, type Write } from '../../../shared/kube/executor.js';
+import type { OwnWrites } from '../../../shared/kube/own-writes.js';
 import { StaleDecisionError } from '../../../shared/runtime/function-host.js';
 import { transitioned, type Csv } from '../csv-status.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
@@ -26,6 +27,8 @@ export interface CsvApplyContext {
   log: Logger;
   /** Where status writes of settled passes are remembered, so their echoes start no pass. */
   echoes: SettledEchoes | undefined;
+  /** Where the CSV writes are recorded, so the next pass knows whether the mirror shows them. */
+  ownWrites?: OwnWrites;
 }
 
 // Events are best effort, as upstream's recorder: a failure is logged, the pass goes on.
@@ -49,16 +52,19 @@ async function recordEvents(
 // Kinds the pass reads from the mirror (load.ts): their updates are rebased on the API object.
 const mirroredKinds = new Set(['Deployment', 'OperatorCondition']);
 
-// `reader` reads the API object (a scoped writer may not be allowed to), `writer` writes.
+// `reader` reads the API object (a scoped writer may not be allowed to), `writer` writes; the
+// CSV writes are recorded in `c.ownWrites`.
 async function writeObjects(
   reader: KubeClient,
   writer: KubeClient,
   writes: readonly Write[],
+  c: Pick<CsvApplyContext, 'cluster' | 'ownWrites'>,
 ): Promise<void> {
+  const observe = c.ownWrites?.observer(c.cluster, ['ClusterServiceVersion']);
   for (const w of writes) {
     const write =
       w.op === 'update' && mirroredKinds.has(w.object.kind) ? await rebasedOnApi(reader, w) : w;
-    await executeWrites(writer, [write], installFieldManager);
+    await executeWrites(writer, [write], installFieldManager, observe);
   }
 }
 
@@ -72,7 +78,7 @@ export async function applyNamespace(
   // OperatorConditions never hold up the CSVs: a failed write is retried on the next pass.
   for (const w of writes.operatorConditions ?? []) {
     try {
-      await writeObjects(client, client, [w]);
+      await writeObjects(client, client, [w], c);
     } catch (error) {
       if (error instanceof StaleDecisionError) throw error;
       c.log.warn({ err: error }, 'could not write an OperatorCondition');
@@ -88,7 +94,7 @@ export async function applyNamespace(
         ? c.scoped.clientFor(client, writes.namespace, scope.serviceAccount)
         : client;
     try {
-      await writeObjects(client, writer, w.writes);
+      await writeObjects(client, writer, w.writes, c);
     } catch (error) {
       if (error instanceof StaleDecisionError || w.onFailure === undefined) throw error;
       const forbidden = error instanceof KubeApiError && error.reason === 'Forbidden';
@@ -105,6 +111,7 @@ export async function applyNamespace(
     }
     if (status !== undefined && status !== w.csv.status) {
       const written = await updateStatusOrStale(client, { ...w.csv, status }, 'CSV');
+      c.ownWrites?.wrote(c.cluster, { op: 'updateStatus', object: w.csv }, written);
       if (w.settled === true && status === w.status && written !== undefined)
         c.echoes?.remember(c.cluster, writes.namespace, w.csv.metadata.name ?? '', written);
       if (w.upgrade === true) c.metrics?.csvUpgradeCount.inc({ cluster: c.cluster });

@@ -1,8 +1,11 @@
 // The CSV lifecycle reconciler of the install function: one work item per namespace (a CSV's
 // phase depends on the namespace's OperatorGroups, the CSV it replaces and the one replacing
-// it). load reads the namespace's CSVs from the API and the rest from the mirror (load.ts),
+// it). load reads the namespace's CSVs from the mirror when it shows this replica's CSV writes
+// (else from the API) and the rest from the mirror (load.ts),
 // decide is decide.ts, apply writes objects then statuses (apply.ts).
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
+import { StaleDecisionError } from '../../../shared/kube/executor.js';
+import { OwnWrites } from '../../../shared/kube/own-writes.js';
 import type { FunctionDefinition, Trigger, WorkContext } from '../../../shared/runtime/types.js';
 import type { FieldKey } from '../../../shared/runtime/work-keys.js';
 import { defaultCertificateLifetimeMs } from '../certificates.js';
@@ -95,7 +98,8 @@ export function csvFunction(options: {
   /** Lifetime of issued serving certificates (default: upstream's 730 days). */
   certificateLifetimeMs?: number;
   /**
-   * The watcher's mirror, read as upstream reads its informers: everything but the CSVs, and
+   * The watcher's mirror, read as upstream reads its informers: the CSVs when it shows this
+   * replica's writes of them (load.ts mirroredCsvsServe), everything else, and
    * the CRDs a CSV requires unless it serves webhooks (whose conversion settings are written
    * back to the whole CRD).
    */
@@ -106,6 +110,8 @@ export function csvFunction(options: {
   const certificateLifetimeMs = options.certificateLifetimeMs ?? defaultCertificateLifetimeMs;
   const clusterRbac = clusterRbacViews(options.mirror);
   const echoes = new SettledEchoes();
+  // The CSV writes of this replica's passes, so a load can tell whether the mirror shows them.
+  const ownWrites = new OwnWrites();
   return {
     close: () => clusterRbac.stop(),
     key: csvNamespaceKey,
@@ -125,6 +131,7 @@ export function csvFunction(options: {
         clusterRbac,
         now: work.now,
         certificateLifetimeMs,
+        ownWrites,
       });
     },
     decide: decideNamespace,
@@ -138,6 +145,12 @@ export function csvFunction(options: {
         now: work.now,
         log: work.log,
         echoes,
+        ownWrites,
+      }).catch((error: unknown) => {
+        // Deciding again must not meet the same mirror: the next load reads the API.
+        if (error instanceof StaleDecisionError)
+          ownWrites.conflicted(work.cluster, work.key.namespace);
+        throw error;
       });
     },
   };

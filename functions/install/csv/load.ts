@@ -1,11 +1,12 @@
-// What one namespace pass of the CSV lifecycle reads: the namespace's CSVs from the API; its
-// OperatorGroups, Subscriptions, OperatorConditions, Deployments and ServiceAccounts from the
+// What one namespace pass of the CSV lifecycle reads: the namespace's CSVs (from the mirror when
+// it shows this function's own writes, else from the API: csvsOf); its OperatorGroups, Subscriptions, OperatorConditions, Deployments and ServiceAccounts from the
 // watcher's mirror (../mirrored.ts); the CRDs the CSVs name, cluster objects to clean up after
 // deleted CSVs, the install scope, and serving certificates (reused, or issued here: key
 // generation is not for a pure decision).
 import type { Deployment, ServiceAccount } from '../../../shared/api/core.js';
 import type { OperatorCondition, OperatorGroup, Subscription } from '../../../shared/api/index.js';
 import type { KubeClient, KubeObject, ObjectRef } from '../../../shared/kube/client.js';
+import type { OwnWrites } from '../../../shared/kube/own-writes.js';
 import type { Served } from '../../../shared/kube/served.js';
 import { getMirrored, listMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
 import { mirroredWithNeeded } from '../mirrored.js';
@@ -19,6 +20,7 @@ import type { Crd } from '../crds.js';
 import { apiServiceName } from './apiservices.js';
 import type { Csv } from '../csv-status.js';
 import { operatorGroupScope } from '../scope.js';
+import { csvCleanupFinalizer } from './gates.js';
 import { loadRequirements, type ClusterRbacViews } from './load-requirements.js';
 import { crdNamesOf } from './requirements.js';
 import { strategyOf } from './strategy.js';
@@ -147,6 +149,48 @@ export interface CsvLoadContext {
   now: () => Date;
   /** Lifetime of issued serving certificates. */
   certificateLifetimeMs: number;
+  /** The CSV writes of this function's earlier passes (the mirror must show them to be read). */
+  ownWrites: OwnWrites;
+}
+
+const copied = (csv: Csv): boolean => csv.metadata.labels?.['olm.copiedFrom'] !== undefined;
+
+/**
+ * Whether a pass can decide on the mirror's CSVs: no CSV needs a whole-object update (its
+ * cleanup finalizer added or removed: the mirror trims icon and description), no copy could be
+ * what a CSV of the namespace is replaced by (copies are mirrored without their spec), and the
+ * mirror shows every CSV write of this function's earlier passes, with no conflict since.
+ */
+export function mirroredCsvsServe(
+  csvs: readonly Csv[],
+  ownWrites: OwnWrites,
+  where: { cluster: string; namespace: string },
+): boolean {
+  const own = csvs.filter((csv) => !copied(csv));
+  return (
+    own.every(
+      (csv) =>
+        csv.metadata.deletionTimestamp === undefined &&
+        (csv.metadata.finalizers ?? []).includes(csvCleanupFinalizer),
+    ) &&
+    (own.length === csvs.length || own.length === 0) &&
+    ownWrites.shownIn(where.cluster, where.namespace, { ClusterServiceVersion: csvs })
+  );
+}
+
+/**
+ * The namespace's CSVs: the mirror's when they serve (mirroredCsvsServe), else the API's. Each
+ * pass must see the statuses its previous pass wrote, and writes them back conditionally on
+ * the version it read: the ledger of own writes says whether the mirror shows them.
+ */
+async function csvsOf(c: CsvLoadContext, namespace: string): Promise<Csv[]> {
+  const where = { cluster: c.cluster, namespace };
+  const mirrored = await listMirrored<Csv>(c.mirror, { ...where, kind: 'ClusterServiceVersion' });
+  if (mirroredCsvsServe(mirrored, c.ownWrites, where))
+    // In the API's order (by name): the pass writes its CSVs in that order.
+    return mirrored.sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  c.ownWrites.readFromApi(c.cluster, namespace);
+  return (await c.client.list<Csv>({ ...olm('ClusterServiceVersion'), namespace })).items;
 }
 
 /** The service accounts and deployments the namespace's CSVs and OperatorGroups name. */
@@ -175,10 +219,8 @@ export async function loadNamespace(
   const { client, now, mirror: source, cluster } = c;
   const where = { cluster, namespace };
   const mirrored = <T>(kind: string) => listMirrored<T>(source, { ...where, kind });
-  const [csvs, operatorGroups, subscriptions, operatorConditions] = await Promise.all([
-    // From the API: each pass must see the statuses its previous pass wrote, and they are
-    // written back conditionally on this resourceVersion.
-    client.list<Csv>({ ...olm('ClusterServiceVersion'), namespace }),
+  const [csvItems, operatorGroups, subscriptions, operatorConditions] = await Promise.all([
+    csvsOf(c, namespace),
     // Only read here (their writers' changes trigger this pass, so the mirror has them).
     mirrored<Served<OperatorGroup>>('OperatorGroup'),
     mirrored<Served<Subscription>>('Subscription'),
@@ -186,6 +228,7 @@ export async function loadNamespace(
     // is checked) and updated rebased on the API object (apply.ts).
     mirrored<Served<OperatorCondition>>('OperatorCondition'),
   ]);
+  const csvs = { items: csvItems };
   const named = namedByCsvs(csvs.items, operatorGroups);
   const [deployments, serviceAccounts] = await Promise.all([
     mirroredWithNeeded<Served<Deployment>>(

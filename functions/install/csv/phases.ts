@@ -274,7 +274,8 @@ const replacing: PhaseStep = (c) => {
   });
 };
 
-// Deleting: the CSV goes (this one, not a newer one of its name, by a uid precondition).
+// Deleting: the CSV goes (this one, not a newer one of its name: the ledger of own writes then
+// tells the new one from the deleted one).
 const deleting: PhaseStep = (c) => ({
   csv: c.csv,
   writes: [
