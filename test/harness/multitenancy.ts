@@ -297,6 +297,20 @@ export function read<T extends KubeObject = KubeObject>(
   return client.get<T>({ apiVersion, kind, namespace, name });
 }
 
+/** Waits for the rbac function to write the OperatorGroup's status (its target namespaces). */
+export async function waitForGroupStatus(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<void> {
+  await waitForObject(
+    client,
+    `status of group ${namespace}/${name}`,
+    { kind: 'OperatorGroup', apiVersion: 'operators.coreos.com/v1', namespace, name },
+    (g) => Array.isArray((g?.['status'] as { namespaces?: unknown } | undefined)?.namespaces),
+  );
+}
+
 /** Waits until `check` of the object passes. */
 export async function waitForObject<T extends KubeObject = KubeObject>(
   client: KubeClient,

@@ -8,7 +8,7 @@ import { executeWrites, StaleDecisionError } from '../../shared/kube/executor.js
 import { OwnWrites } from '../../shared/kube/own-writes.js';
 import { backboneFor, clusterFor } from '../harness/backbone.js';
 import { waitFor } from '../harness/wait.js';
-import { watcherFor } from '../harness/watcher.js';
+import { stallWatcherWatch, watcherFor } from '../harness/watcher.js';
 
 const role = (labels: Record<string, string> = {}): KubeObject => ({
   apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -39,13 +39,7 @@ t.test('own writes - a write the mirror does not show yet sends the load to the 
   t.ok(await shown(), 'nothing written yet: the mirror stands');
 
   // The watcher's Role watch goes quiet: what is written now stays out of the mirror.
-  const stall = fixture.cluster.faults.inject({
-    verbs: ['watch'],
-    resources: ['rbac.authorization.k8s.io/roles'],
-    action: { kind: 'stall' },
-  });
-  fixture.cluster.faults.dropWatches();
-  await waitFor('the Role watch to stall', () => stall.hits >= 1, 15_000);
+  const stall = await stallWatcherWatch(fixture, 'rbac.authorization.k8s.io/roles');
 
   const current = await client.get(roleRef);
   const update = {

@@ -11,9 +11,11 @@ import {
   createOperatorGroup,
   createPermissionRbac,
   startMultitenancy,
+  waitForGroupStatus,
   waitForObject,
 } from '../harness/multitenancy.js';
 import { waitFor } from '../harness/wait.js';
+import { stallWatcherWatch } from '../harness/watcher.js';
 
 const owner = (csv: string) => ({
   'olm.owner': csv,
@@ -36,26 +38,10 @@ t.test(
     const { client, fixture, backbone, hosts } = await startMultitenancy(t);
     await createNamespace(client, 'operators');
     await createOperatorGroup(client, 'operators', 'og', { targetNamespaces: ['operators'] });
-    await waitForObject(
-      client,
-      'group status',
-      {
-        kind: 'OperatorGroup',
-        apiVersion: 'operators.coreos.com/v1',
-        namespace: 'operators',
-        name: 'og',
-      },
-      (g) => Array.isArray((g?.['status'] as { namespaces?: unknown } | undefined)?.namespaces),
-    );
+    await waitForGroupStatus(client, 'operators', 'og');
 
     // The watcher's CSV watch goes quiet: the CSV created now stays out of the mirror.
-    const stall = fixture.cluster.faults.inject({
-      verbs: ['watch'],
-      resources: ['operators.coreos.com/clusterserviceversions'],
-      action: { kind: 'stall' },
-    });
-    fixture.cluster.faults.dropWatches();
-    await waitFor('the CSV watch to stall', () => stall.hits >= 1, 15_000);
+    const stall = await stallWatcherWatch(fixture, 'operators.coreos.com/clusterserviceversions');
 
     const bundle = await bundleCsv('etcd', 'etcdoperator.v0.9.4');
     const { status: _status, ...body } = bundle;

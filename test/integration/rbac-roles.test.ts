@@ -14,6 +14,7 @@ import {
   createPermissionRbac,
   installCsv,
   startMultitenancy,
+  waitForGroupStatus,
   waitForObject,
 } from '../harness/multitenancy.js';
 
@@ -34,17 +35,7 @@ t.test(
     await createOperatorGroup(client, 'operators', 'og', {
       targetNamespaces: ['operators', 'tenant'],
     });
-    await waitForObject(
-      client,
-      'group status',
-      {
-        kind: 'OperatorGroup',
-        apiVersion: 'operators.coreos.com/v1',
-        namespace: 'operators',
-        name: 'og',
-      },
-      (g) => Array.isArray((g?.['status'] as { namespaces?: unknown } | undefined)?.namespaces),
-    );
+    await waitForGroupStatus(client, 'operators', 'og');
     await installCsv(client, csv, 'operators');
 
     const api = { group: 'etcd.database.coreos.com', version: 'v1beta2', kind: 'EtcdCluster' };
@@ -187,17 +178,7 @@ t.test(
     await createOperatorGroup(client, 'operators', 'global');
     const csv = await bundleCsv('prometheus', 'prometheusoperator.0.37.0');
     await createOwnedCrds(client, csv);
-    await waitForObject(
-      client,
-      'group status',
-      {
-        kind: 'OperatorGroup',
-        apiVersion: 'operators.coreos.com/v1',
-        namespace: 'operators',
-        name: 'global',
-      },
-      (g) => Array.isArray((g?.['status'] as { namespaces?: unknown } | undefined)?.namespaces),
-    );
+    await waitForGroupStatus(client, 'operators', 'global');
     const installed = await installCsv(client, csv, 'operators');
     await createPermissionRbac(client, installed);
     const name = `${installed.metadata.name ?? ''}-0`;
@@ -292,9 +273,7 @@ t.test(
       ['global', 'all'],
       ['team', 'own'],
     ] as const) {
-      await waitForObject(client, `${name} status`, ogRef(ns, name), (g) =>
-        Array.isArray((g?.['status'] as { namespaces?: unknown } | undefined)?.namespaces),
-      );
+      await waitForGroupStatus(client, ns, name);
     }
     const holder = await installCsv(
       client,

@@ -24,7 +24,7 @@ import { kubectl, type ClusterFixture } from '../harness/devcluster.js';
 import { capturingLogger } from '../harness/log.js';
 import { smallCatalog } from '../harness/repo.js';
 import { waitFor } from '../harness/wait.js';
-import { watcherFor } from '../harness/watcher.js';
+import { stallWatcherWatch, watcherFor } from '../harness/watcher.js';
 
 const globalNamespace = 'olm';
 const v1alpha1 = 'operators.coreos.com/v1alpha1';
@@ -571,13 +571,7 @@ t.test(
     t.equal(await lists(), settled, 'no list from the API: the mirror shows the last writes');
 
     // The Subscription watch goes quiet: the plan function's next write stays out of the mirror.
-    const stall = fixture.cluster.faults.inject({
-      verbs: ['watch'],
-      resources: ['operators.coreos.com/subscriptions'],
-      action: { kind: 'stall' },
-    });
-    fixture.cluster.faults.dropWatches();
-    await waitFor('the Subscription watch to stall', () => stall.hits >= 1, 15_000);
+    const stall = await stallWatcherWatch(fixture, 'operators.coreos.com/subscriptions');
     const beforeStalled = await lists();
     await phase('Installing');
     // That decision read a mirror holding the plan function's earlier writes: no list.
