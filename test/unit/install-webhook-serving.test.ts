@@ -274,18 +274,16 @@ t.test('webhook serving - Service, Secret and RBAC named and labelled as upstrea
   t.end();
 });
 
+// The webhook Service as the cluster holds it, with `metadata` added.
+const existingService = (metadata: Partial<KubeObject['metadata']>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: 'op-service', namespace: 'ns1', resourceVersion: '5', ...metadata },
+  spec: { clusterIP: '10.0.0.9', ports: [] },
+});
+
 t.test('webhook serving - owner labels an older olmq put on the Service are taken off', (t) => {
-  const old: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: {
-      name: 'op-service',
-      namespace: 'ns1',
-      resourceVersion: '5',
-      labels: { ...owner, team: 'a' },
-    },
-    spec: { clusterIP: '10.0.0.9', ports: [] },
-  };
+  const old = existingService({ labels: { ...owner, team: 'a' } });
   const service = written(writesFor([old]), 'Service', 'op-service');
   t.same(service?.metadata.labels, { 'olm.managed': 'true', team: 'a' }, 'foreign labels stay');
   t.equal((service?.['spec'] as { clusterIP?: string }).clusterIP, '10.0.0.9');
@@ -293,17 +291,8 @@ t.test('webhook serving - owner labels an older olmq put on the Service are take
 });
 
 t.test('webhook serving - an update adds no annotations where there were none', (t) => {
-  const existing = (annotations?: Record<string, string>): KubeObject => ({
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: {
-      name: 'op-service',
-      namespace: 'ns1',
-      resourceVersion: '5',
-      ...(annotations === undefined ? {} : { annotations }),
-    },
-    spec: { clusterIP: '10.0.0.9', ports: [] },
-  });
+  const existing = (annotations?: Record<string, string>): KubeObject =>
+    existingService(annotations === undefined ? {} : { annotations });
   const bare = written(writesFor([existing()]), 'Service', 'op-service');
   t.ok(bare, 'the Service is updated');
   t.notOk(
