@@ -3,7 +3,7 @@
 // rbac-namespace item. Hosts the function's Role and RoleBinding triggers.
 import { OlmAnnotation, OlmLabel } from '../../shared/api/codes.js';
 import type { KubeObject } from '../../shared/kube/client.js';
-import { NamespaceSet, type CsvObject } from '../../shared/operator-group/index.js';
+import { isGlobal, NamespaceSet, type CsvObject } from '../../shared/operator-group/index.js';
 import type { FunctionDefinition, Trigger } from '../../shared/runtime/types.js';
 import type { NamespacedName } from '../../shared/runtime/work-keys.js';
 import { mirrored } from './io.js';
@@ -15,11 +15,14 @@ export interface TenantsSnapshot {
   namespaces: readonly string[];
 }
 
-// A Role or RoleBinding of an operator's CSV concerns the CSV (AllNamespaces lifting) and its
-// tenants; a deleted one may have been tenant RBAC of a copy in its namespace.
-const rbacTrigger = (kind: 'Role' | 'RoleBinding'): Trigger => ({
+// A Role or RoleBinding of an operator's CSV concerns the CSV when one of its namespace's groups
+// targets all namespaces (rbac-csv lifts its Roles to ClusterRoles), and its tenants when one
+// targets other namespaces (rbac-tenants); an operator of its own namespace alone needs neither.
+// A group gaining targets later annotates its CSVs (and copies them), which wakes both anew.
+// A deleted one may have been tenant RBAC of a copy in its namespace.
+const rbacTrigger = (context: RbacContext, kind: 'Role' | 'RoleBinding'): Trigger => ({
   kind,
-  workKeys: (c) => {
+  workKeys: async (c) => {
     // A deletion shows no labels: it may have been tenant RBAC of a copy here (taken by the
     // garbage collector when the copy was replaced, say), which the namespace makes again.
     if (c.object === undefined) return [namespaceKey.of({ namespace: c.ref.namespace })];
@@ -33,7 +36,12 @@ const rbacTrigger = (kind: 'Role' | 'RoleBinding'): Trigger => ({
       namespace: labels[OlmLabel.OwnerNamespace] ?? '',
       name: labels[OlmLabel.Owner] ?? '',
     };
-    return [csvKey.of(owner), tenantsKey.of(owner)];
+    const targets = (await context.groups.list(c.ref.cluster, owner.namespace)).map(
+      (g) => g.status?.namespaces,
+    );
+    const lifted = targets.some(isGlobal);
+    const tenants = targets.some((t) => t?.some((ns) => ns !== '' && ns !== owner.namespace));
+    return [...(lifted ? [csvKey.of(owner)] : []), ...(tenants ? [tenantsKey.of(owner)] : [])];
   },
 });
 
@@ -43,7 +51,7 @@ export function tenantsDefinition(
 ): FunctionDefinition<NamespacedName, TenantsSnapshot, readonly never[]> {
   return {
     key: tenantsKey,
-    triggers: [rbacTrigger('Role'), rbacTrigger('RoleBinding')],
+    triggers: [rbacTrigger(context, 'Role'), rbacTrigger(context, 'RoleBinding')],
     async load(work) {
       const { namespace, name } = work.key;
       const csv = await mirrored<CsvObject>(
