@@ -7,8 +7,8 @@
 //   from a mirrored object is rebased on the API object it was decided on (same
 //   resourceVersion, else the decision is stale) so that nothing trimmed is wiped.
 import { OlmAnnotation } from '../../shared/api/codes.js';
-import { getMirrored, listMirrored, type MirrorSource } from '../../shared/bus/mirror-read.js';
-import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client.js';
+import { listMirrored, type MirrorSource } from '../../shared/bus/mirror-read.js';
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { StaleDecisionError, type Write } from '../../shared/kube/executor.js';
 import { refOf } from './kube-writes.js';
 
@@ -36,22 +36,6 @@ export async function mirroredWithNeeded<T extends KubeObject>(
     missing.map((name) => client.get<T>({ ...kind, namespace: where.namespace, name })),
   );
   return [...mirrored, ...fetched.filter((o): o is Awaited<T> => o !== undefined)];
-}
-
-/** One object from the mirror, or from the API when the mirror lacks it. */
-export async function mirroredOrApi<T extends KubeObject>(
-  mirror: MirrorSource,
-  client: KubeClient,
-  cluster: string,
-  ref: ObjectRef & { name: string },
-): Promise<T | undefined> {
-  const mirrored = await getMirrored<T>(mirror, {
-    cluster,
-    kind: ref.kind,
-    namespace: ref.namespace ?? '',
-    name: ref.name,
-  });
-  return mirrored ?? (await client.get<T>(ref));
 }
 
 const lastApplied = OlmAnnotation.LastAppliedConfiguration;

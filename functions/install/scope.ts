@@ -6,7 +6,7 @@ import type { OperatorGroup } from '../../shared/api/index.js';
 import { listMirrored, type MirrorSource } from '../../shared/bus/mirror-read.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import type { Served } from '../../shared/kube/served.js';
-import { mirroredOrApi } from './mirrored.js';
+import { mirroredOrApi } from '../../shared/kube/mirrored-or-api.js';
 
 /** The service account an install in `namespace` acts as; undefined when unscoped. */
 export type InstallScope = { serviceAccount: string } | { error: string } | undefined;

@@ -7,6 +7,7 @@ import { OlmLabel } from '../../shared/api/codes.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { ObjectPart } from '../../shared/bus/object-parts.js';
 import type { Write } from '../../shared/kube/executor.js';
+import { mirroredOrApi } from '../../shared/kube/mirrored-or-api.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import {
   isCopy,
@@ -86,20 +87,17 @@ export function csvDefinition(
   const load = async (work: WorkContext<NamespacedName>): Promise<CsvSnapshot> => {
     const { cluster, client } = work;
     const { namespace, name } = work.key;
-    const [mirroredCsv, allGroups] = await Promise.all([
-      mirrored<CsvObject>(context, cluster, 'ClusterServiceVersion', namespace, name),
-      context.groups.list(cluster),
-    ]);
     // Gone takes its cluster RBAC with it, so the mirror's word is not enough: the objects an
     // install creates with a new CSV (its ClusterRoleBindings) may be mirrored before the CSV.
-    const csv =
-      mirroredCsv ??
-      (await client.get<CsvObject>({
+    const [csv, allGroups] = await Promise.all([
+      mirroredOrApi<CsvObject>(context.mirror, client, cluster, {
         apiVersion: 'operators.coreos.com/v1alpha1',
         kind: 'ClusterServiceVersion',
         namespace,
         name,
-      }));
+      }),
+      context.groups.list(cluster),
+    ]);
     const groups = allGroups.filter((g) => g.metadata.namespace === namespace);
     const selector = ownerSelector({ name, namespace }, 'ClusterServiceVersion');
     const base: CsvSnapshot = {

@@ -17,7 +17,8 @@ import type { NamespacedName } from '../../../shared/runtime/work-keys.js';
 import { operatorConditionKey } from '../keys.js';
 import { namespaced } from '../triggers.js';
 import { installFieldManager } from '../kube-writes.js';
-import { mirroredOrApi, rebasedOnApi } from '../mirrored.js';
+import { mirroredOrApi } from '../../../shared/kube/mirrored-or-api.js';
+import { rebasedOnApi } from '../mirrored.js';
 import { decideOperatorCondition, withConditionEnv } from './decide.js';
 import { roleAsWanted } from './rbac.js';
 import {
