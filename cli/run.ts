@@ -4,6 +4,7 @@
 // /metrics /healthz /readyz, and on SIGTERM/SIGINT drains in-flight work before exiting.
 import { statSync } from 'node:fs';
 import { openBackbone } from '../shared/bus/backbone.js';
+import { LiveMirrorCopy } from '../shared/bus/mirror-copy.js';
 import { clusterFilesOf, KubeconfigError, loadClusterFile } from '../shared/kube/clusters.js';
 import { FunctionStartError, type RunningFunction } from '../shared/runtime/function-runner.js';
 import { serveOperations, type OperationsEndpoint } from '../shared/runtime/http.js';
@@ -115,8 +116,11 @@ export async function runFunction(
     }
     stops.push(() => pool.stop());
     const clients = pool.membership.clients;
+    // Stopped after the function (stops run in reverse).
+    const copy = new LiveMirrorCopy(backbone);
+    stops.push(() => copy.stop());
     running = await startFunctions([name], table, {
-      backbone,
+      backbone: { ...backbone, copy },
       clients: pool.membership,
       log,
       registry,

@@ -15,6 +15,7 @@ import {
   type PackageServer,
 } from '../packageserver/index.js';
 import { openBackbone } from '../shared/bus/backbone.js';
+import { LiveMirrorCopy } from '../shared/bus/mirror-copy.js';
 import { startNatsServer, type NatsServer } from '../shared/bus/nats-server.js';
 import { startUpkeep } from '../shared/bus/upkeep.js';
 import type { KubeClient } from '../shared/kube/client.js';
@@ -132,9 +133,12 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     }
 
     // The functions, sharing the process's connection, client and metrics.
+    // Their live copy of the mirror (stopped after them: teardown runs in reverse).
+    const copy = new LiveMirrorCopy(backbone);
+    teardown.add('mirror copy', () => copy.stop());
     const table = options.functions?.table ?? functionModules;
     const functions = await startFunctions(options.functions?.names ?? Object.keys(table), table, {
-      backbone,
+      backbone: { ...backbone, copy },
       clients,
       log,
       registry,

@@ -98,6 +98,44 @@ export interface Backbone {
   /** The hot path's publishes and one-way messages on nc, batched per event-loop turn. */
   pipe: BusPipe;
   options: BackboneOptions;
+  /**
+   * A function process's live copy of the mirror (mirror-copy.ts): its reads of the mirror
+   * are answered from it where it keeps the kind. Absent elsewhere (the watcher, the CLI).
+   */
+  copy?: MirrorCopy;
+}
+
+/** A live mirror entry: its key and its value (JSON text). */
+export interface MirroredEntry {
+  key: string;
+  text: string;
+}
+
+/** A live copy of the mirror, per cluster (implemented by mirror-copy.ts). */
+export interface MirrorCopy {
+  /**
+   * Resolves once the copy of `cluster` has applied mirror sequence `seq` (a change of the
+   * cluster seen by another consumer), or without one, every change the mirror had (a round
+   * trip). The first call of a cluster starts following it.
+   */
+  reached(cluster: string, seq?: number): Promise<void>;
+  /**
+   * The value of the live entry of `key` (an object key), null when there is none; undefined
+   * when the copy does not keep its kind (yet): read it from NATS.
+   */
+  text(key: string): string | null | undefined;
+  /**
+   * The live entries of `kind` in `cluster`, in `namespace` ("" for cluster-scoped ones; every
+   * namespace when undefined), optionally only those named `name`; undefined when the copy does
+   * not keep the kind (yet).
+   */
+  entries(
+    cluster: string,
+    kind: string,
+    namespace?: string,
+    name?: string,
+  ): MirroredEntry[] | undefined;
+  stop(): void;
 }
 
 const nanos = (ms: number): number => ms * 1_000_000;

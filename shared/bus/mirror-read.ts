@@ -154,10 +154,13 @@ const parse = <T>(text: string): T => JSON.parse(text) as T;
 
 /** The mirrored object, or undefined when it is absent (never mirrored or deleted). */
 export async function getMirrored<T>(
-  mirror: Pick<Backbone, 'pipe'>,
+  mirror: Pick<Backbone, 'pipe' | 'copy'>,
   ref: { cluster: string; kind: string; namespace: string; name: string },
 ): Promise<T | undefined> {
-  const value = await readEntry(mirror, objectKey(ref));
+  const key = objectKey(ref);
+  const kept = mirror.copy?.text(key);
+  if (kept !== undefined) return kept === null ? undefined : parse<T>(kept);
+  const value = await readEntry(mirror, key);
   return value === undefined ? undefined : parse<T>(value);
 }
 
@@ -310,6 +313,8 @@ export async function listMirrored<T>(
   mirror: MirrorSource,
   query: { cluster: string; kind: string; namespace?: string | undefined; name?: string },
 ): Promise<T[]> {
+  const kept = mirror.copy?.entries(query.cluster, query.kind, query.namespace, query.name);
+  if (kept !== undefined) return kept.map(({ text }) => parse<T>(text));
   if (query.namespace !== undefined && query.namespace !== '' && query.name === undefined) {
     const { cluster, kind, namespace } = query;
     const names = await indexedNames(mirror, cluster, kind, namespace);
@@ -340,9 +345,16 @@ export async function namespacesHolding(
   mirror: MirrorSource,
   query: { cluster: string; kind: string; name: string },
 ): Promise<string[]> {
+  const kept = mirror.copy?.entries(query.cluster, query.kind, undefined, query.name);
+  if (kept !== undefined) return namespacesOf(kept.map((entry) => entry.key));
   const filter = `${encodeToken(query.cluster)}.${encodeToken(query.kind)}.*.${encodeToken(query.name)}`;
+  return namespacesOf(await mirroredKeys(mirror, filter));
+}
+
+// The namespaces (decoded) of object keys, cluster-scoped ones left out.
+function namespacesOf(keys: readonly string[]): string[] {
   const out: string[] = [];
-  for (const key of await mirroredKeys(mirror, filter)) {
+  for (const key of keys) {
     const ns = key.split('.')[2];
     if (ns !== undefined && ns !== clusterScope) out.push(decodeToken(ns));
   }
@@ -354,13 +366,8 @@ export async function namespacesWith(
   mirror: MirrorSource,
   query: { cluster: string; kind: string },
 ): Promise<string[]> {
-  const out = new Set<string>();
-  for (const key of await mirroredKeys(
-    mirror,
-    `${encodeToken(query.cluster)}.${encodeToken(query.kind)}.*.*`,
-  )) {
-    const ns = key.split('.')[2];
-    if (ns !== undefined && ns !== clusterScope) out.add(decodeToken(ns));
-  }
-  return [...out].sort();
+  const keys =
+    mirror.copy?.entries(query.cluster, query.kind)?.map((entry) => entry.key) ??
+    (await mirroredKeys(mirror, `${encodeToken(query.cluster)}.${encodeToken(query.kind)}.*.*`));
+  return [...new Set(namespacesOf(keys))].sort();
 }

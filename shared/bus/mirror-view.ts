@@ -22,8 +22,8 @@ import {
   mirrorSubjectPrefix as subjectPrefix,
 } from './subjects.js';
 
-/** What reading the mirror needs of the backbone. */
-export type MirrorSource = Pick<Backbone, 'js' | 'jsm' | 'pipe'>;
+/** What reading the mirror needs of the backbone (and its live copy, when it has one). */
+export type MirrorSource = Pick<Backbone, 'js' | 'jsm' | 'pipe' | 'copy'>;
 
 /** Whether a mirror message's KV-Operation header marks a deletion. */
 export const isDeletion = (operation: string | undefined): boolean =>
@@ -74,6 +74,16 @@ export async function mirroredValue<T>(
 export interface MirrorFollower {
   /** Resolves once every message the mirror had when it was called has been applied. */
   current(): Promise<void>;
+  /**
+   * Resolves once the message at stream sequence `seq` (one of the filter's, seen through
+   * another consumer) or a later one has been applied: no round trip. Falls back to current()
+   * when none comes within a second (a message purged meanwhile has no successor).
+   */
+  reached(seq: number): Promise<void>;
+  /** The stream sequence of the last message applied (or, before any, the start less one). */
+  readonly applied: number;
+  /** Its consume ended (connection closed, or it gave up after a failover): it is stale. */
+  readonly ended: boolean;
   stop(): void;
 }
 
@@ -92,14 +102,15 @@ export async function followMirror(
   mirror: MirrorSource,
   filter: string,
   apply: (m: JsMsg) => Promise<void> | void,
-  options: { what: string; catchUpMs?: number },
+  options: { what: string; catchUpMs?: number; from?: number },
 ): Promise<MirrorFollower> {
   const catchUpMs = options.catchUpMs ?? 10_000;
+  const from = options.from ?? 1;
   // The stream sequence of the last message applied (an ordered consumer replaced after a gap
   // goes on from there), and a sequence up to which the stream is known to hold no message of
   // the filter that is not applied.
-  let applied = 0;
-  let checked = 0;
+  let applied = from - 1;
+  let checked = from - 1;
   const waiters = new Set<{ until: number; resolve: () => void }>();
   let known = reached.get(mirror.pipe);
   if (known === undefined) reached.set(mirror.pipe, (known = { seq: 0 }));
@@ -109,7 +120,9 @@ export async function followMirror(
   // deliver the same, and NATS 2.9 sets up the first more cheaply.
   const consumer = await mirror.js.consumers.get(mirrorStream, {
     filter_subjects: filter,
-    deliver_policy: DeliverPolicy.All,
+    ...(from > 1
+      ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from }
+      : { deliver_policy: DeliverPolicy.All }),
   });
   const messages: ConsumerMessages = await consumer.consume();
   // A view whose consume ended (the connection closed, or it gave up after a failover) never
@@ -199,9 +212,26 @@ export async function followMirror(
     });
     return queued;
   };
+  const reachedSeq = async (seq: number): Promise<void> => {
+    if (Math.max(applied, checked) >= seq) return;
+    if (ended) throw new MirrorViewLagError(options.what, 0);
+    try {
+      await appliedUpTo(seq, Date.now() + Math.min(1_000, catchUpMs));
+    } catch (error) {
+      if (!(error instanceof MirrorViewLagError)) throw error;
+      await current();
+    }
+  };
   await current();
   return {
     current,
+    reached: reachedSeq,
+    get applied() {
+      return applied;
+    },
+    get ended() {
+      return ended;
+    },
     stop() {
       messages.stop();
       for (const waiter of waiters) waiter.resolve();

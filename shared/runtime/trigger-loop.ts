@@ -167,6 +167,8 @@ export async function runTrigger(
           return parsed.object;
         },
       };
+      // What the mapping reads of the mirror is at least as new as the change.
+      await backbone.copy?.reached(ref.cluster, m.seq);
       let items;
       try {
         items = await trigger.workKeys(change);

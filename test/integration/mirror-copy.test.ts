@@ -1,0 +1,145 @@
+// A function process's live copy of the mirror (shared/bus/mirror-copy.ts) on the NATS server the
+// tests run: reads through it answer what reads of NATS answer, once a kind is kept, through
+// updates, deletions and a fill racing with writes.
+import t, { type Test } from 'tap';
+import type { Backbone } from '../../shared/bus/backbone.js';
+import { putMirrorValue } from '../../shared/bus/large-values.js';
+import { LiveMirrorCopy } from '../../shared/bus/mirror-copy.js';
+import {
+  getMirrored,
+  listMirrored,
+  namespacesHolding,
+  namespacesWith,
+} from '../../shared/bus/mirror-read.js';
+import { objectKey } from '../../shared/bus/subjects.js';
+import { backboneFor } from '../harness/backbone.js';
+import { waitFor } from '../harness/wait.js';
+
+interface Group {
+  metadata: { name: string; namespace: string };
+  spec: { n: number; pad?: string };
+}
+
+const ref = (namespace: string, name: string, kind = 'OperatorGroup') => ({
+  cluster: 'c1',
+  kind,
+  namespace,
+  name,
+});
+
+const putGroup = (backbone: Backbone, namespace: string, name: string, n: number) =>
+  backbone.objects.put(
+    objectKey(ref(namespace, name)),
+    JSON.stringify({ metadata: { name, namespace }, spec: { n } } satisfies Group),
+  );
+
+// The backbone a function process hands its functions, with its copy (stopped at teardown).
+function withCopy(t: Test, backbone: Backbone): Backbone & { copy: LiveMirrorCopy } {
+  const copy = new LiveMirrorCopy(backbone);
+  t.teardown(() => copy.stop());
+  return { ...backbone, copy };
+}
+
+// Every group of the cluster as name → n, by the given reader.
+async function groups(mirror: Backbone): Promise<Record<string, number>> {
+  const all = await listMirrored<Group>(mirror, { cluster: 'c1', kind: 'OperatorGroup' });
+  const pairs = all.map((g): [string, number] => [
+    `${g.metadata.namespace}/${g.metadata.name}`,
+    g.spec.n,
+  ]);
+  return Object.fromEntries(pairs.sort((a, b) => a[0].localeCompare(b[0])));
+}
+
+// Reads the kind through the copy until it keeps it (the first read starts its fill).
+async function kept(mirror: Backbone & { copy: LiveMirrorCopy }, kind = 'OperatorGroup') {
+  await mirror.copy.reached('c1');
+  await waitFor(`the copy keeps ${kind}`, () => mirror.copy.entries('c1', kind) !== undefined);
+}
+
+t.test('mirror copy - reads answer what NATS answers, through updates and deletions', async (t) => {
+  const backbone = await backboneFor(t);
+  await putGroup(backbone, 'a', 'og', 1);
+  await putGroup(backbone, 'b', 'og', 1);
+  await putGroup(backbone, 'b', 'other', 1);
+  const functions = withCopy(t, backbone);
+  t.equal(
+    functions.copy.text(objectKey(ref('a', 'og'))),
+    undefined,
+    'a cluster not followed yet: the copy keeps nothing, reads go to NATS',
+  );
+  t.equal((await getMirrored<Group>(functions, ref('a', 'og')))?.spec.n, 1);
+  await kept(functions);
+  t.same(await groups(functions), await groups(backbone), 'the fill holds what was there');
+
+  await putGroup(backbone, 'a', 'og', 2);
+  await backbone.objects.delete(objectKey(ref('b', 'other')));
+  await putGroup(backbone, 'c', 'og', 1);
+  await functions.copy.reached('c1');
+  t.equal(functions.copy.text(objectKey(ref('b', 'other'))), null, 'a deletion is kept as absent');
+  t.equal((await getMirrored<Group>(functions, ref('a', 'og')))?.spec.n, 2, 'the latest value');
+  t.equal(await getMirrored(functions, ref('b', 'other')), undefined, 'a deleted object');
+  t.same(await groups(functions), { 'a/og': 2, 'b/og': 1, 'c/og': 1 });
+  t.same(await groups(functions), await groups(backbone));
+  t.same(
+    (await listMirrored<Group>(functions, { ...ref('b', 'og'), namespace: 'b' })).map(
+      (g) => g.metadata.name,
+    ),
+    ['og'],
+    'one namespace',
+  );
+  t.same(await namespacesWith(functions, { cluster: 'c1', kind: 'OperatorGroup' }), [
+    'a',
+    'b',
+    'c',
+  ]);
+  t.same((await namespacesHolding(functions, ref('', 'og'))).sort(), ['a', 'b', 'c']);
+
+  // A change seen by another consumer, by its sequence: no catch-up round needed.
+  const seq = await putGroup(backbone, 'a', 'og', 3);
+  await functions.copy.reached('c1', seq);
+  t.equal((await getMirrored<Group>(functions, ref('a', 'og')))?.spec.n, 3);
+});
+
+t.test('mirror copy - a fill racing with writes ends with what NATS holds', async (t) => {
+  const backbone = await backboneFor(t);
+  for (let i = 0; i < 200; i++) await putGroup(backbone, `ns${i % 20}`, `og${i}`, 0);
+  const functions = withCopy(t, backbone);
+  await functions.copy.reached('c1');
+  t.equal(functions.copy.entries('c1', 'OperatorGroup'), undefined, 'the first read starts a fill');
+  // Writes while the fill runs: updates, deletions, and objects created after it started.
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < 200; i += 3) writes.push(putGroup(backbone, `ns${i % 20}`, `og${i}`, 1));
+  for (let i = 1; i < 200; i += 7)
+    writes.push(backbone.objects.delete(objectKey(ref(`ns${i % 20}`, `og${i}`))));
+  for (let i = 200; i < 230; i++) writes.push(putGroup(backbone, `ns${i % 20}`, `og${i}`, 2));
+  await Promise.all(writes);
+  await kept(functions);
+  await functions.copy.reached('c1');
+  const expected = await groups(backbone);
+  t.equal(Object.keys(expected).length, 200 - 29 + 30);
+  t.same(await groups(functions), expected);
+});
+
+t.test('mirror copy - a value too large to publish whole is read in full', async (t) => {
+  const backbone = await backboneFor(t);
+  const functions = withCopy(t, backbone);
+  await kept(functions);
+  const pad = 'x'.repeat(1_200_000);
+  const group: Group = { metadata: { name: 'big', namespace: 'a' }, spec: { n: 7, pad } };
+  await putMirrorValue(backbone, objectKey(ref('a', 'big')), JSON.stringify(group), undefined);
+  await functions.copy.reached('c1');
+  const read = functions.copy.text(objectKey(ref('a', 'big')));
+  t.equal(typeof read === 'string' ? (JSON.parse(read) as Group).spec.pad : read, pad);
+});
+
+t.test('mirror copy - a stopped copy answers nothing: reads go to NATS again', async (t) => {
+  const backbone = await backboneFor(t);
+  await putGroup(backbone, 'a', 'og', 1);
+  const functions = withCopy(t, backbone);
+  await kept(functions);
+  functions.copy.stop();
+  await putGroup(backbone, 'a', 'og', 2);
+  t.equal(functions.copy.entries('c1', 'OperatorGroup'), undefined);
+  t.equal((await getMirrored<Group>(functions, ref('a', 'og')))?.spec.n, 2);
+  await t.rejects(functions.copy.reached('c1'), /stopped/);
+});
