@@ -120,6 +120,12 @@ export interface MirrorCopy {
    */
   reached(cluster: string, seq?: number): Promise<void>;
   /**
+   * Resolves true once the copy of `cluster` has applied one more change of the mirror, false
+   * after `withinMs` without one (or when it does not follow the cluster): for a load waiting a
+   * moment for its own write to come back rather than reading the API.
+   */
+  changed(cluster: string, withinMs: number): Promise<boolean>;
+  /**
    * The value of the live entry of `key` (an object key), null when there is none; undefined
    * when the copy does not keep its kind (yet): read it from NATS.
    */

@@ -35,10 +35,19 @@ interface Stored {
   text: string | undefined;
 }
 
-// One kind of one cluster: namespace token → name token → entry.
+// One kind of one cluster: namespace token → name token → entry; refused once it outgrew the
+// budget (its reads go to NATS for good).
 interface KindCopy {
-  filled: boolean;
+  state: 'filling' | 'filled' | 'refused';
   entries: Map<string, Map<string, Stored>>;
+  /** Characters of the values stored. */
+  size: number;
+}
+
+/** The characters of values a process's copy may hold, across clusters (about bytes). */
+interface Budget {
+  readonly limit: number;
+  used: number;
 }
 
 // The copy of one cluster.
@@ -47,6 +56,8 @@ class ClusterCopy {
   /** The highest sequence whose keep-or-skip the follower has decided. */
   private decided: number;
   private readonly fills = new Set<{ stop(): void }>();
+  /** Told when the next change is applied (true), or the copy stops (false): changed(). */
+  private readonly watchers = new Set<(applied: boolean) => void>();
   private stopped = false;
   // Set by open() before any message can arrive.
   follower!: MirrorFollower;
@@ -54,6 +65,7 @@ class ClusterCopy {
   private constructor(
     private readonly mirror: MirrorSource,
     private readonly cluster: string,
+    private readonly budget: Budget,
     start: number,
   ) {
     this.decided = start - 1;
@@ -62,11 +74,12 @@ class ClusterCopy {
   static async open(
     mirror: MirrorSource,
     cluster: string,
-    catchUpMs: number,
+    options: { catchUpMs: number; budget: Budget },
   ): Promise<ClusterCopy> {
+    const { catchUpMs, budget } = options;
     // From the mirror's end: earlier entries come in by each kind's fill.
     const from = (await mirror.jsm.streams.info(mirrorStream)).state.last_seq + 1;
-    const copy = new ClusterCopy(mirror, cluster, from);
+    const copy = new ClusterCopy(mirror, cluster, budget, from);
     copy.follower = await followMirror(
       mirror,
       `${mirrorSubjectPrefix}${encodeToken(cluster)}.>`,
@@ -84,9 +97,9 @@ class ClusterCopy {
   /** The entries of `kind` (a token) when kept and filled; starts keeping it otherwise. */
   kind(kindToken: string): KindCopy | undefined {
     const kept = this.kinds.get(kindToken);
-    if (kept !== undefined) return kept.filled ? kept : undefined;
+    if (kept !== undefined) return kept.state === 'filled' ? kept : undefined;
     if (this.stopped) return undefined;
-    const copy: KindCopy = { filled: false, entries: new Map() };
+    const copy: KindCopy = { state: 'filling', entries: new Map(), size: 0 };
     this.kinds.set(kindToken, copy);
     void this.fill(kindToken, copy, this.decided).catch(() => {
       // A fill that failed (NATS away) leaves the kind to NATS reads; the next read retries.
@@ -95,18 +108,33 @@ class ClusterCopy {
     return undefined;
   }
 
+  /** Resolves true once the next change is applied, false after `withinMs` without one. */
+  changed(withinMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (applied: boolean): void => {
+        clearTimeout(timer);
+        this.watchers.delete(done);
+        resolve(applied);
+      };
+      const timer = setTimeout(() => done(false), withinMs);
+      this.watchers.add(done);
+    });
+  }
+
   stop(): void {
     this.stopped = true;
     this.follower.stop();
     for (const fill of this.fills) fill.stop();
+    for (const watcher of this.watchers) watcher(false);
   }
 
   // Applies one message of the cluster, in stream order.
-  private follow(m: JsMsg): Promise<void> | undefined {
+  private async follow(m: JsMsg): Promise<void> {
     this.decided = Math.max(this.decided, m.seq);
     const [, kindToken = ''] = m.subject.slice(mirrorSubjectPrefix.length).split('.', 2);
     const copy = this.kinds.get(kindToken);
-    return copy === undefined ? undefined : this.store(copy, m);
+    if (copy !== undefined) await this.store(copy, m);
+    for (const watcher of this.watchers) watcher(true);
   }
 
   // Reads every entry of the kind up to `until` (what the follower skipped before keeping it).
@@ -141,10 +169,11 @@ class ClusterCopy {
       // A consume that ended first (stopped, or the connection closed) filled part of the kind.
       if (!complete) throw new Error(`the fill of ${kindToken} ended early`);
     }
+    if (copy.state === 'refused') return;
     for (const inNamespace of copy.entries.values())
       for (const [name, entry] of inNamespace)
         if (entry.text === undefined) inNamespace.delete(name);
-    copy.filled = true;
+    copy.state = 'filled';
   }
 
   // Stores a message's entry unless a later one of its key is stored already.
@@ -164,15 +193,33 @@ class ClusterCopy {
         throw error;
       }
     }
+    if (copy.state === 'refused') return;
     let inNamespace = copy.entries.get(ns);
     const known = inNamespace?.get(name);
     if (known !== undefined && known.seq > m.seq) return;
-    if (text === undefined && copy.filled) {
+    if (!this.grown(copy, (text?.length ?? 0) - (known?.text?.length ?? 0))) return;
+    if (text === undefined && copy.state === 'filled') {
       inNamespace?.delete(name);
       return;
     }
     if (inNamespace === undefined) copy.entries.set(ns, (inNamespace = new Map<string, Stored>()));
     inNamespace.set(name, { seq: m.seq, text });
+  }
+
+  // Counts a kind's growth against the budget; past it, the largest kind of the cluster is
+  // refused (its reads go back to NATS), so a kind of many thousand objects (CSV copies in
+  // every namespace) cannot take the process's memory. False when `copy` was refused.
+  private grown(copy: KindCopy, size: number): boolean {
+    copy.size += size;
+    this.budget.used += size;
+    if (this.budget.used <= this.budget.limit) return true;
+    let largest = copy;
+    for (const kind of this.kinds.values()) if (kind.size > largest.size) largest = kind;
+    largest.state = 'refused';
+    largest.entries.clear();
+    this.budget.used -= largest.size;
+    largest.size = 0;
+    return largest !== copy;
   }
 }
 
@@ -180,12 +227,23 @@ class ClusterCopy {
 export class LiveMirrorCopy implements MirrorCopy {
   private readonly clusters = new Map<string, Promise<ClusterCopy>>();
   private readonly open = new Map<string, ClusterCopy>();
+  private readonly budget: Budget;
   private stopped = false;
 
+  /**
+   * `maxBytes`: about how many bytes of values the copy holds, across clusters (64 MiB by
+   * default); past it, the largest kinds are read from NATS instead.
+   */
   constructor(
     private readonly mirror: MirrorSource,
-    private readonly options: { catchUpMs?: number } = {},
-  ) {}
+    private readonly options: { catchUpMs?: number; maxBytes?: number } = {},
+  ) {
+    this.budget = { limit: options.maxBytes ?? 64 * 1024 * 1024, used: 0 };
+  }
+
+  changed(cluster: string, withinMs: number): Promise<boolean> {
+    return this.live(cluster)?.changed(withinMs) ?? Promise.resolve(false);
+  }
 
   async reached(cluster: string, seq?: number): Promise<void> {
     const copy = await this.copyOf(cluster);
@@ -253,7 +311,10 @@ export class LiveMirrorCopy implements MirrorCopy {
     if (known !== undefined) return known;
     let opening = this.clusters.get(cluster);
     if (opening === undefined) {
-      opening = ClusterCopy.open(this.mirror, cluster, this.options.catchUpMs ?? 10_000);
+      opening = ClusterCopy.open(this.mirror, cluster, {
+        catchUpMs: this.options.catchUpMs ?? 10_000,
+        budget: this.budget,
+      });
       this.clusters.set(cluster, opening);
     }
     try {

@@ -143,3 +143,49 @@ t.test('mirror copy - a stopped copy answers nothing: reads go to NATS again', a
   t.equal((await getMirrored<Group>(functions, ref('a', 'og')))?.spec.n, 2);
   await t.rejects(functions.copy.reached('c1'), /stopped/);
 });
+
+t.test(
+  'mirror copy - changed() tells a load waiting for its own write when a change lands',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    const functions = withCopy(t, backbone);
+    t.equal(await functions.copy.changed('c1', 50), false, 'a cluster not followed: at once');
+    await kept(functions);
+    t.equal(await functions.copy.changed('c1', 50), false, 'nothing written: after the wait');
+    const waiting = functions.copy.changed('c1', 10_000);
+    await putGroup(backbone, 'a', 'og', 1);
+    t.equal(await waiting, true, 'a change applied');
+    t.equal(functions.copy.text(objectKey(ref('a', 'og'))) !== null, true, 'and readable then');
+  },
+);
+
+t.test('mirror copy - a kind that outgrows the budget is read from NATS again', async (t) => {
+  const backbone = await backboneFor(t);
+  const copy = new LiveMirrorCopy(backbone, { maxBytes: 20_000 });
+  t.teardown(() => copy.stop());
+  const functions = { ...backbone, copy };
+  await putGroup(backbone, 'a', 'og', 1);
+  const big = (name: string) => ({ ...ref('a', name, 'ClusterServiceVersion') });
+  const csv = (name: string) =>
+    JSON.stringify({ metadata: { name }, spec: { pad: 'x'.repeat(3_000) } });
+  await backbone.objects.put(objectKey(big('first')), csv('first'));
+  await kept(functions);
+  await kept(functions, 'ClusterServiceVersion');
+  for (let i = 0; i < 10; i++)
+    await backbone.objects.put(objectKey(big(`csv${i}`)), csv(`csv${i}`));
+  await functions.copy.reached('c1');
+  t.equal(copy.entries('c1', 'ClusterServiceVersion'), undefined, 'the large kind is refused');
+  t.equal(
+    (
+      await listMirrored(functions, {
+        cluster: 'c1',
+        kind: 'ClusterServiceVersion',
+        namespace: 'a',
+      })
+    ).length,
+    11,
+    'and listed from NATS',
+  );
+  t.same(await groups(functions), { 'a/og': 1 }, 'the small kind is kept');
+  t.not(copy.entries('c1', 'OperatorGroup'), undefined);
+});
