@@ -131,8 +131,11 @@ export function csvsBesidePlans(inputs: PlanInputs): boolean {
 }
 
 /**
- * Whether a decision made on the mirror stands without an API read: it only writes statuses,
- * the mirror shows this function's own writes, and its CSVs are beside its settled plans.
+ * Whether a decision made on the mirror stands without an API read: it only writes statuses and
+ * creates plans, the mirror shows this function's own writes, and its CSVs are beside its
+ * settled plans. A plan's name is derived from its bundles, so a plan the mirror does not show
+ * yet is not made twice: its create finds it (executor.ts); a status written on a version the
+ * API has moved past is refused (409), and the next load reads the API.
  */
 export function mirrorDecisionStands(
   ownWrites: OwnWrites,
@@ -141,7 +144,9 @@ export function mirrorDecisionStands(
   writes: readonly Write[],
 ): boolean {
   return (
-    writes.every((w) => w.op === 'updateStatus') &&
+    writes.every(
+      (w) => w.op === 'updateStatus' || (w.op === 'create' && w.object.kind === 'InstallPlan'),
+    ) &&
     csvsBesidePlans(inputs) &&
     ownWrites.shownIn(where.cluster, where.namespace, {
       Subscription: inputs.subscriptions,
@@ -165,6 +170,40 @@ function unplannedGroups(namespace: string, shared: SharedInputs, inputs: PlanIn
   );
 }
 
+/** How long a load waits for the live copy of the mirror to show this function's own writes. */
+const ownWritesWaitMs = 250;
+
+/**
+ * The mirror's inputs once they show this function's own writes, waiting up to ownWritesWaitMs
+ * for the process's live copy of the mirror to apply them (the watcher mirrors each kind
+ * through its own watch, so a plan's status can come back before its Subscription's): a
+ * moment's wait instead of listing the API. As they are when the wait runs out, there is no
+ * copy, or a conflict makes the API's inputs needed anyway.
+ */
+async function showingOwnWrites(
+  backbone: Backbone,
+  ownWrites: OwnWrites,
+  where: { cluster: string; namespace: string },
+  first: PlanInputs,
+): Promise<PlanInputs> {
+  const { cluster, namespace } = where;
+  const deadline = Date.now() + ownWritesWaitMs;
+  let inputs = first;
+  while (
+    backbone.copy !== undefined &&
+    !ownWrites.distrusts(cluster, namespace) &&
+    !ownWrites.shownIn(cluster, namespace, {
+      Subscription: inputs.subscriptions,
+      InstallPlan: inputs.installPlans,
+    })
+  ) {
+    const left = deadline - Date.now();
+    if (left <= 0 || !(await backbone.copy.changed(cluster, left))) break;
+    inputs = await mirrorInputs(backbone, cluster, namespace);
+  }
+  return inputs;
+}
+
 /** Loads one namespace's plan snapshot: the mirror's when it decides no writes, else the API's. */
 export async function loadPlanSnapshot(
   backbone: Backbone,
@@ -174,7 +213,7 @@ export async function loadPlanSnapshot(
 ): Promise<PlanSnapshot> {
   const { namespace } = work.key;
   const where = { cluster: work.cluster, namespace };
-  const [record, operatorGroups, mirrored] = await Promise.all([
+  const [record, operatorGroups, firstRead] = await Promise.all([
     resolutionRecords.read(backbone, resolutionRef(work.cluster, namespace)),
     listMirrored<OperatorGroup>(backbone, {
       cluster: work.cluster,
@@ -183,6 +222,7 @@ export async function loadPlanSnapshot(
     }),
     mirrorInputs(backbone, work.cluster, namespace),
   ]);
+  const mirrored = await showingOwnWrites(backbone, ownWrites, where, firstRead);
   const shared: SharedInputs = { record, operatorGroups };
   const now = kubeTime(work.now());
   const snapshotOf = (
@@ -214,13 +254,14 @@ export async function loadPlanSnapshot(
     }
     return snapshotOf(inputs, manifests, bundleImages);
   };
-  // A plan whose steps are still to be written is a write: straight to the API for it.
-  if (unplannedGroups(namespace, shared, mirrored).length === 0) {
-    const snapshot = snapshotOf(mirrored, new Map(), new Map());
-    const { writes } = decidePlan(snapshot);
-    if (writes.length === 0 || mirrorDecisionStands(ownWrites, where, mirrored, writes))
-      return snapshot;
-  }
+  // Manifests are read only for a plan whose steps are still to be written.
+  const onMirror =
+    unplannedGroups(namespace, shared, mirrored).length === 0
+      ? snapshotOf(mirrored, new Map(), new Map())
+      : await withManifests(mirrored);
+  const { writes } = decidePlan(onMirror);
+  if (writes.length === 0 || mirrorDecisionStands(ownWrites, where, mirrored, writes))
+    return onMirror;
   // A plan this function wrote (just created, typically) is not mirrored yet while its own
   // Subscription writes are: the plans alone from the API, for a decision that writes statuses
   // (the new plan's steps, the links to it). One that would create or delete reads it all.

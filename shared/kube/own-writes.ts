@@ -152,6 +152,11 @@ export class OwnWrites {
     return all;
   }
 
+  /** Whether the namespace's next load must read the API whatever the mirror shows. */
+  distrusts(cluster: string, namespace: string): boolean {
+    return this.distrusted.has(OwnWrites.scope(cluster, namespace));
+  }
+
   /** The namespace was read from the API: a pending conflict is settled. */
   readFromApi(cluster: string, namespace: string): void {
     this.distrusted.delete(OwnWrites.scope(cluster, namespace));

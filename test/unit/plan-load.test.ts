@@ -78,30 +78,42 @@ void t.test('plan load - a Complete or Failed plan must have its CSVs beside it'
   t.end();
 });
 
-void t.test('plan load - a decision on the mirror stands only for status writes', (t) => {
-  const where = { cluster: 'c1', namespace: 'ns' };
-  const mirror = inputs([sub('a', '7')], [plan('p', '3')], []);
-  const status: Write = {
-    op: 'updateStatus',
-    object: { ...sub('a', '7'), apiVersion: 'v1', kind: 'Subscription' } as unknown as KubeObject,
-  };
-  const create: Write = {
-    op: 'create',
-    object: { ...plan('q', '1'), apiVersion: 'v1', kind: 'InstallPlan' } as unknown as KubeObject,
-  };
-  const del: Write = {
-    op: 'delete',
-    ref: { apiVersion: 'v1', kind: 'InstallPlan', namespace: 'ns', name: 'p' },
-  };
-  const ledger = new OwnWrites();
-  t.ok(mirrorDecisionStands(ledger, where, mirror, [status]), 'status writes on a fresh mirror');
-  t.notOk(mirrorDecisionStands(ledger, where, mirror, [status, create]), 'a plan created');
-  t.notOk(mirrorDecisionStands(ledger, where, mirror, [del]), 'a plan deleted');
-  ledger.wrote('c1', status, '8');
-  t.notOk(mirrorDecisionStands(ledger, where, mirror, [status]), 'the mirror lacks our write');
-  const caughtUp = inputs([sub('a', '8')], [plan('p', '3')], []);
-  t.ok(mirrorDecisionStands(ledger, where, caughtUp, [status]), 'once it shows it');
-  const lagging = inputs([sub('a', '8')], [settledPlan('p', 'Complete', ['x.v1'])], []);
-  t.notOk(mirrorDecisionStands(ledger, where, lagging, [status]), 'CSVs lag a Complete plan');
-  t.end();
-});
+void t.test(
+  'plan load - a decision on the mirror stands for status writes and plan creates',
+  (t) => {
+    const where = { cluster: 'c1', namespace: 'ns' };
+    const mirror = inputs([sub('a', '7')], [plan('p', '3')], []);
+    const status: Write = {
+      op: 'updateStatus',
+      object: { ...sub('a', '7'), apiVersion: 'v1', kind: 'Subscription' } as unknown as KubeObject,
+    };
+    const create: Write = {
+      op: 'create',
+      object: { ...plan('q', '1'), apiVersion: 'v1', kind: 'InstallPlan' } as unknown as KubeObject,
+    };
+    const otherCreate: Write = {
+      op: 'create',
+      object: { ...sub('b', '1'), apiVersion: 'v1', kind: 'Subscription' } as unknown as KubeObject,
+    };
+    const del: Write = {
+      op: 'delete',
+      ref: { apiVersion: 'v1', kind: 'InstallPlan', namespace: 'ns', name: 'p' },
+    };
+    const ledger = new OwnWrites();
+    t.ok(mirrorDecisionStands(ledger, where, mirror, [status]), 'status writes on a fresh mirror');
+    t.ok(
+      mirrorDecisionStands(ledger, where, mirror, [status, create]),
+      'a plan created (named after its bundles: a second create finds it)',
+    );
+    t.notOk(mirrorDecisionStands(ledger, where, mirror, [otherCreate]), 'anything else created');
+    t.notOk(mirrorDecisionStands(ledger, where, mirror, [del]), 'a plan deleted');
+    ledger.wrote('c1', status, '8');
+    t.notOk(mirrorDecisionStands(ledger, where, mirror, [status]), 'the mirror lacks our write');
+    t.notOk(mirrorDecisionStands(ledger, where, mirror, [create]), 'nor may a plan be created');
+    const caughtUp = inputs([sub('a', '8')], [plan('p', '3')], []);
+    t.ok(mirrorDecisionStands(ledger, where, caughtUp, [status]), 'once it shows it');
+    const lagging = inputs([sub('a', '8')], [settledPlan('p', 'Complete', ['x.v1'])], []);
+    t.notOk(mirrorDecisionStands(ledger, where, lagging, [status]), 'CSVs lag a Complete plan');
+    t.end();
+  },
+);
