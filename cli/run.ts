@@ -14,7 +14,7 @@ import {
   createNatsMessageCounter,
   createRegistry,
 } from '../shared/runtime/metrics.js';
-import { functionModules } from '../functions/index.js';
+import { functionModules, keepsMirrorCopy } from '../functions/index.js';
 // system/'s modules, not its index.ts: a replica of one function loads no devcluster, watcher
 // or package server.
 import { startPool, type Pool, type PoolOptions } from '../system/pool.js';
@@ -116,21 +116,27 @@ export async function runFunction(
     }
     stops.push(() => pool.stop());
     const clients = pool.membership.clients;
-    // Stopped after the function (stops run in reverse).
+    // For a function that reads through it (it follows a cluster once first read); stopped
+    // after the function (stops run in reverse).
     const copy = new LiveMirrorCopy(backbone);
     stops.push(() => copy.stop());
-    running = await startFunctions([name], table, {
-      backbone: { ...backbone, copy },
-      clients: pool.membership,
-      log,
-      registry,
-      metrics: createFunctionMetrics(registry),
-      globalCatalogNamespace: config.globalCatalogNamespace,
-      host: {
-        concurrency: config.concurrency,
-        consumerInactiveMs: config.consumerInactive * 1000,
+    running = await startFunctions(
+      [name],
+      table,
+      {
+        backbone,
+        clients: pool.membership,
+        log,
+        registry,
+        metrics: createFunctionMetrics(registry),
+        globalCatalogNamespace: config.globalCatalogNamespace,
+        host: {
+          concurrency: config.concurrency,
+          consumerInactiveMs: config.consumerInactive * 1000,
+        },
       },
-    });
+      { copy, readers: keepsMirrorCopy },
+    );
     stops.push(() => stopFunctions(running, undefined, clients));
     log.info(
       {

@@ -36,6 +36,20 @@ export const functionModules: Readonly<Record<FunctionName, () => Promise<Create
 };
 
 /**
+ * The functions whose replicas keep a live copy of the mirror (shared/bus/mirror-copy.ts): those
+ * on the path of every Subscription, whose reconciles read many objects of a few kinds. Not
+ * rbac and copy-csv, which reconcile each namespace of a cluster of thousands: following every
+ * change of such a cluster costs them more CPU than their reads save.
+ */
+export const keepsMirrorCopy: ReadonlySet<string> = new Set<FunctionName>([
+  'catalog',
+  'resolve',
+  'plan',
+  'install',
+  'operator',
+]);
+
+/**
  * The queues of each function: one per work-key type, i.e. per definition its module returns
  * (each has a durable work consumer per served cluster, `<queue>-work-<cluster>`, which
  * deployments scale on). From the

@@ -3,6 +3,7 @@
 // function table, one API client per cluster, and starting/stopping functions through
 // shared/runtime/function-runner.ts.
 import type { Registry } from 'prom-client';
+import type { MirrorCopy } from '../shared/bus/backbone.js';
 import type { ClusterAccess } from '../shared/kube/clusters.js';
 import { KubeClient } from '../shared/kube/client.js';
 import type { CreateFunction } from '../shared/runtime/function-module.js';
@@ -53,15 +54,22 @@ export async function clientsFor(
   return clients;
 }
 
+/** A live copy of the mirror, and the functions that read through it (functions/index.ts). */
+export interface SharedMirrorCopy {
+  copy: MirrorCopy;
+  readers: ReadonlySet<string>;
+}
+
 /**
- * Loads and starts each named function of `table`, in order. Throws UnknownFunctionError for a
- * name the table lacks (before starting any), and stops those already started when one fails to
- * start.
+ * Loads and starts each named function of `table`, in order; those among `mirrorCopy.readers`
+ * read the mirror through its copy. Throws UnknownFunctionError for a name the table lacks
+ * (before starting any), and stops those already started when one fails to start.
  */
 export async function startFunctions(
   names: readonly string[],
   table: FunctionTable,
   runtime: FunctionRuntime,
+  mirrorCopy?: SharedMirrorCopy,
 ): Promise<RunningFunction[]> {
   const loaders = names.map((name) => {
     const load = table[name];
@@ -70,8 +78,13 @@ export async function startFunctions(
   });
   const running: RunningFunction[] = [];
   try {
-    for (const { name, load } of loaders)
-      running.push(await startFunction(name, await load(), runtime));
+    for (const { name, load } of loaders) {
+      const backbone =
+        mirrorCopy?.readers.has(name) === true
+          ? { ...runtime.backbone, copy: mirrorCopy.copy }
+          : runtime.backbone;
+      running.push(await startFunction(name, await load(), { ...runtime, backbone }));
+    }
   } catch (error) {
     await stopFunctions(running, 0);
     throw error;

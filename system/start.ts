@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { startDevcluster, type Devcluster } from '../devcluster/index.js';
-import { functionModules } from '../functions/index.js';
+import { functionModules, keepsMirrorCopy } from '../functions/index.js';
 import {
   registerPackageApi,
   startPackageServer,
@@ -132,20 +132,26 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       teardown.add('stream upkeep', () => upkeep.stop());
     }
 
-    // The functions, sharing the process's connection, client and metrics.
-    // Their live copy of the mirror (stopped after them: teardown runs in reverse).
+    // The functions, sharing the process's connection, client and metrics; those on every
+    // Subscription's path read the mirror through a live copy of it, which follows a cluster
+    // once they first read it (stopped after them: teardown runs in reverse).
     const copy = new LiveMirrorCopy(backbone);
     teardown.add('mirror copy', () => copy.stop());
     const table = options.functions?.table ?? functionModules;
-    const functions = await startFunctions(options.functions?.names ?? Object.keys(table), table, {
-      backbone: { ...backbone, copy },
-      clients,
-      log,
-      registry,
-      metrics: createFunctionMetrics(registry),
-      globalCatalogNamespace,
-      host: options.functions?.host ?? {},
-    });
+    const functions = await startFunctions(
+      options.functions?.names ?? Object.keys(table),
+      table,
+      {
+        backbone,
+        clients,
+        log,
+        registry,
+        metrics: createFunctionMetrics(registry),
+        globalCatalogNamespace,
+        host: options.functions?.host ?? {},
+      },
+      { copy, readers: keepsMirrorCopy },
+    );
     const graceMs = options.functions?.stopGraceMs ?? drainGraceMs;
     teardown.add('functions', () => stopFunctions(functions, graceMs, clients));
 

@@ -43,7 +43,7 @@ import {
 import type { FunctionDefinition, WorkContext, WorkItem } from '../../shared/runtime/types.js';
 import type { FieldKey } from '../../shared/runtime/work-keys.js';
 import { decideGroups, type GroupInputs, type GroupsSnapshot } from './groups.js';
-import { applyWrites, csvsIn, listApi, rbacApi } from './io.js';
+import { applyWrites, csvsIn, listApi, mirrored, rbacApi } from './io.js';
 import { csvKey, groupsKey, namespaceKey, sweepKey } from './keys.js';
 import type { OperatorGroupObject, RbacContext } from './types.js';
 
@@ -82,44 +82,83 @@ async function inputsOf(
   };
 }
 
+/** Where a load reads the groups' aggregated ClusterRoles. */
+type RoleSource = 'api' | 'mirror';
+
+/**
+ * The aggregated ClusterRoles of a namespace's groups by name, and those labelled the
+ * namespace's groups' own: the API's (a LIST by the owner labels, which also finds the roles of
+ * groups that are gone) or the mirror's (the current groups' roles, by name).
+ */
+async function aggregateRolesOf(
+  context: RbacContext,
+  client: KubeClient,
+  where: { cluster: string; namespace: string },
+  groups: readonly OperatorGroupObject[],
+  source: RoleSource,
+): Promise<{ roles: Map<string, RoleObject>; owned: RoleObject[] }> {
+  const { cluster, namespace } = where;
+  const owned =
+    source === 'api'
+      ? await listApi<RoleObject>(
+          client,
+          rbacApi,
+          'ClusterRole',
+          undefined,
+          `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`,
+        )
+      : [];
+  const roles = new Map<string, RoleObject>(owned.map((r) => [r.metadata.name ?? '', r]));
+  // The current groups' roles by name: from the mirror, or from the API when not labelled ours.
+  const names = groups.flatMap((group) =>
+    roleSuffixes.map((suffix) => aggregateClusterRoleName(namespace, group.metadata.name, suffix)),
+  );
+  await Promise.all(
+    names
+      .filter((name) => !roles.has(name))
+      .map(async (name) => {
+        const role =
+          source === 'api'
+            ? await client.get<RoleObject>({ apiVersion: rbacApi, kind: 'ClusterRole', name })
+            : await mirrored<RoleObject>(context, cluster, 'ClusterRole', '', name);
+        if (role !== undefined) roles.set(name, role);
+      }),
+  );
+  const ownedHere = (r: RoleObject): boolean =>
+    r.metadata.labels?.[OlmLabel.OwnerKind] === 'OperatorGroup' &&
+    r.metadata.labels[OlmLabel.OwnerNamespace] === namespace;
+  return { roles, owned: source === 'api' ? owned : [...roles.values()].filter(ownedHere) };
+}
+
+const isRoleWrite = (w: Write): boolean =>
+  ('object' in w ? w.object.kind : w.ref.kind) === 'ClusterRole';
+
 /** The rbac-groups definition. */
 export function groupsDefinition(
   context: RbacContext,
 ): FunctionDefinition<Key, GroupsSnapshot, Write[]> {
+  // Per namespace, its groups' names when this process last found none of its roles orphaned
+  // (a LIST of the API): while they are the same, no group's roles can be orphaned, and a
+  // decision that writes no role stands on the mirror's roles. Any role to write is decided
+  // again on the API's.
+  const listedWith = new Map<string, string>();
   const load = async (work: WorkContext<Key>): Promise<GroupsSnapshot> => {
     const { cluster, client } = work;
     const { namespace } = work.key;
-    const [allGroups, csvs, owned, namespaces] = await Promise.all([
+    const [allGroups, csvs, namespaces] = await Promise.all([
       context.groups.list(cluster),
       csvsIn(context, cluster, namespace),
-      listApi<RoleObject>(
-        client,
-        rbacApi,
-        'ClusterRole',
-        undefined,
-        `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`,
-      ),
       context.namespaces.list(cluster, ''),
     ]);
     const groups = allGroups.filter((g) => g.metadata.namespace === namespace);
+    const groupNames = groups
+      .map((g) => g.metadata.name)
+      .sort()
+      .join(',');
+    const scope = `${cluster}/${namespace}`;
     const inputs = new Map<string, GroupInputs>();
-    const aggregateRoles = new Map<string, RoleObject>(
-      owned.map((r) => [r.metadata.name ?? '', r]),
-    );
-    for (const group of groups) {
+    for (const group of groups)
       inputs.set(group.metadata.name, await inputsOf(client, namespaces, group));
-      // Its aggregated roles not labelled as its own are looked up by name.
-      for (const suffix of roleSuffixes) {
-        const name = aggregateClusterRoleName(namespace, group.metadata.name, suffix);
-        if (aggregateRoles.has(name)) continue;
-        const role = await client.get<RoleObject>({
-          apiVersion: rbacApi,
-          kind: 'ClusterRole',
-          name,
-        });
-        if (role !== undefined) aggregateRoles.set(name, role);
-      }
-    }
     // Providers in the namespaces of groups intersecting these (their conflicts may change).
     const intersecting = new Set<string>();
     for (const group of groups) {
@@ -134,17 +173,34 @@ export function groupsDefinition(
     )
       .flat()
       .filter((c) => !isCopy(c));
-    return {
+    const snapshotWith = (roles: {
+      roles: Map<string, RoleObject>;
+      owned: RoleObject[];
+    }): GroupsSnapshot => ({
       namespace,
       groups,
       inputs,
       allGroups,
       csvs,
       intersectingCsvs,
-      aggregateRoles,
-      ownedAggregateRoles: owned.filter((r) => r.metadata.name?.startsWith('olm.og.') === true),
+      aggregateRoles: roles.roles,
+      ownedAggregateRoles: roles.owned.filter(
+        (r) => r.metadata.name?.startsWith('olm.og.') === true,
+      ),
       now: kubeTime(work.now()),
-    };
+    });
+    const where = { cluster, namespace };
+    if (listedWith.get(scope) === groupNames) {
+      const onMirror = snapshotWith(
+        await aggregateRolesOf(context, client, where, groups, 'mirror'),
+      );
+      if (!decideGroups(onMirror).writes.some(isRoleWrite)) return onMirror;
+    }
+    const onApi = snapshotWith(await aggregateRolesOf(context, client, where, groups, 'api'));
+    if (!decideGroups(onApi).writes.some((w) => w.op === 'delete' && isRoleWrite(w)))
+      listedWith.set(scope, groupNames);
+    else listedWith.delete(scope);
+    return onApi;
   };
 
   return {

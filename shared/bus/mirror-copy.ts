@@ -15,6 +15,7 @@
 // scan of the kind while the follower keeps the later ones, and until the fill is done reads of
 // the kind go to NATS as before. Only the kinds a process reads take memory. Writers that read
 // before writing (hand-off records) read NATS, never the copy.
+import { getHeapStatistics } from 'node:v8';
 import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { isFenced, reportFenced } from './fencing.js';
 import type { MirrorCopy, MirroredEntry } from './backbone.js';
@@ -43,6 +44,9 @@ interface KindCopy {
   /** Characters of the values stored. */
   size: number;
 }
+
+/** About what an entry costs the heap: its value's characters and its maps' share. */
+const sizeOf = (text: string | undefined): number => (text === undefined ? 0 : text.length + 160);
 
 /** The characters of values a process's copy may hold, across clusters (about bytes). */
 interface Budget {
@@ -197,7 +201,7 @@ class ClusterCopy {
     let inNamespace = copy.entries.get(ns);
     const known = inNamespace?.get(name);
     if (known !== undefined && known.seq > m.seq) return;
-    if (!this.grown(copy, (text?.length ?? 0) - (known?.text?.length ?? 0))) return;
+    if (!this.grown(copy, sizeOf(text) - sizeOf(known?.text))) return;
     if (text === undefined && copy.state === 'filled') {
       inNamespace?.delete(name);
       return;
@@ -231,14 +235,16 @@ export class LiveMirrorCopy implements MirrorCopy {
   private stopped = false;
 
   /**
-   * `maxBytes`: about how many bytes of values the copy holds, across clusters (64 MiB by
-   * default); past it, the largest kinds are read from NATS instead.
+   * `maxBytes`: about how many bytes of entries the copy holds, across clusters (by default an
+   * eighth of the heap's limit, at most 64 MiB: the functions' manifests give them 96 MiB);
+   * past it, the largest kinds are read from NATS instead.
    */
   constructor(
     private readonly mirror: MirrorSource,
     private readonly options: { catchUpMs?: number; maxBytes?: number } = {},
   ) {
-    this.budget = { limit: options.maxBytes ?? 64 * 1024 * 1024, used: 0 };
+    const byDefault = Math.min(64 * 1024 * 1024, getHeapStatistics().heap_size_limit / 8);
+    this.budget = { limit: options.maxBytes ?? byDefault, used: 0 };
   }
 
   changed(cluster: string, withinMs: number): Promise<boolean> {

@@ -346,15 +346,11 @@ export class FunctionHost<Key, Snapshot, Writes> {
     // safe as reading after it: the item arrived after the change it names was mirrored, so the
     // read shows at least that; and the mirror may lag the previous holder's last writes either
     // way, which the writes' preconditions catch.
-    // With a live copy of the mirror, the load waits until the copy holds every change the
-    // mirror had (one round trip, shared by the reconciles starting together). Waiting only for
-    // the change behind the item would save it, but a copy a moment behind this function's own
-    // last writes sends more loads to the API (shared/kube/own-writes.ts).
-    const current = this.backbone.copy?.reached(cluster);
+    // A live copy of the mirror first catches up with it (one round trip, shared): a copy
+    // only as new as the item's change can lag this function's own writes (own-writes.ts).
+    const caughtUp = this.backbone.copy?.reached(cluster);
     const firstSnapshot =
-      current === undefined
-        ? this.definition.load(context)
-        : current.then(() => this.definition.load(context));
+      caughtUp?.then(() => this.definition.load(context)) ?? this.definition.load(context);
     firstSnapshot.catch(() => undefined); // awaited below, unless contended
     let leaseRevision: number;
     try {
