@@ -11,6 +11,7 @@ import {
   RequestError,
   TimeoutError,
 } from '@nats-io/transport-node';
+import { MirrorViewLagError } from './mirror-view.js';
 import { BusRequestError } from './pipe.js';
 
 // JetStream's "temporarily unavailable" family: no leader yet, no quorum, cluster catching up.
@@ -19,6 +20,8 @@ const jetStreamUnavailable = 503;
 function isUnavailable(error: Error): boolean {
   return (
     error instanceof BusRequestError ||
+    // A live view or copy of the mirror that could not catch up with NATS in time.
+    error instanceof MirrorViewLagError ||
     error instanceof NoRespondersError ||
     error instanceof TimeoutError ||
     error instanceof ConnectionError ||
