@@ -26,6 +26,16 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const broken = [];
+const failures = [];
+
+/** Collects the failing assertions at every depth as `test > subtest > assertion`. */
+function watchFailures(parser, path, found) {
+  parser.on('child', (child) => watchFailures(child, [...path, child.name], found));
+  parser.on('assert', (result) => {
+    if (result.ok || result.todo || result.skip) return;
+    found.push([...path, result.name].filter(Boolean).join(' > '));
+  });
+}
 
 for (const file of testFiles) {
   const resultFile = join(resultsDir, `${relative(root, file)}.tap`);
@@ -35,11 +45,16 @@ for (const file of testFiles) {
   }
   const parser = new Parser();
   let summary;
+  const found = [];
+  watchFailures(parser, [], found);
   parser.on('complete', (results) => (summary = results));
   parser.end(readFileSync(resultFile, 'utf8'));
   const skips = summary.skip + summary.todo;
   passed += summary.pass - skips;
   failed += summary.fail;
+  // A failing subtest fails its parents too: name only the innermost ones.
+  const innermost = found.filter((name) => !found.some((other) => other.startsWith(`${name} > `)));
+  for (const name of innermost) failures.push(`${relative(root, file)}: ${name}`);
   skipped += skips;
   const planned = summary.plan?.end ?? -1;
   if (summary.bailout || planned !== summary.count) {
@@ -48,7 +63,9 @@ for (const file of testFiles) {
 }
 
 failed += broken.length;
-for (const line of broken) process.stderr.write(`[summary] broken test file: ${line}\n`);
+// On stdout, just above the closing line, so that the tail CI keeps says what failed.
+for (const line of failures) process.stdout.write(`[summary] failed: ${line}\n`);
+for (const line of broken) process.stdout.write(`[summary] broken test file: ${line}\n`);
 // npm test failed before or outside the tests (set-up, lint, build): that is a failure too.
 if (exitCode !== 0 && failed === 0) failed = 1;
 process.stdout.write(
