@@ -118,8 +118,8 @@ export async function runFunction(
     const clients = pool.membership.clients;
     // For a function that reads through it (it follows a cluster once first read); stopped
     // after the function (stops run in reverse).
-    const copy = new LiveMirrorCopy(backbone);
-    stops.push(() => copy.stop());
+    const copy = keepsMirrorCopy.has(name) ? new LiveMirrorCopy(backbone) : undefined;
+    if (copy !== undefined) stops.push(() => copy.stop());
     running = await startFunctions(
       [name],
       table,
@@ -135,7 +135,7 @@ export async function runFunction(
           consumerInactiveMs: config.consumerInactive * 1000,
         },
       },
-      { copy, readers: keepsMirrorCopy },
+      copy === undefined ? undefined : { copy, readers: keepsMirrorCopy },
     );
     stops.push(() => stopFunctions(running, undefined, clients));
     log.info(

@@ -132,12 +132,16 @@ class ClusterCopy {
     for (const watcher of this.watchers) watcher(false);
   }
 
-  // Applies one message of the cluster, in stream order.
-  private async follow(m: JsMsg): Promise<void> {
+  // Applies one message of the cluster, in stream order: at once for a kind not kept.
+  private follow(m: JsMsg): Promise<void> | void {
     this.decided = Math.max(this.decided, m.seq);
     const [, kindToken = ''] = m.subject.slice(mirrorSubjectPrefix.length).split('.', 2);
     const copy = this.kinds.get(kindToken);
-    if (copy !== undefined) await this.store(copy, m);
+    if (copy === undefined) return this.wake();
+    return this.store(copy, m).then(() => this.wake());
+  }
+
+  private wake(): void {
     for (const watcher of this.watchers) watcher(true);
   }
 
@@ -229,8 +233,8 @@ class ClusterCopy {
 
 /** The copy of the mirror a function process keeps (see above). */
 export class LiveMirrorCopy implements MirrorCopy {
-  private readonly clusters = new Map<string, Promise<ClusterCopy>>();
-  private readonly open = new Map<string, ClusterCopy>();
+  /** Per cluster, its copy once open, or the promise of it while it opens. */
+  private readonly clusters = new Map<string, ClusterCopy | Promise<ClusterCopy>>();
   private readonly budget: Budget;
   private stopped = false;
 
@@ -297,16 +301,16 @@ export class LiveMirrorCopy implements MirrorCopy {
 
   stop(): void {
     this.stopped = true;
-    for (const copy of this.open.values()) copy.stop();
-    this.open.clear();
+    for (const copy of this.clusters.values()) if (copy instanceof ClusterCopy) copy.stop();
+    this.clusters.clear();
   }
 
   // The open copy of `cluster` if it is live; a stale one is dropped (the next barrier reopens).
   private live(cluster: string): ClusterCopy | undefined {
-    const copy = this.open.get(cluster);
-    if (copy === undefined || copy.live) return copy;
+    const copy = this.clusters.get(cluster);
+    if (!(copy instanceof ClusterCopy)) return undefined;
+    if (copy.live) return copy;
     copy.stop();
-    this.open.delete(cluster);
     this.clusters.delete(cluster);
     return undefined;
   }
@@ -316,7 +320,7 @@ export class LiveMirrorCopy implements MirrorCopy {
     const known = this.live(cluster);
     if (known !== undefined) return known;
     let opening = this.clusters.get(cluster);
-    if (opening === undefined) {
+    if (!(opening instanceof Promise)) {
       opening = ClusterCopy.open(this.mirror, cluster, {
         catchUpMs: this.options.catchUpMs ?? 10_000,
         budget: this.budget,
@@ -329,7 +333,7 @@ export class LiveMirrorCopy implements MirrorCopy {
         copy.stop();
         throw new Error('the mirror replica is stopped');
       }
-      this.open.set(cluster, copy);
+      if (this.clusters.get(cluster) === opening) this.clusters.set(cluster, copy);
       return copy;
     } catch (error) {
       if (this.clusters.get(cluster) === opening) this.clusters.delete(cluster);

@@ -80,8 +80,6 @@ export interface MirrorFollower {
    * when none comes within a second (a message purged meanwhile has no successor).
    */
   reached(seq: number): Promise<void>;
-  /** The stream sequence of the last message applied (or, before any, the start less one). */
-  readonly applied: number;
   /** Its consume ended (connection closed, or it gave up after a failover): it is stale. */
   readonly ended: boolean;
   stop(): void;
@@ -226,9 +224,6 @@ export async function followMirror(
   return {
     current,
     reached: reachedSeq,
-    get applied() {
-      return applied;
-    },
     get ended() {
       return ended;
     },
