@@ -1,12 +1,14 @@
 // The OperatorCondition controller of the install function (upstream's operator-condition
 // controller; the generator runs in the CSV namespace pass): one work item per OperatorCondition.
 // load reads the condition, its Role and RoleBinding and the deployments it lists from the
-// watcher's mirror (from the API when the mirror lacks one: not mirrored, or not yet);
+// watcher's mirror (the condition from the API when the mirror lacks it: not yet mirrored; the
+// others from the API while the mirror does not show this replica's own writes of them);
 // decide is decide.ts; apply writes in order, updates rebased on the API object (../mirrored.ts)
 // so that nothing the watcher trims is wiped. Its clients and clock are chosen here.
-import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
+import { getMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
 import type { KubeObject, ObjectRef } from '../../../shared/kube/client.js';
-import { executeWrites, type Write } from '../../../shared/kube/executor.js';
+import { StaleDecisionError, executeWrites, type Write } from '../../../shared/kube/executor.js';
+import { OwnWrites } from '../../../shared/kube/own-writes.js';
 import type {
   FunctionDefinition,
   ObjectChange,
@@ -72,10 +74,21 @@ const deploymentTrigger: Trigger = {
 
 type ConditionWork = WorkContext<NamespacedName>;
 
+/** The kinds a condition controls besides itself, which its load reads from the mirror. */
+const controlledKinds = ['Role', 'RoleBinding', 'Deployment'] as const;
+
+const present = <T>(objects: readonly (T | undefined)[]): T[] =>
+  objects.filter((o): o is T => o !== undefined);
+
 /** The OperatorCondition definition; each reconcile uses the host's client and clock. */
 export function operatorConditionFunction(options: {
   mirror: MirrorSource;
 }): FunctionDefinition<NamespacedName, OperatorConditionSnapshot, Write[]> {
+  // What this replica wrote of the objects conditions control. An object the mirror lacks is
+  // absent (a create that meets it anyway is harmless: ours, or refused) unless this replica
+  // wrote it and the mirror does not show that yet: only then are they read from the API, so a
+  // condition's first passes cost no reads of objects that do not exist yet.
+  const ownWrites = new OwnWrites();
   return {
     key: operatorConditionKey,
     triggers: [
@@ -86,24 +99,43 @@ export function operatorConditionFunction(options: {
     ],
     async load(work: ConditionWork): Promise<OperatorConditionSnapshot> {
       const { namespace, name } = work.key;
-      const read = <T extends KubeObject>(ref: ObjectRef & { name: string }) =>
-        mirroredOrApi<T>(options.mirror, work.client, work.cluster, ref);
+      const { cluster, client } = work;
       const rbac = 'rbac.authorization.k8s.io/v1';
-      const [condition, role, roleBinding] = await Promise.all([
-        read<ServedOperatorCondition>({
-          apiVersion: operatorConditionApiVersion,
-          kind: 'OperatorCondition',
+      const condition = await mirroredOrApi<ServedOperatorCondition>(
+        options.mirror,
+        client,
+        cluster,
+        { apiVersion: operatorConditionApiVersion, kind: 'OperatorCondition', namespace, name },
+      );
+      const refs: (ObjectRef & { name: string })[] = [
+        { apiVersion: rbac, kind: 'Role', namespace, name },
+        { apiVersion: rbac, kind: 'RoleBinding', namespace, name },
+        ...(condition?.spec?.deployments ?? []).map((d) => ({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
           namespace,
-          name,
-        }),
-        read({ apiVersion: rbac, kind: 'Role', namespace, name }),
-        read({ apiVersion: rbac, kind: 'RoleBinding', namespace, name }),
-      ]);
-      const deployments = await Promise.all(
-        (condition?.spec?.deployments ?? []).map((d) =>
-          read({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: d }),
+          name: d,
+        })),
+      ];
+      let [role, roleBinding, ...deployments] = await Promise.all(
+        refs.map((ref) =>
+          getMirrored<KubeObject>(options.mirror, {
+            cluster,
+            kind: ref.kind,
+            namespace,
+            name: ref.name,
+          }),
         ),
       );
+      const mirrored = {
+        Role: present([role]),
+        RoleBinding: present([roleBinding]),
+        Deployment: present(deployments),
+      };
+      if (!ownWrites.shownIn(cluster, namespace, mirrored)) {
+        [role, roleBinding, ...deployments] = await Promise.all(refs.map((ref) => client.get(ref)));
+        ownWrites.readFromApi(cluster, namespace);
+      }
       return {
         namespace,
         name,
@@ -111,17 +143,26 @@ export function operatorConditionFunction(options: {
         ...(condition === undefined ? {} : { condition }),
         ...(role === undefined ? {} : { role }),
         ...(roleBinding === undefined ? {} : { roleBinding }),
-        deployments: deployments.filter((d): d is KubeObject => d !== undefined),
+        deployments: present(deployments),
       };
     },
     decide: (snapshot) => ({ writes: decideOperatorCondition(snapshot) }),
     async apply(writes: Write[], work: ConditionWork): Promise<void> {
-      for (const write of writes)
-        await executeWrites(
-          work.client,
-          [await rebasedOnApi(work.client, write)],
-          installFieldManager,
-        );
+      const observe = ownWrites.observer(work.cluster, controlledKinds);
+      try {
+        for (const write of writes)
+          await executeWrites(
+            work.client,
+            [await rebasedOnApi(work.client, write)],
+            installFieldManager,
+            observe,
+          );
+      } catch (error) {
+        // Deciding again must not meet the same mirror: the next load reads the API.
+        if (error instanceof StaleDecisionError)
+          ownWrites.conflicted(work.cluster, work.key.namespace);
+        throw error;
+      }
     },
   };
 }
