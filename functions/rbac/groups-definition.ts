@@ -23,7 +23,11 @@
 // status alone could not name.
 import { OlmLabel } from '../../shared/api/codes.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
-import type { Write } from '../../shared/kube/executor.js';
+import {
+  OwnershipConflictError,
+  StaleDecisionError,
+  type Write,
+} from '../../shared/kube/executor.js';
 import {
   labelSelectorFromObject,
   matchesLabelSelector,
@@ -82,53 +86,41 @@ async function inputsOf(
   };
 }
 
-/** Where a load reads the groups' aggregated ClusterRoles. */
-type RoleSource = 'api' | 'mirror';
-
-/**
- * The aggregated ClusterRoles of a namespace's groups by name, and those labelled the
- * namespace's groups' own: the API's (a LIST by the owner labels, which also finds the roles of
- * groups that are gone) or the mirror's (the current groups' roles, by name).
- */
-async function aggregateRolesOf(
+/** The current groups' aggregated ClusterRoles, by name, as the mirror has them. */
+async function mirroredRolesOf(
   context: RbacContext,
-  client: KubeClient,
   where: { cluster: string; namespace: string },
   groups: readonly OperatorGroupObject[],
-  source: RoleSource,
-): Promise<{ roles: Map<string, RoleObject>; owned: RoleObject[] }> {
+): Promise<Map<string, RoleObject>> {
   const { cluster, namespace } = where;
-  const owned =
-    source === 'api'
-      ? await listApi<RoleObject>(
-          client,
-          rbacApi,
-          'ClusterRole',
-          undefined,
-          `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`,
-        )
-      : [];
-  const roles = new Map<string, RoleObject>(owned.map((r) => [r.metadata.name ?? '', r]));
-  // The current groups' roles by name: from the mirror, or from the API when not labelled ours.
   const names = groups.flatMap((group) =>
     roleSuffixes.map((suffix) => aggregateClusterRoleName(namespace, group.metadata.name, suffix)),
   );
+  const roles = new Map<string, RoleObject>();
   await Promise.all(
-    names
-      .filter((name) => !roles.has(name))
-      .map(async (name) => {
-        const role =
-          source === 'api'
-            ? await client.get<RoleObject>({ apiVersion: rbacApi, kind: 'ClusterRole', name })
-            : await mirrored<RoleObject>(context, cluster, 'ClusterRole', '', name);
-        if (role !== undefined) roles.set(name, role);
-      }),
+    names.map(async (name) => {
+      const role = await mirrored<RoleObject>(context, cluster, 'ClusterRole', '', name);
+      if (role !== undefined) roles.set(name, role);
+    }),
   );
-  const ownedHere = (r: RoleObject): boolean =>
+  return roles;
+}
+
+/** The ClusterRoles labelled the namespace's groups' own, those of groups gone included. */
+const listedRolesOf = (client: KubeClient, namespace: string): Promise<RoleObject[]> =>
+  listApi<RoleObject>(
+    client,
+    rbacApi,
+    'ClusterRole',
+    undefined,
+    `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`,
+  );
+
+const ownedBy =
+  (namespace: string) =>
+  (r: RoleObject): boolean =>
     r.metadata.labels?.[OlmLabel.OwnerKind] === 'OperatorGroup' &&
     r.metadata.labels[OlmLabel.OwnerNamespace] === namespace;
-  return { roles, owned: source === 'api' ? owned : [...roles.values()].filter(ownedHere) };
-}
 
 const isRoleWrite = (w: Write): boolean =>
   ('object' in w ? w.object.kind : w.ref.kind) === 'ClusterRole';
@@ -189,14 +181,32 @@ export function groupsDefinition(
       ),
       now: kubeTime(work.now()),
     });
-    const where = { cluster, namespace };
+    // The groups' roles by name, from the mirror.
+    const byName = await mirroredRolesOf(context, { cluster, namespace }, groups);
     if (listedWith.get(scope) === groupNames) {
-      const onMirror = snapshotWith(
-        await aggregateRolesOf(context, client, where, groups, 'mirror'),
-      );
+      const owned = [...byName.values()].filter(ownedBy(namespace));
+      const onMirror = snapshotWith({ roles: byName, owned });
       if (!decideGroups(onMirror).writes.some(isRoleWrite)) return onMirror;
     }
-    const onApi = snapshotWith(await aggregateRolesOf(context, client, where, groups, 'api'));
+    // The API's roles labelled ours stand for every such role (fresh, and those of groups
+    // gone, to delete). Of the others, only those the mirror shows are read from the API (whole:
+    // an update keeps what the watcher trims); one it does not show yet makes its create meet
+    // it, and decide again.
+    const owned = await listedRolesOf(client, namespace);
+    const roles = new Map(owned.map((r) => [r.metadata.name ?? '', r] as const));
+    await Promise.all(
+      [...byName.keys()]
+        .filter((name) => !roles.has(name))
+        .map(async (name) => {
+          const role = await client.get<RoleObject>({
+            apiVersion: rbacApi,
+            kind: 'ClusterRole',
+            name,
+          });
+          if (role !== undefined) roles.set(name, role);
+        }),
+    );
+    const onApi = snapshotWith({ roles, owned });
     if (!decideGroups(onApi).writes.some((w) => w.op === 'delete' && isRoleWrite(w)))
       listedWith.set(scope, groupNames);
     else listedWith.delete(scope);
@@ -236,6 +246,16 @@ export function groupsDefinition(
         ...(d.requeueAfterMs === undefined ? {} : { requeueAfterMs: d.requeueAfterMs }),
       };
     },
-    apply: (writes, work) => applyWrites(context, writes, work),
+    async apply(writes, work) {
+      try {
+        await applyWrites(context, writes, work);
+      } catch (error) {
+        // A role of a group's name, not labelled ours, that the mirror did not show yet: decide
+        // again on it (it is adopted), rather than give up on the group.
+        if (error instanceof OwnershipConflictError && error.ref.kind === 'ClusterRole')
+          throw new StaleDecisionError(error.message, { cause: error });
+        throw error;
+      }
+    },
   };
 }

@@ -256,6 +256,31 @@ t.test(
 );
 
 t.test(
+  "rbac - a ClusterRole of a group's aggregated name made by someone else is adopted, not replaced",
+  async (t) => {
+    const { client } = await startMultitenancy(t);
+    await createNamespace(client, 'operators');
+    const admin = aggregateClusterRoleName('operators', 'og', 'admin');
+    const made = await client.create<RoleObject>({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: admin, labels: { team: 'platform' } },
+      rules: [],
+    });
+    await createOperatorGroup(client, 'operators', 'og', { targetNamespaces: ['operators'] });
+    const adopted = await waitForObject(
+      client,
+      "the admin role labelled the group's",
+      clusterRole(admin),
+      (r) => r?.metadata.labels?.['olm.owner'] === 'og',
+    );
+    t.equal(adopted?.metadata.uid, made.metadata.uid, 'the same object');
+    t.equal(adopted?.metadata.labels?.['team'], 'platform', 'its own labels kept');
+    t.equal(adopted?.metadata.labels?.['olm.owner.namespace'], 'operators', 'owned by labels');
+  },
+);
+
+t.test(
   'rbac - intersecting groups providing one API: the newcomer fails InterOperatorGroupOwnerConflict and recovers when the holder goes',
   async (t) => {
     const { client } = await startMultitenancy(t);
