@@ -1,8 +1,10 @@
 // What one pass over an InstallPlan reads, fresh from the API (the plan's own previous writes
 // must be seen, and updates are built from the objects read): the plan, the objects its
 // pending steps name, the CSVs they resolve, and for CRD updates that change the definition the
-// custom resources that must stay valid. The OperatorGroup's scope, which it only reads, comes from the watcher's mirror.
-import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
+// custom resources that must stay valid. The OperatorGroup's scope, which it only reads, comes
+// from the watcher's mirror, and so does the absence of step objects of kinds it mirrors whole.
+import { getMirrored } from '../../../shared/bus/mirror-read.js';
+import type { KubeClient, KubeObject, ObjectRef } from '../../../shared/kube/client.js';
 import { isNotFound } from '../../../shared/kube/errors.js';
 import { manifestOf } from '../../../shared/install-plan/index.js';
 import { asCrd } from '../crds.js';
@@ -19,6 +21,19 @@ const ipRef = (namespace: string, name: string) => ({
   namespace,
   name,
 });
+
+// Kinds the watcher mirrors whole (every object, not only olmq's). A step object of one of them
+// that the mirror lacks does not exist (it is not read: most steps create), short of a create
+// made in the last moment, which the step's create then meets: AlreadyExists, ours or refused
+// as for any create. One the mirror has is read from the API: updates keep what it trims.
+// CRDs are always read: an update is decided on their whole schema.
+const mirroredWhole: ReadonlySet<string> = new Set([
+  'ClusterServiceVersion',
+  'Role',
+  'RoleBinding',
+  'ClusterRole',
+  'ClusterRoleBinding',
+]);
 
 /** Reads InstallPlan `namespace/name` and what its pass needs; `now` is the clock. */
 export async function loadPlan(
@@ -39,6 +54,17 @@ export async function loadPlan(
   }
   const scope = await mirroredScope(mirror.source, client, mirror.cluster, namespace);
   if (scope !== undefined) snapshot.scope = scope;
+  const read = async (ref: ObjectRef): Promise<KubeObject | undefined> => {
+    if (mirroredWhole.has(ref.kind) && ref.name !== undefined) {
+      const where = { cluster: mirror.cluster, kind: ref.kind, name: ref.name };
+      const mirrored = await getMirrored(mirror.source, {
+        ...where,
+        namespace: ref.namespace ?? '',
+      });
+      if (mirrored === undefined) return undefined;
+    }
+    return client.get(ref);
+  };
   const steps = plan.status?.plan ?? [];
   const existing = new Map<number, KubeObject>();
   await Promise.all(
@@ -48,7 +74,7 @@ export async function loadPlan(
       if (ref === undefined) return;
       // A kind the cluster does not serve (a v1beta1 CRD on kube >= 1.22) has no object: the
       // step's write then fails with upstream's "resource not found" error, in the retry window.
-      const object = await client.get(ref).catch((e: unknown) => {
+      const object = await read(ref).catch((e: unknown) => {
         if (isNotFound(e)) return undefined;
         throw e;
       });
@@ -58,7 +84,7 @@ export async function loadPlan(
   const csvs = new Map<string, KubeObject>();
   await Promise.all(
     [...new Set(steps.map((s) => s.resolving))].map(async (csv) => {
-      const object = await client.get({
+      const object = await read({
         apiVersion: 'operators.coreos.com/v1alpha1',
         kind: 'ClusterServiceVersion',
         namespace,
