@@ -14,11 +14,18 @@ import type { RegistryAccess } from '../../shared/registry-access/index.js';
 import { decodeBundleManifests, type CatalogContent } from '../../shared/catalog/index.js';
 import { CatalogIndexCache, fetchCatalogContent } from '../../shared/handoff/index.js';
 import type { PlannedBundle } from '../../shared/install-plan/index.js';
-import type { KubeClient } from '../../shared/kube/client.js';
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import type { RecordedBundle } from '../../shared/resolver/record.js';
 import type { BundleImageRead } from './bundle-lookups.js';
 
 type Manifests = PlannedBundle['manifests'];
+
+/** What reading a bundle of an image uses of the cluster: its client, and its CatalogSources. */
+export interface CatalogReader {
+  client: KubeClient;
+  /** The CatalogSource (its spec.secrets name the pull secrets), undefined when missing. */
+  catalogSource(catalog: { namespace: string; name: string }): Promise<KubeObject | undefined>;
+}
 
 /** Reads bundle manifests for plans; holds the digest-keyed caches of one process. */
 export class BundleSources {
@@ -55,7 +62,7 @@ export class BundleSources {
    * what its lookup found.
    */
   async manifestsOf(
-    client: KubeClient,
+    reader: CatalogReader,
     b: RecordedBundle,
   ): Promise<{ manifests: Manifests | Error; image?: BundleImageRead }> {
     const catalog = `catalog ${b.catalog.namespace}/${b.catalog.name}`;
@@ -69,19 +76,24 @@ export class BundleSources {
       if (image === undefined || image === '') {
         throw new Error(`${catalog} has neither manifests nor an image for bundle ${b.name}`);
       }
-      return await this.#unpacked(client, b, image);
+      return await this.#unpacked(reader, b, image);
     } catch (error) {
       return { manifests: error as Error };
     }
   }
 
   async #unpacked(
-    client: KubeClient,
+    reader: CatalogReader,
     b: RecordedBundle,
     image: string,
   ): Promise<{ manifests: Manifests | Error; image: BundleImageRead }> {
     try {
-      const credentials = await catalogPullCredentials(client, b.catalog, this.access.credentials);
+      const credentials = await catalogPullCredentials(
+        reader.client,
+        b.catalog,
+        await reader.catalogSource(b.catalog),
+        this.access.credentials,
+      );
       const { bundle } = await this.unpacker.unpack(image, credentials);
       return { manifests: manifestsOfUnpacked(bundle, b.name), image: { image } };
     } catch (error) {

@@ -22,10 +22,10 @@ import type {
   Subscription,
 } from '../../shared/api/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
-import { listMirrored } from '../../shared/bus/mirror-read.js';
+import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
 import { resolutionRecords, resolutionRef } from '../../shared/handoff/index.js';
 import type { PlannedBundle } from '../../shared/install-plan/index.js';
-import type { KubeClient } from '../../shared/kube/client.js';
+import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import type { OwnWrites } from '../../shared/kube/own-writes.js';
 import { kubeTime } from '../../shared/kube/time.js';
@@ -34,7 +34,7 @@ import type { ResolutionRecord } from '../../shared/resolver/record.js';
 import type { WorkContext } from '../../shared/runtime/types.js';
 import type { FieldKey } from '../../shared/runtime/work-keys.js';
 import { unpackTimingOf, type BundleImageRead } from './bundle-lookups.js';
-import type { BundleSources } from './bundle-sources.js';
+import type { BundleSources, CatalogReader } from './bundle-sources.js';
 import { decidePlan, planGroups, type PlanSnapshot } from './decide.js';
 
 const apiVersion = 'operators.coreos.com/v1alpha1';
@@ -239,6 +239,17 @@ export async function loadPlanSnapshot(
     bundleImages,
     unpackTiming: unpackTimingOf(operatorGroups),
   });
+  // A CatalogSource's pull secrets from the mirror, as it names them.
+  const catalogs: CatalogReader = {
+    client: work.client,
+    catalogSource: ({ namespace: ns, name }) =>
+      getMirrored<KubeObject>(backbone, {
+        cluster: work.cluster,
+        kind: 'CatalogSource',
+        namespace: ns,
+        name,
+      }),
+  };
   const withManifests = async (inputs: PlanInputs): Promise<PlanSnapshot> => {
     const manifests = new Map<string, PlannedBundle['manifests'] | Error>();
     const bundleImages = new Map<string, BundleImageRead>();
@@ -246,7 +257,7 @@ export async function loadPlanSnapshot(
     for (const group of unplannedGroups(namespace, shared, inputs)) {
       await Promise.all(
         group.bundles.map(async (b) => {
-          const read = await sources.manifestsOf(work.client, b);
+          const read = await sources.manifestsOf(catalogs, b);
           manifests.set(b.name, read.manifests);
           if (read.image !== undefined) bundleImages.set(b.name, read.image);
         }),
