@@ -6,7 +6,8 @@ import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
 import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
 import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import { isNotFound } from '../../shared/kube/errors.js';
-import { executeWrites } from '../../shared/kube/executor.js';
+import { StaleDecisionError, executeWrites } from '../../shared/kube/executor.js';
+import { OwnWrites } from '../../shared/kube/own-writes.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type {
   FunctionDefinition,
@@ -44,6 +45,8 @@ export const createFunction: CreateFunction = (context) => {
   const { backbone } = context;
   const index = componentIndex(backbone);
   const memberships = new Memberships();
+  // What this replica wrote of Operators, so a load can tell whether the mirror shows it.
+  const ownWrites = new OwnWrites();
 
   // A deleted component concerns the Operators whose status lists it.
   const operators = lazyMirrorView<Operator>(backbone, 'Operator');
@@ -140,14 +143,26 @@ export const createFunction: CreateFunction = (context) => {
       },
     ],
     quietMs,
-    load: (work) => loadOperator(index, work.client, work.cluster, work.key.name),
+    load: (work) =>
+      loadOperator({ backbone, index, ownWrites }, work.client, work.cluster, work.key.name),
     decide(snapshot) {
       const decision = decideOperator(snapshot);
       // A new Operator's status is written by the next pass, on the object just created.
       return decision.created ? { writes: decision, again: true } : { writes: decision };
     },
     async apply(decision, work) {
-      await executeWrites(work.client, decision.writes, fieldManager);
+      try {
+        await executeWrites(
+          work.client,
+          decision.writes,
+          fieldManager,
+          ownWrites.observer(work.cluster, ['Operator']),
+        );
+      } catch (error) {
+        // Deciding again must not meet the same mirror: the next load reads the API.
+        if (error instanceof StaleDecisionError) ownWrites.conflicted(work.cluster, '');
+        throw error;
+      }
     },
   };
 
@@ -200,19 +215,26 @@ export async function loadAdoption(
 }
 
 /**
- * Reads one Operator, fresh from the API (its status is written with that resourceVersion, and
- * a pass right after creating it must see it), and its components from the mirror.
+ * Reads one Operator and its components from the mirror; the Operator from the API when the
+ * mirror does not show this replica's last write of it yet (a pass right after creating it
+ * writes its status on it) or a status write of an Operator conflicted since.
  */
 export async function loadOperator(
-  index: ComponentIndex,
+  from: { backbone: Backbone; index: ComponentIndex; ownWrites: OwnWrites },
   client: KubeClient,
   cluster: string,
   name: string,
 ): Promise<OperatorSnapshot> {
-  const ref: ObjectRef = { apiVersion: 'operators.coreos.com/v1', kind: 'Operator', name };
-  const [operator, components] = await Promise.all([
-    client.get<KubeObject>(ref),
-    index.components(cluster, componentLabelKey(name)),
+  const where = { kind: 'Operator', namespace: '', name };
+  const [mirrored, components] = await Promise.all([
+    getMirrored<KubeObject>(from.backbone, { cluster, ...where }),
+    from.index.components(cluster, componentLabelKey(name)),
   ]);
+  let operator = mirrored;
+  if (!from.ownWrites.showsObject(cluster, where, mirrored)) {
+    const ref: ObjectRef = { apiVersion: 'operators.coreos.com/v1', kind: 'Operator', name };
+    operator = await client.get<KubeObject>(ref);
+    from.ownWrites.readFromApi(cluster, '');
+  }
   return { name, operator: operator as Operator | undefined, components };
 }

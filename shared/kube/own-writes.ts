@@ -152,6 +152,29 @@ export class OwnWrites {
     return all;
   }
 
+  /**
+   * Whether the mirror's `object` of `ref` (undefined: the mirror lacks it) shows what was
+   * written of it, and no conflict is pending in its namespace. A write found shown is
+   * forgotten. Other objects' writes do not count: for a load of one object.
+   */
+  showsObject(
+    cluster: string,
+    ref: { kind: string; namespace: string; name: string },
+    object: VersionedObject | undefined,
+  ): boolean {
+    const key = OwnWrites.scope(cluster, ref.namespace);
+    if (this.distrusted.has(key)) return false;
+    const writes = this.scopes.get(key);
+    const name = `${ref.kind}/${ref.name}`;
+    const entry = writes?.get(name);
+    if (writes === undefined || entry === undefined) return true;
+    if (!isShown(entry, object)) return false;
+    writes.delete(name);
+    this.size--;
+    if (writes.size === 0) this.scopes.delete(key);
+    return true;
+  }
+
   /** Whether the namespace's next load must read the API whatever the mirror shows. */
   distrusts(cluster: string, namespace: string): boolean {
     return this.distrusted.has(OwnWrites.scope(cluster, namespace));

@@ -114,3 +114,20 @@ void t.test(
     t.end();
   },
 );
+
+void t.test('own writes - one object: only its own write counts', (t) => {
+  const ledger = new OwnWrites();
+  const ref = (name: string) => ({ kind: 'Subscription', namespace: 'ns', name });
+  t.ok(ledger.showsObject('c1', ref('a'), undefined), 'nothing written: absent stands');
+  ledger.wrote('c1', status('a'), '12');
+  ledger.wrote('c1', status('b'), '15');
+  t.notOk(ledger.showsObject('c1', ref('a'), undefined), 'written, not mirrored yet');
+  t.notOk(ledger.showsObject('c1', ref('a'), sub('a', '11')), 'an older version');
+  t.ok(ledger.showsObject('c1', ref('c'), undefined), "b's unseen write does not concern c");
+  t.ok(ledger.showsObject('c1', ref('a'), sub('a', '12')), 'shown');
+  t.equal(ledger.unseen, 1, "a's write is forgotten, b's kept");
+  t.ok(ledger.showsObject('c1', ref('a'), sub('a', '3')), 'and asks nothing later');
+  ledger.conflicted('c1', 'ns');
+  t.notOk(ledger.showsObject('c1', ref('c'), undefined), 'a pending conflict: the API');
+  t.end();
+});
