@@ -20,7 +20,13 @@ import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { isFenced, reportFenced } from './fencing.js';
 import type { MirrorCopy, MirroredEntry } from './backbone.js';
 import { BodyMissingError, textOf } from './large-values.js';
-import { followMirror, isDeletion, type MirrorFollower, type MirrorSource } from './mirror-view.js';
+import {
+  MirrorViewLagError,
+  followMirror,
+  isDeletion,
+  type MirrorFollower,
+  type MirrorSource,
+} from './mirror-view.js';
 import {
   clusterScope,
   decodeToken,
@@ -257,8 +263,15 @@ export class LiveMirrorCopy implements MirrorCopy {
 
   async reached(cluster: string, seq?: number): Promise<void> {
     const copy = await this.copyOf(cluster);
-    if (seq === undefined) await copy.follower.current();
-    else await copy.follower.reached(seq);
+    try {
+      if (seq === undefined) await copy.follower.current();
+      else await copy.follower.reached(seq);
+    } catch (error) {
+      // A copy that could not catch up is stale for good (its consumer may be lost with a NATS
+      // server that went away, without its consume ending): the next barrier opens a new one.
+      if (error instanceof MirrorViewLagError) this.drop(cluster, copy);
+      throw error;
+    }
   }
 
   text(key: string): string | null | undefined {
@@ -310,9 +323,13 @@ export class LiveMirrorCopy implements MirrorCopy {
     const copy = this.clusters.get(cluster);
     if (!(copy instanceof ClusterCopy)) return undefined;
     if (copy.live) return copy;
-    copy.stop();
-    this.clusters.delete(cluster);
+    this.drop(cluster, copy);
     return undefined;
+  }
+
+  private drop(cluster: string, copy: ClusterCopy): void {
+    copy.stop();
+    if (this.clusters.get(cluster) === copy) this.clusters.delete(cluster);
   }
 
   // The copy of `cluster`, opened on first use (and again after a failed open or an end).
