@@ -27,10 +27,21 @@ const checked = (csv: Csv): boolean =>
   csv.status?.reason !== 'Copied' &&
   checkedPhases.has(csv.status?.phase ?? '');
 
+/** How long an API server's version is taken as known (it changes only with an upgrade). */
+const serverVersionTtlMs = 30_000;
+const serverVersions = new WeakMap<KubeClient, { version: string; until: number }>();
+
 async function serverVersion(client: KubeClient): Promise<string | undefined> {
+  const known = serverVersions.get(client);
+  if (known !== undefined && known.until > Date.now()) return known.version;
   try {
     const info = (await client.request('GET', '/version', 'get')) as { gitVersion?: unknown };
-    return typeof info.gitVersion === 'string' ? info.gitVersion : undefined;
+    if (typeof info.gitVersion !== 'string') return undefined;
+    serverVersions.set(client, {
+      version: info.gitVersion,
+      until: Date.now() + serverVersionTtlMs,
+    });
+    return info.gitVersion;
   } catch {
     return undefined; // upstream's "Server version discovery error"
   }
