@@ -2,7 +2,8 @@
 // writing safely what was decided on mirrored objects.
 // - The mirror holds only olm.managed Deployments and ServiceAccounts, and may lag this
 //   function's own writes by a moment: the objects a decision names (a strategy's deployments,
-//   the service accounts it runs as) that the mirror lacks are read from the API.
+//   the service accounts it runs as) that the mirror lacks are read from the API, until the
+//   API answers one absent: then not again before the mirror shows it or a pass creates it.
 // - The watcher trims the kubectl last-applied annotation and managedFields: an update built
 //   from a mirrored object is rebased on the API object it was decided on (same
 //   resourceVersion, else the decision is stale) so that nothing trimmed is wiped.
@@ -19,21 +20,63 @@ export interface MirroredKind {
 }
 
 /**
+ * Objects the API last answered absent, and the mirror has not shown since: while so, the
+ * mirror's absence stands and they are not read again (a strategy's deployments are named at
+ * every pass until the one that creates them). Showing in the mirror forgets one, so an object
+ * that leaves the mirror later (its olm.managed label removed) is read from the API again.
+ */
+export class KnownAbsent {
+  private readonly keys = new Set<string>();
+
+  /** @param limit How many are remembered; past it the oldest are read again. */
+  constructor(private readonly limit = 10_000) {}
+
+  static key(where: { cluster: string; namespace: string }, kind: string, name: string): string {
+    return [where.cluster, where.namespace, kind, name].join('\u0000');
+  }
+
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+
+  add(key: string): void {
+    this.keys.add(key);
+    for (const oldest of this.keys) {
+      if (this.keys.size <= this.limit) break;
+      this.keys.delete(oldest);
+    }
+  }
+
+  forget(key: string): void {
+    this.keys.delete(key);
+  }
+}
+
+/**
  * The namespace's objects of `kind` from the mirror, plus those named in `needed` that the
- * mirror lacks but the API has (not mirrored, or not mirrored yet).
+ * mirror lacks but the API has (not mirrored, or not mirrored yet), but for those `absent`
+ * knows the API lacks.
  */
 export async function mirroredWithNeeded<T extends KubeObject>(
   mirror: MirrorSource,
   client: KubeClient,
   where: { cluster: string; namespace: string },
   kind: MirroredKind,
-  needed: Iterable<string>,
+  needed: { names: Iterable<string>; absent: KnownAbsent },
 ): Promise<T[]> {
+  const { absent } = needed;
+  const keyOf = (name: string): string => KnownAbsent.key(where, kind.kind, name);
   const mirrored = await listMirrored<T>(mirror, { ...where, kind: kind.kind });
   const have = new Set(mirrored.map((o) => o.metadata.name));
-  const missing = [...new Set(needed)].filter((name) => name !== '' && !have.has(name));
+  const wanted = [...new Set(needed.names)].filter((name) => name !== '');
+  for (const name of wanted) if (have.has(name)) absent.forget(keyOf(name));
+  const missing = wanted.filter((name) => !have.has(name) && !absent.has(keyOf(name)));
   const fetched = await Promise.all(
-    missing.map((name) => client.get<T>({ ...kind, namespace: where.namespace, name })),
+    missing.map(async (name) => {
+      const object = await client.get<T>({ ...kind, namespace: where.namespace, name });
+      if (object === undefined) absent.add(keyOf(name));
+      return object;
+    }),
   );
   return [...mirrored, ...fetched.filter((o): o is Awaited<T> => o !== undefined)];
 }

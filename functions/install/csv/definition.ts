@@ -11,6 +11,7 @@ import type { FieldKey } from '../../../shared/runtime/work-keys.js';
 import { defaultCertificateLifetimeMs } from '../certificates.js';
 import type { Csv } from '../csv-status.js';
 import type { InstallMetrics } from '../metrics.js';
+import { KnownAbsent } from '../mirrored.js';
 import { mentionsUpgradeable, type ServedOperatorCondition } from '../operator-conditions/index.js';
 import type { ScopedClients } from '../scope.js';
 import { csvNamespaceKey } from '../keys.js';
@@ -112,6 +113,7 @@ export function csvFunction(options: {
   const echoes = new SettledEchoes();
   // The CSV writes of this replica's passes, so a load can tell whether the mirror shows them.
   const ownWrites = new OwnWrites();
+  const absent = new KnownAbsent();
   return {
     close: () => clusterRbac.stop(),
     key: csvNamespaceKey,
@@ -132,11 +134,26 @@ export function csvFunction(options: {
         now: work.now,
         certificateLifetimeMs,
         ownWrites,
+        absent,
       });
     },
     decide: decideNamespace,
     giveUp: failCsvsOnDeadWork,
     async apply(writes: CsvNamespaceWrites, work: CsvWork): Promise<void> {
+      // What this pass creates is not absent any more, though the mirror may not show it yet.
+      for (const { writes: objectWrites } of writes.csvs)
+        for (const w of objectWrites)
+          if (w.op === 'create')
+            absent.forget(
+              KnownAbsent.key(
+                {
+                  cluster: work.cluster,
+                  namespace: w.object.metadata.namespace ?? writes.namespace,
+                },
+                w.object.kind,
+                w.object.metadata.name ?? '',
+              ),
+            );
       await applyNamespace(writes, {
         client: work.client,
         cluster: work.cluster,

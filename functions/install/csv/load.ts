@@ -9,7 +9,7 @@ import type { KubeClient, KubeObject, ObjectRef } from '../../../shared/kube/cli
 import type { OwnWrites } from '../../../shared/kube/own-writes.js';
 import type { Served } from '../../../shared/kube/served.js';
 import { getMirrored, listMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
-import { mirroredWithNeeded } from '../mirrored.js';
+import { mirroredWithNeeded, type KnownAbsent } from '../mirrored.js';
 import {
   issueServingCertificate,
   reusableCertificate,
@@ -151,6 +151,8 @@ export interface CsvLoadContext {
   certificateLifetimeMs: number;
   /** The CSV writes of this function's earlier passes (the mirror must show them to be read). */
   ownWrites: OwnWrites;
+  /** Deployments and ServiceAccounts a strategy names that the API lacked, not mirrored since. */
+  absent: KnownAbsent;
 }
 
 const copied = (csv: Csv): boolean => csv.metadata.labels?.['olm.copiedFrom'] !== undefined;
@@ -236,14 +238,14 @@ export async function loadNamespace(
       client,
       where,
       { apiVersion: 'apps/v1', kind: 'Deployment' },
-      named.deployments,
+      { names: named.deployments, absent: c.absent },
     ),
     mirroredWithNeeded<Served<ServiceAccount>>(
       source,
       client,
       where,
       { apiVersion: 'v1', kind: 'ServiceAccount' },
-      named.serviceAccounts,
+      { names: named.serviceAccounts, absent: c.absent },
     ),
   ]);
   const crds = new Map<string, Crd>();
