@@ -6,7 +6,7 @@ import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
 import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
 import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import { isNotFound } from '../../shared/kube/errors.js';
-import { StaleDecisionError, executeWrites } from '../../shared/kube/executor.js';
+import { executeWrites } from '../../shared/kube/executor.js';
 import { OwnWrites } from '../../shared/kube/own-writes.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type {
@@ -150,20 +150,10 @@ export const createFunction: CreateFunction = (context) => {
       // A new Operator's status is written by the next pass, on the object just created.
       return decision.created ? { writes: decision, again: true } : { writes: decision };
     },
-    async apply(decision, work) {
-      try {
-        await executeWrites(
-          work.client,
-          decision.writes,
-          fieldManager,
-          ownWrites.observer(work.cluster, ['Operator']),
-        );
-      } catch (error) {
-        // Deciding again must not meet the same mirror: the next load reads the API.
-        if (error instanceof StaleDecisionError) ownWrites.conflicted(work.cluster, '');
-        throw error;
-      }
-    },
+    apply: (decision, work) =>
+      ownWrites.recording({ cluster: work.cluster, namespace: '' }, ['Operator'], (observe) =>
+        executeWrites(work.client, decision.writes, fieldManager, observe),
+      ),
   };
 
   return Promise.resolve({

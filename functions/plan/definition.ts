@@ -8,7 +8,7 @@ import {
   type RegistryAccess,
 } from '../../shared/registry-access/index.js';
 import { openCatalogStore, resolutionRecords } from '../../shared/handoff/index.js';
-import { executeWrites, StaleDecisionError, type Write } from '../../shared/kube/executor.js';
+import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { OwnWrites } from '../../shared/kube/own-writes.js';
 import { planKey } from './keys.js';
 import { registerPlanMetrics } from './metrics.js';
@@ -59,7 +59,7 @@ export const startPlanFunction = async (
   registerPlanMetrics(backbone, context.registry);
   // What this replica's plan writes left, so a load can tell whether the mirror shows them.
   const ownWrites = new OwnWrites();
-  const observe = (cluster: string) => ownWrites.observer(cluster, ['Subscription', 'InstallPlan']);
+  const recordedKinds = ['Subscription', 'InstallPlan'];
   const definition: FunctionDefinition<FieldKey<'namespace'>, PlanSnapshot, Write[]> = {
     key: planKey,
     triggers: [
@@ -90,16 +90,12 @@ export const startPlanFunction = async (
     ],
     load: (work) => loadPlanSnapshot(backbone, sources, ownWrites, work),
     decide: decidePlan,
-    apply: async (writes, work) => {
-      try {
-        await executeWrites(work.client, writes, fieldManager, observe(work.cluster));
-      } catch (error) {
-        // Deciding again must not meet the same mirror: the next load reads the API.
-        if (error instanceof StaleDecisionError)
-          ownWrites.conflicted(work.cluster, work.key.namespace);
-        throw error;
-      }
-    },
+    apply: (writes, work) =>
+      ownWrites.recording(
+        { cluster: work.cluster, namespace: work.key.namespace },
+        recordedKinds,
+        (observe) => executeWrites(work.client, writes, fieldManager, observe),
+      ),
   };
   return { definitions: [definition] };
 };

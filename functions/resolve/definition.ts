@@ -23,7 +23,6 @@ import { getMirrored, listMirrored, namespacesWith } from '../../shared/bus/mirr
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import { OwnWrites } from '../../shared/kube/own-writes.js';
-import { StaleDecisionError } from '../../shared/runtime/function-host.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import { failResolutionOnDeadWork } from './give-up.js';
 import { resolveKey } from './keys.js';
@@ -177,18 +176,9 @@ export const createFunction: CreateFunction = async (context) => {
           work.log.info({ namespace, subscription: p.subscription, code: p.code }, p.message);
         }
       }
-      try {
-        await executeWrites(
-          work.client,
-          writes.writes,
-          fieldManager,
-          ownWrites.observer(work.cluster, ['Subscription']),
-        );
-      } catch (error) {
-        // Deciding again must not meet the same mirror: the next load reads the API.
-        if (error instanceof StaleDecisionError) ownWrites.conflicted(work.cluster, namespace);
-        throw error;
-      }
+      await ownWrites.recording({ cluster: work.cluster, namespace }, ['Subscription'], (observe) =>
+        executeWrites(work.client, writes.writes, fieldManager, observe),
+      );
       for (const sync of writes.synced) syncs.inc({ cluster: work.cluster, ...sync });
       const ref = resolutionRef(work.cluster, namespace);
       if (writes.record === null) await resolutionRecords.delete(backbone, ref);

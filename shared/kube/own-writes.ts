@@ -13,7 +13,7 @@
 // A conflict (a write met a newer object than the decision saw) marks the namespace: its next
 // load reads the API, so deciding again does not meet the same lagging mirror.
 import type { ObjectRef } from './client.js';
-import type { Write, WriteObserver } from './executor.js';
+import { StaleDecisionError, type Write, type WriteObserver } from './executor.js';
 
 /** What a write left: the version it returned, or a deletion (with its precondition, if any). */
 type Written =
@@ -116,6 +116,24 @@ export class OwnWrites {
     return (write, version) => {
       if (recorded.has(refOfWrite(write).kind)) this.wrote(cluster, write, version);
     };
+  }
+
+  /**
+   * Runs a pass's writes in `where` with an observer recording those of `kinds` in this ledger.
+   * When one met a newer object (a stale decision), deciding again must not meet the same
+   * mirror: the namespace's next load reads the API.
+   */
+  async recording(
+    where: { cluster: string; namespace: string },
+    kinds: readonly string[],
+    write: (observe: WriteObserver) => Promise<void>,
+  ): Promise<void> {
+    try {
+      await write(this.observer(where.cluster, kinds));
+    } catch (error) {
+      if (error instanceof StaleDecisionError) this.conflicted(where.cluster, where.namespace);
+      throw error;
+    }
   }
 
   /** A write in the namespace met a newer object: its next load reads the API. */

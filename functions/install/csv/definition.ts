@@ -4,7 +4,6 @@
 // (else from the API) and the rest from the mirror (load.ts),
 // decide is decide.ts, apply writes objects then statuses (apply.ts).
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
-import { StaleDecisionError } from '../../../shared/kube/executor.js';
 import { OwnWrites } from '../../../shared/kube/own-writes.js';
 import type { FunctionDefinition, Trigger, WorkContext } from '../../../shared/runtime/types.js';
 import type { FieldKey } from '../../../shared/runtime/work-keys.js';
@@ -154,21 +153,19 @@ export function csvFunction(options: {
                 w.object.metadata.name ?? '',
               ),
             );
-      await applyNamespace(writes, {
-        client: work.client,
-        cluster: work.cluster,
-        scoped: options.scoped,
-        metrics: options.metrics,
-        now: work.now,
-        log: work.log,
-        echoes,
-        ownWrites,
-      }).catch((error: unknown) => {
-        // Deciding again must not meet the same mirror: the next load reads the API.
-        if (error instanceof StaleDecisionError)
-          ownWrites.conflicted(work.cluster, work.key.namespace);
-        throw error;
-      });
+      // applyNamespace records its CSV status writes in the ledger itself.
+      await ownWrites.recording({ cluster: work.cluster, namespace: work.key.namespace }, [], () =>
+        applyNamespace(writes, {
+          client: work.client,
+          cluster: work.cluster,
+          scoped: options.scoped,
+          metrics: options.metrics,
+          now: work.now,
+          log: work.log,
+          echoes,
+          ownWrites,
+        }),
+      );
     },
   };
 }

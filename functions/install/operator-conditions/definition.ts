@@ -7,7 +7,7 @@
 // so that nothing the watcher trims is wiped. Its clients and clock are chosen here.
 import { getMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.js';
 import type { KubeObject, ObjectRef } from '../../../shared/kube/client.js';
-import { StaleDecisionError, executeWrites, type Write } from '../../../shared/kube/executor.js';
+import { executeWrites, type Write } from '../../../shared/kube/executor.js';
 import { OwnWrites } from '../../../shared/kube/own-writes.js';
 import type {
   FunctionDefinition,
@@ -147,22 +147,19 @@ export function operatorConditionFunction(options: {
       };
     },
     decide: (snapshot) => ({ writes: decideOperatorCondition(snapshot) }),
-    async apply(writes: Write[], work: ConditionWork): Promise<void> {
-      const observe = ownWrites.observer(work.cluster, controlledKinds);
-      try {
-        for (const write of writes)
-          await executeWrites(
-            work.client,
-            [await rebasedOnApi(work.client, write)],
-            installFieldManager,
-            observe,
-          );
-      } catch (error) {
-        // Deciding again must not meet the same mirror: the next load reads the API.
-        if (error instanceof StaleDecisionError)
-          ownWrites.conflicted(work.cluster, work.key.namespace);
-        throw error;
-      }
-    },
+    apply: (writes: Write[], work: ConditionWork) =>
+      ownWrites.recording(
+        { cluster: work.cluster, namespace: work.key.namespace },
+        controlledKinds,
+        async (observe) => {
+          for (const write of writes)
+            await executeWrites(
+              work.client,
+              [await rebasedOnApi(work.client, write)],
+              installFieldManager,
+              observe,
+            );
+        },
+      ),
   };
 }
