@@ -8,7 +8,7 @@
 // Only labels are added or removed (merge patches), so writes never conflict with other writers.
 import type { KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import { codes } from '../../shared/api/index.js';
-import { componentLabelKey, componentLabelKeys, packageOperatorName } from './names.js';
+import { componentLabelKeys, subscriptionLabelKey } from '../../shared/api/component-labels.js';
 
 /** What one namespace's adoption reads. */
 export interface AdoptionSnapshot {
@@ -78,8 +78,8 @@ export function decideAdoption(s: AdoptionSnapshot): LabelPatch[] {
     const spec = sub['spec'] as { name?: string } | undefined;
     const status = sub['status'] as
       { installedCSV?: string; installPlanRef?: { name?: string; namespace?: string } } | undefined;
-    if (spec?.name === undefined || spec.name === '') continue;
-    const key = componentLabelKey(packageOperatorName(spec.name, s.namespace));
+    const key = subscriptionLabelKey(spec?.name, s.namespace);
+    if (key === undefined) continue;
     change(sub, key, true);
     const installed = status?.installedCSV;
     if (installed !== undefined && installed !== '') {

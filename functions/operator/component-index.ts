@@ -10,7 +10,7 @@ import { subjectPrefix, type MirrorSource } from '../../shared/bus/mirror-read.j
 import { followMirror, mirroredValue, type MirrorFollower } from '../../shared/bus/mirror-view.js';
 import { encodeToken } from '../../shared/bus/subjects.js';
 import type { KubeObject } from '../../shared/kube/client.js';
-import { componentLabelKeys } from './names.js';
+import { componentLabelKeys, ownableKinds } from '../../shared/api/component-labels.js';
 
 /** A kind whose objects can be components of an Operator. */
 export interface ComponentKind {
@@ -45,21 +45,6 @@ export const componentKinds: readonly ComponentKind[] = [
   { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', only: managed },
 ];
 
-/** Kinds a CSV can own: by owner reference in its namespace, or by owner labels anywhere. */
-export const ownableKinds: readonly string[] = [
-  'Deployment',
-  'Service',
-  'OperatorCondition',
-  'Secret',
-  'ConfigMap',
-  'ServiceAccount',
-  'Role',
-  'RoleBinding',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'APIService',
-];
-
 /** The namespaces of the CSVs that own `o`: by owner labels, and by owner reference. */
 export function ownerNamespaces(o: KubeObject): string[] {
   const l = o.metadata.labels ?? {};
@@ -92,7 +77,7 @@ interface Entry {
 }
 
 const kindsByToken = new Map(componentKinds.map((k) => [encodeToken(k.kind), k]));
-const ownableTokens = new Set(ownableKinds.map(encodeToken));
+const ownableTokens = new Set([...ownableKinds].map(encodeToken));
 
 const componentGroup = (cluster: string, labelKey: string): string => `c ${cluster} ${labelKey}`;
 const ownerGroup = (cluster: string, namespace: string): string => `o ${cluster} ${namespace}`;

@@ -7,7 +7,7 @@ import type { Operator, OperatorStatus, RichReference } from '../../shared/api/i
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import { canonicalJson } from '../../shared/kube/json.js';
-import { componentLabelKey } from './names.js';
+import { componentLabelKey } from '../../shared/api/component-labels.js';
 
 /** What one Operator's reconcile reads. */
 export interface OperatorSnapshot {

@@ -19,13 +19,12 @@ import type { FieldKey } from '../../shared/runtime/work-keys.js';
 import { decideAdoption, type AdoptionSnapshot, type LabelPatch } from './adopt.js';
 import { decideOperator, type OperatorDecision, type OperatorSnapshot } from './components.js';
 import { adoptionKey, operatorKey } from './keys.js';
+import { componentIndex, ownerNamespaces, type ComponentIndex } from './component-index.js';
 import {
-  componentIndex,
+  componentLabelKey,
+  operatorNames,
   ownableKinds,
-  ownerNamespaces,
-  type ComponentIndex,
-} from './component-index.js';
-import { componentLabelKey, operatorNames } from './names.js';
+} from '../../shared/api/component-labels.js';
 import { Memberships, adoptionParts, crdNamespaces, statusParts, wokenOperators } from './wakes.js';
 
 const fieldManager = 'olmq-operator';
@@ -110,7 +109,7 @@ export const createFunction: CreateFunction = (context) => {
       trigger('InstallPlan', own),
       trigger('ClusterServiceVersion', own),
       trigger('CustomResourceDefinition', crdNamespaces),
-      ...ownableKinds.map((kind) => trigger(kind, owner)),
+      ...[...ownableKinds].map((kind) => trigger(kind, owner)),
       trigger('Namespace', none),
     ],
     quietMs,

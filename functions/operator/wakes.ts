@@ -4,7 +4,7 @@ import { codes } from '../../shared/api/index.js';
 import type { ObjectPart } from '../../shared/bus/object-parts.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { ObjectChange } from '../../shared/runtime/types.js';
-import { operatorNames } from './names.js';
+import { operatorNames } from '../../shared/api/component-labels.js';
 
 // The namespaces whose adoption may still label a CRD: those of the CSVs it was installed
 // alongside (install's annotation `ns/csv`) that no component label of the CRD names yet. A

@@ -16,6 +16,7 @@ import type {
   SubscriptionStatus,
 } from '../../shared/api/index.js';
 import { codes } from '../../shared/api/index.js';
+import { componentLabels, subscriptionLabelKey } from '../../shared/api/component-labels.js';
 import type { KubeObject } from '../../shared/kube/client.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
@@ -294,6 +295,10 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
             // Upstream's generateName, kept for parity; the deterministic name wins.
             generateName: 'install-',
             namespace: s.namespace,
+            // The component label adoption gives the plan its Subscriptions follow, at once.
+            labels: componentLabels(
+              subs.map((sub) => subscriptionLabelKey(sub.spec.name, s.namespace)),
+            ),
             ownerReferences: subs.map((sub) => ({
               apiVersion,
               kind: 'Subscription',

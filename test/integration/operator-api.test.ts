@@ -9,6 +9,7 @@ import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { kubectl, kubectlMissing } from '../harness/devcluster.js';
 import { namespaceWithOperatorGroup } from '../harness/install.js';
 import { pipelineFor } from '../harness/pipeline.js';
+import { etcdHead, etcdSucceeded } from '../harness/subscription.js';
 import { waitFor } from '../harness/wait.js';
 
 const missing = kubectlMissing();
@@ -268,6 +269,115 @@ t.test(
     t.notOk(
       (await refs(client, 'etcd.team-e'))?.map(refKey).includes('ConfigMap team-d/extra'),
       'never listed under the other install',
+    );
+  },
+);
+
+t.test(
+  "operator api - an install's objects are created with their component label: adoption labels only the Subscription",
+  async (t) => {
+    const { client } = await pipelineFor(t);
+    await namespaceWithOperatorGroup(client, 'team-c');
+    await client.create({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'Subscription',
+      metadata: { name: 'etcd', namespace: 'team-c' },
+      spec: {
+        source: 'community',
+        sourceNamespace: 'olm',
+        name: 'etcd',
+        channel: 'singlenamespace-alpha',
+        installPlanApproval: 'Manual',
+      },
+    });
+    // Barrier: the operator function shows the Subscription linked to its plan, so the mirror
+    // holds that link before the approval below wakes the install function.
+    await waitFor(
+      'the Operator to list the Subscription waiting for approval',
+      async () =>
+        (await refs(client, 'etcd.team-c'))?.some(
+          (r) =>
+            r.kind === 'Subscription' &&
+            r.conditions?.some((c) => c.type === 'InstallPlanPending' && c.status === 'True'),
+        ),
+      60_000,
+    );
+    const sub = await client.get<KubeObject & { status?: { installPlanRef?: { name?: string } } }>({
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'Subscription',
+      namespace: 'team-c',
+      name: 'etcd',
+    });
+    const planName = sub?.status?.installPlanRef?.name ?? '';
+    const planRef = {
+      apiVersion: 'operators.coreos.com/v1alpha1',
+      kind: 'InstallPlan',
+      namespace: 'team-c',
+      name: planName,
+    };
+    await client.patch(planRef, 'merge', { spec: { approved: true } });
+    await etcdSucceeded(client, 'team-c');
+    const label = 'operators.coreos.com/etcd.team-c';
+    // The field managers that set the label (managedFields entries listing it).
+    const adoptedBy = (o: KubeObject | undefined): string[] =>
+      ((o?.metadata.managedFields ?? []) as { manager?: string; fieldsV1?: unknown }[])
+        .filter((f) => JSON.stringify(f.fieldsV1 ?? {}).includes(`"f:${label}"`))
+        .map((f) => f.manager ?? '');
+    const objects = [
+      planRef,
+      {
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'ClusterServiceVersion',
+        namespace: 'team-c',
+        name: etcdHead,
+      },
+      { apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'team-c', name: 'etcd-operator' },
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'team-c', name: 'etcd-operator' },
+      {
+        apiVersion: 'operators.coreos.com/v2',
+        kind: 'OperatorCondition',
+        namespace: 'team-c',
+        name: etcdHead,
+      },
+      ...['etcdclusters', 'etcdbackups', 'etcdrestores'].map((plural) => ({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        name: `${plural}.etcd.database.coreos.com`,
+      })),
+    ];
+    for (const ref of objects) {
+      const o = await client.get(ref);
+      t.equal(o?.metadata.labels?.[label], '', `${ref.kind} ${ref.name} labelled`);
+      const managers = adoptedBy(o);
+      t.ok(managers.length > 0, `${ref.kind} ${ref.name}: its label's writer is recorded`);
+      t.notOk(managers.includes('olmq-operator'), `${ref.kind} ${ref.name} labelled at creation`);
+    }
+    // The RBAC of the CSV's permissions, named by the install after the CSV.
+    for (const kind of ['Role', 'RoleBinding']) {
+      const list = await client.list({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind,
+        namespace: 'team-c',
+      });
+      const owned = list.items.filter((o) => o.metadata.name?.startsWith(`${etcdHead}-`));
+      t.ok(owned.length > 0, `the CSV's ${kind}s`);
+      for (const o of owned) {
+        t.equal(o.metadata.labels?.[label], '', `${kind} ${o.metadata.name ?? ''} labelled`);
+        t.notOk(adoptedBy(o).includes('olmq-operator'), `${kind} labelled at creation`);
+      }
+    }
+    // The user's Subscription has no other writer of the label: adoption patched it.
+    t.same(
+      adoptedBy(
+        await client.get({
+          apiVersion: 'operators.coreos.com/v1alpha1',
+          kind: 'Subscription',
+          namespace: 'team-c',
+          name: 'etcd',
+        }),
+      ),
+      ['olmq-operator'],
+      'the Subscription is labelled by adoption',
     );
   },
 );

@@ -343,6 +343,22 @@ t.test(
       }
     ).spec.deployments;
     const d = deploymentFor({ csv, entry: entry! });
+    t.notOk(
+      Object.keys(d.metadata.labels ?? {}).some((k) => k.startsWith('operators.coreos.com/')),
+      'no component label while its CSV has none',
+    );
+    const labelled = deploymentFor({
+      csv: {
+        ...csv,
+        metadata: { ...csv.metadata, labels: { 'operators.coreos.com/etcd.ns1': '', x: 'y' } },
+      },
+      entry: entry!,
+    });
+    t.same(
+      Object.entries(labelled.metadata.labels ?? {}).filter(([k]) => !k.startsWith('olm.')),
+      [['operators.coreos.com/etcd.ns1', '']],
+      "the CSV's component labels, and no other of its labels",
+    );
     t.match(d, {
       metadata: {
         labels: {

@@ -146,6 +146,15 @@ t.test('operator condition - a CSV without one gets it, controlled by the CSV', 
   ]);
   t.equal(writes.length, 1);
   const copied = { ...csv, metadata: { ...csv.metadata, labels: { 'olm.copiedFrom': 'ns0' } } };
+  const labelled = {
+    ...csv,
+    metadata: { ...csv.metadata, labels: { 'operators.coreos.com/etcd.ns1': '', other: 'x' } },
+  };
+  t.match(
+    generatorWrites([labelled], new Map()),
+    [{ op: 'create', object: { metadata: { labels: { 'operators.coreos.com/etcd.ns1': '' } } } }],
+    "created with the CSV's component labels",
+  );
   t.same(generatorWrites([copied], new Map()), [], 'copied CSVs get none');
   const deleting = {
     ...csv,

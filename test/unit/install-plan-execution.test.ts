@@ -35,7 +35,7 @@ async function etcdPlan(
 }
 
 function snapshot(plan: InstallPlanObject, extra: Partial<PlanSnapshot> = {}): PlanSnapshot {
-  return { plan, now, existing: new Map(), csvs: new Map(), ...extra };
+  return { plan, now, existing: new Map(), csvs: new Map(), subscriptions: [], ...extra };
 }
 
 const established = (crd: KubeObject): KubeObject => ({
@@ -219,6 +219,88 @@ t.test(
       labels: { 'olm.managed': 'true' },
       annotations: { 'olm.generated-by': 'install-x' },
     });
+  },
+);
+
+t.test(
+  "install plan - the CSV a Subscription names, and what it owns, carry its Operator's label",
+  async (t) => {
+    const plan = await etcdPlan();
+    const csv = 'etcdoperator.v0.9.4';
+    const subscription = (name: string, pkg: string, status: Record<string, string>) =>
+      ({
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'Subscription',
+        metadata: { name, namespace: 'ns1' },
+        spec: { name: pkg, source: 'community', sourceNamespace: 'olm' },
+        status: { lastUpdated: now.toISOString(), ...status },
+      }) as PlanSnapshot['subscriptions'][number];
+    const labelsOf = (s: PlanSnapshot): Record<string, Record<string, string>> =>
+      Object.fromEntries(
+        decidePlan(s).writes.steps.flatMap(({ write }) =>
+          write.op === 'create' || write.op === 'update'
+            ? [
+                [
+                  `${write.object.kind}/${write.object.metadata.name ?? ''}`,
+                  write.object.metadata.labels ?? {},
+                ],
+              ]
+            : [],
+        ),
+      );
+    const component = 'operators.coreos.com/etcd.ns1';
+
+    // The Subscription names the CSV current: the CSV, its CRDs, its service account and RBAC.
+    const labelled = labelsOf(
+      snapshot(plan, {
+        subscriptions: [
+          subscription('etcd', 'etcd', { currentCSV: csv }),
+          subscription('other', 'other', { currentCSV: 'other.v1', installedCSV: 'other.v0' }),
+        ],
+      }),
+    );
+    t.equal(Object.keys(labelled).length, 7, 'every step is written');
+    for (const [object, labels] of Object.entries(labelled)) {
+      t.equal(labels[component], '', `${object} carries the component label`);
+      t.notOk(
+        Object.keys(labels).some((k) => k.includes('other')),
+        `${object} has no label of a Subscription naming another CSV`,
+      );
+    }
+
+    // No Subscription shown naming it (the mirror lags): no component label; adoption adds it.
+    const unlabelled = labelsOf(
+      snapshot(plan, { subscriptions: [subscription('etcd', 'etcd', {})] }),
+    );
+    for (const [object, labels] of Object.entries(unlabelled))
+      t.equal(labels[component], undefined, `${object} is written without it`);
+
+    // An existing CSV's own component labels reach what it owns; a CRD it does not own gets none.
+    const owned = plan.status?.plan?.find((s) => s.resource.kind === 'CustomResourceDefinition');
+    const existingCsv: KubeObject = {
+      ...manifest(plan, 0),
+      metadata: {
+        name: csv,
+        namespace: 'ns1',
+        uid: 'csv-uid',
+        labels: { 'operators.coreos.com/etcd.elsewhere': '' },
+      },
+    };
+    const spec = existingCsv['spec'] as {
+      customresourcedefinitions: { owned: { name: string }[] };
+    };
+    spec.customresourcedefinitions.owned = spec.customresourcedefinitions.owned.filter(
+      (d) => d.name !== owned?.resource.name,
+    );
+    const fromCsv = labelsOf(snapshot(plan, { csvs: new Map([[csv, existingCsv]]) }));
+    t.equal(fromCsv['ServiceAccount/etcd-operator']?.['operators.coreos.com/etcd.elsewhere'], '');
+    t.equal(
+      fromCsv[`CustomResourceDefinition/${owned?.resource.name ?? ''}`]?.[
+        'operators.coreos.com/etcd.elsewhere'
+      ],
+      undefined,
+      'a CRD the CSV does not list as owned is not its component',
+    );
   },
 );
 

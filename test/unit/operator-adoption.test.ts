@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { KubeObject } from '../../shared/kube/client.js';
 import { decideAdoption, type AdoptionSnapshot } from '../../functions/operator/adopt.js';
-import { componentLabelKey, operatorNames } from '../../functions/operator/names.js';
+import { componentLabelKey, operatorNames } from '../../shared/api/component-labels.js';
 
 const label = 'operators.coreos.com/etcd.ns1';
 

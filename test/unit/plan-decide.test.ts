@@ -131,6 +131,11 @@ void t.test('a new group gets a plan; Manual subscriptions make it wait', (t) =>
   t.match(forA?.metadata.ownerReferences, [{ kind: 'Subscription', name: 'a', uid: 'uid-a' }]);
   t.equal(forA?.metadata.generateName, 'install-', "upstream's generateName, beside the name");
   t.match(forA?.metadata.name, /^install-/, 'the deterministic name wins');
+  t.same(
+    forA?.metadata.labels,
+    { 'operators.coreos.com/a.ns': '' },
+    "created with the component label of its Subscription's Operator",
+  );
   t.end();
 });
 

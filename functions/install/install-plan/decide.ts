@@ -17,6 +17,7 @@ import type { KubeObject } from '../../../shared/kube/client.js';
 import { manifestOf, stepKinds } from '../../../shared/install-plan/index.js';
 import type { Decision } from '../../../shared/runtime/function-host.js';
 import { asCrd, crdServed } from '../crds.js';
+import { planComponents } from './components.js';
 import { setCondition } from './settle.js';
 import { stepOutcome } from './step-writes.js';
 import { done } from './steps.js';
@@ -115,6 +116,7 @@ export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
 
   const steps = status.plan ?? [];
   const served = servedKinds(steps, s);
+  const components = planComponents(namespace, steps, s.csvs, s.subscriptions);
   const writes: StepWrite[] = [];
   // CSVs created by this pass: the objects they own are written after them, in the same pass.
   const creating = new Set<string>();
@@ -162,6 +164,7 @@ export function decidePlan(s: PlanSnapshot): Decision<PlanWrites> {
       plan: plan.metadata.name ?? '',
       scoped: s.scope !== undefined,
       creating,
+      components,
       s,
     });
     if ('error' in outcome) {

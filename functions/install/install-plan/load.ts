@@ -3,7 +3,8 @@
 // pending steps name, the CSVs they resolve, and for CRD updates that change the definition the
 // custom resources that must stay valid. The OperatorGroup's scope, which it only reads, comes
 // from the watcher's mirror, and so does the absence of step objects of kinds it mirrors whole.
-import { getMirrored } from '../../../shared/bus/mirror-read.js';
+import type { Subscription } from '../../../shared/api/index.js';
+import { getMirrored, listMirrored } from '../../../shared/bus/mirror-read.js';
 import type { KubeClient, KubeObject, ObjectRef } from '../../../shared/kube/client.js';
 import { isNotFound } from '../../../shared/kube/errors.js';
 import { manifestOf } from '../../../shared/install-plan/index.js';
@@ -44,7 +45,13 @@ export async function loadPlan(
   now: () => Date,
 ): Promise<PlanSnapshot> {
   const plan = await client.get<ServedInstallPlan>(ipRef(namespace, name));
-  const snapshot: PlanSnapshot = { plan, now: now(), existing: new Map(), csvs: new Map() };
+  const snapshot: PlanSnapshot = {
+    plan,
+    now: now(),
+    existing: new Map(),
+    csvs: new Map(),
+    subscriptions: [],
+  };
   const phase = plan?.status?.phase;
   if (
     plan === undefined ||
@@ -52,7 +59,15 @@ export async function loadPlan(
   ) {
     return snapshot;
   }
-  const scope = await mirroredScope(mirror.source, client, mirror.cluster, namespace);
+  const [scope, subscriptions] = await Promise.all([
+    mirroredScope(mirror.source, client, mirror.cluster, namespace),
+    // Only to label the CSVs they name (components.ts): one the mirror lags on gives none.
+    listMirrored<Subscription>(mirror.source, {
+      cluster: mirror.cluster,
+      kind: 'Subscription',
+      namespace,
+    }),
+  ]);
   if (scope !== undefined) snapshot.scope = scope;
   const read = async (ref: ObjectRef): Promise<KubeObject | undefined> => {
     if (mirroredWhole.has(ref.kind) && ref.name !== undefined) {
@@ -124,5 +139,5 @@ export async function loadPlan(
     );
     customResources.set(i, lists);
   }
-  return { ...snapshot, existing, csvs, customResources };
+  return { ...snapshot, existing, csvs, subscriptions, customResources };
 }

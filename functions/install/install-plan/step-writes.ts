@@ -8,8 +8,10 @@ import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import type { StepKind } from '../../../shared/install-plan/index.js';
 import { codes } from '../../../shared/api/index.js';
+import { ownableKinds, subscriptionLabelKey } from '../../../shared/api/component-labels.js';
 import { canonicalJson, fnv64aHex } from '../hash.js';
 import { mergedAnnotations, refOf } from '../kube-writes.js';
+import type { PlanComponents } from './components.js';
 import { crdStoredVersionProblem, customResourceProblem } from './crd-update.js';
 import type { PlanSnapshot } from './types.js';
 
@@ -29,6 +31,8 @@ export interface PendingStep {
   scoped: boolean;
   /** The CSVs this pass creates (before this step). */
   creating: ReadonlySet<string>;
+  /** The component labels of the plan's CSVs, which their objects get as they are written. */
+  components: PlanComponents;
   s: PlanSnapshot;
 }
 
@@ -111,7 +115,11 @@ const create = (p: PendingStep, status: Step['status'], scoped = p.scoped): Step
 function csvStep(p: PendingStep): StepOutcome {
   if (p.existing !== undefined) return { status: 'Present' };
   const { metadata } = p.object;
-  metadata.labels = { ...metadata.labels, [codes.OlmLabel.Managed]: 'true' };
+  metadata.labels = {
+    ...metadata.labels,
+    [codes.OlmLabel.Managed]: 'true',
+    ...p.components.ofCsv(p.step.resolving),
+  };
   const finalizers = metadata.finalizers ?? [];
   if (!finalizers.includes(codes.OlmFinalizer.CsvCleanup))
     metadata.finalizers = [...finalizers, codes.OlmFinalizer.CsvCleanup];
@@ -119,10 +127,16 @@ function csvStep(p: PendingStep): StepOutcome {
 }
 
 // A Subscription (for a dependency) is created once, recording the plan that made it, and
-// labelled olm.managed as upstream does.
+// labelled olm.managed as upstream does, and with its Operator's component label.
 function subscriptionStep(p: PendingStep): StepOutcome {
   if (p.existing !== undefined) return { status: 'Present' };
-  p.object.metadata.labels = { ...p.object.metadata.labels, [codes.OlmLabel.Managed]: 'true' };
+  const spec = p.object['spec'] as { name?: string } | undefined;
+  const component = subscriptionLabelKey(spec?.name, p.namespace);
+  p.object.metadata.labels = {
+    ...p.object.metadata.labels,
+    [codes.OlmLabel.Managed]: 'true',
+    ...(component === undefined ? {} : { [component]: '' }),
+  };
   p.object.metadata.annotations = {
     ...p.object.metadata.annotations,
     'olm.generated-by': p.plan,
@@ -141,7 +155,12 @@ const missingFrom = (
 function crdStep(p: PendingStep): StepOutcome {
   const { object, existing } = p;
   const [key, value] = installedAlongsideAnnotation(p.namespace, p.step.resolving);
-  object.metadata.labels = { ...object.metadata.labels, 'olm.managed': 'true' };
+  const owned = p.components.ownsCrd(p.step.resolving, object.metadata.name ?? '');
+  object.metadata.labels = {
+    ...object.metadata.labels,
+    'olm.managed': 'true',
+    ...(owned ? p.components.ofCsv(p.step.resolving) : {}),
+  };
   object.metadata.annotations = { ...object.metadata.annotations, [key]: value };
   if (existing === undefined) return create(p, 'WaitingForApi', false);
   const problem =
@@ -180,7 +199,11 @@ function crdStep(p: PendingStep): StepOutcome {
 function bundleObjectStep(p: PendingStep): StepOutcome {
   const { object, existing, kind, namespace } = p;
   const csvName = p.step.resolving;
-  object.metadata.labels = { ...object.metadata.labels, 'olm.managed': 'true' };
+  object.metadata.labels = {
+    ...object.metadata.labels,
+    'olm.managed': 'true',
+    ...(ownableKinds.has(object.kind) ? p.components.ofCsv(csvName) : {}),
+  };
   let ownerCsv: string | undefined;
   if (kind.ownership === 'ownerReference') {
     let uid = p.s.csvs.get(csvName)?.metadata.uid;

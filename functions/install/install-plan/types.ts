@@ -1,5 +1,6 @@
 // The install-plan room's contract: what one pass over an InstallPlan reads and what it writes.
 import type { InstallPlan, InstallPlanStatus, Step } from '../../../shared/api/installplan.js';
+import type { Subscription } from '../../../shared/api/index.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import type { Served } from '../../../shared/kube/served.js';
@@ -15,6 +16,8 @@ export interface PlanSnapshot {
   existing: ReadonlyMap<number, KubeObject>;
   /** The CSVs the plan's steps resolve (by name), as they exist now. */
   csvs: ReadonlyMap<string, KubeObject>;
+  /** The namespace's Subscriptions (mirrored): which of the CSVs they name, for their labels. */
+  subscriptions: readonly Subscription[];
   /** For CRD steps updating an existing CRD: its custom resources per version served before and after. */
   customResources?: ReadonlyMap<
     number,
