@@ -36,10 +36,11 @@ export const functionModules: Readonly<Record<FunctionName, () => Promise<Create
 };
 
 /**
- * The functions whose replicas keep a live copy of the mirror (shared/bus/mirror-copy.ts): those
- * on the path of every Subscription, whose reconciles read many objects of a few kinds. Not
- * rbac and copy-csv, which reconcile each namespace of a cluster of thousands: following every
- * change of such a cluster costs them more CPU than their reads save.
+ * The functions whose replicas keep a live copy of the mirror (shared/bus/mirror-copy.ts) when
+ * run as their own processes: those on the path of every Subscription, whose reconciles read
+ * many objects of a few kinds. Not rbac and copy-csv, which reconcile each namespace of a
+ * cluster of thousands: following every change of such a cluster costs them more CPU than their
+ * reads save. (`olmq up` runs every function in one process, whose copy all of them read.)
  */
 export const keepsMirrorCopy: ReadonlySet<string> = new Set<FunctionName>([
   'catalog',

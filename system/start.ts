@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { startDevcluster, type Devcluster } from '../devcluster/index.js';
-import { functionModules, keepsMirrorCopy } from '../functions/index.js';
+import { functionModules } from '../functions/index.js';
 import {
   registerPackageApi,
   startPackageServer,
@@ -132,14 +132,18 @@ export async function startSystem(options: SystemOptions): Promise<System> {
       teardown.add('stream upkeep', () => upkeep.stop());
     }
 
-    // The functions, sharing the process's connection, client and metrics; those on every
-    // Subscription's path read the mirror through a live copy of it, which follows a cluster
-    // once they first read it (stopped after them: teardown runs in reverse).
+    // The functions, sharing the process's connection, client and metrics, and reading the
+    // mirror through one live copy of it, which follows a cluster once they first read it
+    // (stopped after them: teardown runs in reverse). Run alone, rbac and copy-csv keep no copy
+    // (functions/index.ts: following every change would cost them more than their reads save);
+    // here the copy follows every change for the functions on the Subscription path anyway, so
+    // theirs cost only the memory of the kinds they read, instead of a direct get per object.
     const copy = new LiveMirrorCopy(backbone);
     teardown.add('mirror copy', () => copy.stop());
     const table = options.functions?.table ?? functionModules;
+    const names = options.functions?.names ?? Object.keys(table);
     const functions = await startFunctions(
-      options.functions?.names ?? Object.keys(table),
+      names,
       table,
       {
         backbone,
@@ -150,7 +154,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
         globalCatalogNamespace,
         host: options.functions?.host ?? {},
       },
-      { copy, readers: keepsMirrorCopy },
+      { copy, readers: new Set(names) },
     );
     const graceMs = options.functions?.stopGraceMs ?? drainGraceMs;
     teardown.add('functions', () => stopFunctions(functions, graceMs, clients));
