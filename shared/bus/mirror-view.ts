@@ -286,10 +286,22 @@ export interface LazyMirrorView<T> {
   stop(): void;
 }
 
+/**
+ * A view of `kind` opened on first use. In a process keeping a live copy of the mirror
+ * (mirror-copy.ts) it answers from the copy once the copy keeps the kind: the host's barrier
+ * before a load, or before a trigger maps a change, made the copy as current as this view's own
+ * round trip would, and the view's consumer is closed.
+ */
 export function lazyMirrorView<T>(mirror: MirrorSource, kind: string): LazyMirrorView<T> {
   let view: Promise<MirrorView<T>> | undefined;
   return {
     async list(cluster, namespace) {
+      const kept = mirror.copy?.entries(cluster, kind, namespace);
+      if (kept !== undefined) {
+        void view?.then((v) => v.stop()).catch(() => undefined);
+        view = undefined;
+        return kept.map(({ text }) => JSON.parse(text) as T);
+      }
       view ??= openMirrorView<T>(mirror, kind);
       const opened = view;
       try {
