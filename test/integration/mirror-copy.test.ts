@@ -11,7 +11,8 @@ import {
   namespacesHolding,
   namespacesWith,
 } from '../../shared/bus/mirror-read.js';
-import { objectKey } from '../../shared/bus/subjects.js';
+import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
+import { mirrorStream, objectKey } from '../../shared/bus/subjects.js';
 import { backboneFor } from '../harness/backbone.js';
 import { waitFor } from '../harness/wait.js';
 
@@ -156,6 +157,55 @@ t.test(
     await putGroup(backbone, 'a', 'og', 1);
     t.equal(await waiting, true, 'a change applied');
     t.equal(functions.copy.text(objectKey(ref('a', 'og'))) !== null, true, 'and readable then');
+  },
+);
+
+t.test(
+  'mirror copy - a lazy view answers from the copy once it keeps the kind, with no round trip',
+  async (t) => {
+    const backbone = await backboneFor(t);
+    await putGroup(backbone, 'a', 'og', 1);
+    const functions = withCopy(t, backbone);
+    const view = lazyMirrorView<Group>(functions, 'OperatorGroup');
+    t.teardown(() => view.stop());
+    // Catch-up rounds are direct gets of the mirror stream by sequence (its bare API subject).
+    let rounds = 0;
+    const tap = backbone.nc.subscribe(`$JS.API.DIRECT.GET.${mirrorStream}`, {
+      callback: () => {
+        rounds++;
+      },
+    });
+    t.teardown(() => tap.unsubscribe());
+    const roundsDuring = async <T>(read: () => Promise<T>): Promise<[T, number]> => {
+      await backbone.nc.flush();
+      const before = rounds;
+      const value = await read();
+      await backbone.nc.flush();
+      return [value, rounds - before];
+    };
+    // The copy follows no cluster yet: the view reads through its own consumer, a round a list.
+    const [first, viewRounds] = await roundsDuring(() => view.list('c1', 'a'));
+    t.same(
+      first.map((g) => g.spec.n),
+      [1],
+    );
+    t.ok(viewRounds > 0, 'its own view catches up with a round trip');
+    await kept(functions);
+    await putGroup(backbone, 'a', 'og', 2);
+    await putGroup(backbone, 'b', 'og', 1);
+    await functions.copy.reached('c1');
+    const [all, copyRounds] = await roundsDuring(() => view.list('c1'));
+    t.same(
+      all.map((g) => `${g.metadata.namespace} ${g.spec.n}`).sort(),
+      ['a 2', 'b 1'],
+      'the latest objects',
+    );
+    t.equal(copyRounds, 0, 'from the copy, caught up by its barrier: no round trip');
+    t.same(
+      (await view.list('c1', 'b')).map((g) => g.spec.n),
+      [1],
+      'one namespace',
+    );
   },
 );
 
