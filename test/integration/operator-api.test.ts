@@ -21,7 +21,13 @@ const operatorRef = (name: string) => ({
   name,
 });
 
-async function subscribe(client: KubeClient, namespace: string, pkg: string, channel?: string) {
+async function subscribe(
+  client: KubeClient,
+  namespace: string,
+  pkg: string,
+  channel?: string,
+  installPlanApproval?: 'Manual',
+) {
   await client.create({
     apiVersion: 'operators.coreos.com/v1alpha1',
     kind: 'Subscription',
@@ -31,6 +37,7 @@ async function subscribe(client: KubeClient, namespace: string, pkg: string, cha
       sourceNamespace: 'olm',
       name: pkg,
       ...(channel === undefined ? {} : { channel }),
+      ...(installPlanApproval === undefined ? {} : { installPlanApproval }),
     },
   });
 }
@@ -278,18 +285,7 @@ t.test(
   async (t) => {
     const { client } = await pipelineFor(t);
     await namespaceWithOperatorGroup(client, 'team-c');
-    await client.create({
-      apiVersion: 'operators.coreos.com/v1alpha1',
-      kind: 'Subscription',
-      metadata: { name: 'etcd', namespace: 'team-c' },
-      spec: {
-        source: 'community',
-        sourceNamespace: 'olm',
-        name: 'etcd',
-        channel: 'singlenamespace-alpha',
-        installPlanApproval: 'Manual',
-      },
-    });
+    await subscribe(client, 'team-c', 'etcd', 'singlenamespace-alpha', 'Manual');
     // Barrier: the operator function shows the Subscription linked to its plan, so the mirror
     // holds that link before the approval below wakes the install function.
     await waitFor(
