@@ -77,7 +77,7 @@ interface Entry {
 }
 
 const kindsByToken = new Map(componentKinds.map((k) => [encodeToken(k.kind), k]));
-const ownableTokens = new Set([...ownableKinds].map(encodeToken));
+const ownableTokens = new Set(ownableKinds.map(encodeToken));
 
 const componentGroup = (cluster: string, labelKey: string): string => `c ${cluster} ${labelKey}`;
 const ownerGroup = (cluster: string, namespace: string): string => `o ${cluster} ${namespace}`;

@@ -109,7 +109,7 @@ export const createFunction: CreateFunction = (context) => {
       trigger('InstallPlan', own),
       trigger('ClusterServiceVersion', own),
       trigger('CustomResourceDefinition', crdNamespaces),
-      ...[...ownableKinds].map((kind) => trigger(kind, owner)),
+      ...ownableKinds.map((kind) => trigger(kind, owner)),
       trigger('Namespace', none),
     ],
     quietMs,

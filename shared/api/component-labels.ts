@@ -46,11 +46,16 @@ export const subscriptionLabelKey = (
 export const componentLabels = (keys: Iterable<string | undefined>): Record<string, string> =>
   Object.fromEntries([...keys].flatMap((key) => (key === undefined ? [] : [[key, '']])));
 
+/** The component labels an object made for a CSV carries: those the CSV carries. */
+export const csvComponentLabels = (csv: {
+  metadata: { labels?: Readonly<Record<string, string>> | undefined };
+}): Record<string, string> => componentLabels(componentLabelKeys(csv.metadata.labels));
+
 /**
  * Kinds whose objects are components of the Operators of the CSV that owns them (by owner
  * reference in its namespace, or by owner labels anywhere): upstream's adoption labels these.
  */
-export const ownableKinds: ReadonlySet<string> = new Set([
+export const ownableKinds: readonly string[] = [
   'Deployment',
   'Service',
   'OperatorCondition',
@@ -62,4 +67,9 @@ export const ownableKinds: ReadonlySet<string> = new Set([
   'ClusterRole',
   'ClusterRoleBinding',
   'APIService',
-]);
+];
+
+const ownable: ReadonlySet<string> = new Set(ownableKinds);
+
+/** Whether objects of `kind` are components of the Operators of the CSV that owns them. */
+export const isOwnableKind = (kind: string): boolean => ownable.has(kind);

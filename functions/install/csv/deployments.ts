@@ -6,7 +6,7 @@
 import type { StrategyDeploymentSpec } from '../../../shared/api/clusterserviceversion.js';
 import type { Container, Deployment, PodSpec as CorePodSpec } from '../../../shared/api/core.js';
 import type { SubscriptionConfig } from '../../../shared/api/subscription.js';
-import { componentLabelKeys, componentLabels } from '../../../shared/api/component-labels.js';
+import { csvComponentLabels } from '../../../shared/api/component-labels.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Served } from '../../../shared/kube/served.js';
 import type { Csv } from '../csv-status.js';
@@ -170,7 +170,7 @@ export function deploymentFor(inputs: DeploymentInputs): KubeObject {
       labels: {
         ...entry.label,
         // The CSV's Operators, as adoption would label the deployment a moment later.
-        ...componentLabels(componentLabelKeys(csv.metadata.labels)),
+        ...csvComponentLabels(csv),
         'olm.managed': 'true',
         'olm.owner': csvName,
         'olm.owner.namespace': namespace,

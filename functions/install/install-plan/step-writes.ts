@@ -8,7 +8,11 @@ import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import type { StepKind } from '../../../shared/install-plan/index.js';
 import { codes } from '../../../shared/api/index.js';
-import { ownableKinds, subscriptionLabelKey } from '../../../shared/api/component-labels.js';
+import {
+  componentLabels,
+  isOwnableKind,
+  subscriptionLabelKey,
+} from '../../../shared/api/component-labels.js';
 import { canonicalJson, fnv64aHex } from '../hash.js';
 import { mergedAnnotations, refOf } from '../kube-writes.js';
 import type { PlanComponents } from './components.js';
@@ -103,6 +107,16 @@ function mergedUpdate(existing: KubeObject, intended: KubeObject): KubeObject {
   return merged;
 }
 
+// Every object a plan writes is labelled olm.managed as upstream's plan execution does, with
+// the component labels it can be given at creation.
+function markManaged(object: PendingStep['object'], components: Record<string, string>): void {
+  object.metadata.labels = {
+    ...object.metadata.labels,
+    [codes.OlmLabel.Managed]: 'true',
+    ...components,
+  };
+}
+
 const create = (p: PendingStep, status: Step['status'], scoped = p.scoped): StepOutcome => ({
   write: { op: 'create', object: p.object },
   scoped,
@@ -115,11 +129,7 @@ const create = (p: PendingStep, status: Step['status'], scoped = p.scoped): Step
 function csvStep(p: PendingStep): StepOutcome {
   if (p.existing !== undefined) return { status: 'Present' };
   const { metadata } = p.object;
-  metadata.labels = {
-    ...metadata.labels,
-    [codes.OlmLabel.Managed]: 'true',
-    ...p.components.ofCsv(p.step.resolving),
-  };
+  markManaged(p.object, p.components.ofCsv(p.step.resolving));
   const finalizers = metadata.finalizers ?? [];
   if (!finalizers.includes(codes.OlmFinalizer.CsvCleanup))
     metadata.finalizers = [...finalizers, codes.OlmFinalizer.CsvCleanup];
@@ -131,12 +141,7 @@ function csvStep(p: PendingStep): StepOutcome {
 function subscriptionStep(p: PendingStep): StepOutcome {
   if (p.existing !== undefined) return { status: 'Present' };
   const spec = p.object['spec'] as { name?: string } | undefined;
-  const component = subscriptionLabelKey(spec?.name, p.namespace);
-  p.object.metadata.labels = {
-    ...p.object.metadata.labels,
-    [codes.OlmLabel.Managed]: 'true',
-    ...(component === undefined ? {} : { [component]: '' }),
-  };
+  markManaged(p.object, componentLabels([subscriptionLabelKey(spec?.name, p.namespace)]));
   p.object.metadata.annotations = {
     ...p.object.metadata.annotations,
     'olm.generated-by': p.plan,
@@ -156,11 +161,7 @@ function crdStep(p: PendingStep): StepOutcome {
   const { object, existing } = p;
   const [key, value] = installedAlongsideAnnotation(p.namespace, p.step.resolving);
   const owned = p.components.ownsCrd(p.step.resolving, object.metadata.name ?? '');
-  object.metadata.labels = {
-    ...object.metadata.labels,
-    'olm.managed': 'true',
-    ...(owned ? p.components.ofCsv(p.step.resolving) : {}),
-  };
+  markManaged(object, owned ? p.components.ofCsv(p.step.resolving) : {});
   object.metadata.annotations = { ...object.metadata.annotations, [key]: value };
   if (existing === undefined) return create(p, 'WaitingForApi', false);
   const problem =
@@ -199,11 +200,7 @@ function crdStep(p: PendingStep): StepOutcome {
 function bundleObjectStep(p: PendingStep): StepOutcome {
   const { object, existing, kind, namespace } = p;
   const csvName = p.step.resolving;
-  object.metadata.labels = {
-    ...object.metadata.labels,
-    'olm.managed': 'true',
-    ...(ownableKinds.has(object.kind) ? p.components.ofCsv(csvName) : {}),
-  };
+  markManaged(object, isOwnableKind(object.kind) ? p.components.ofCsv(csvName) : {});
   let ownerCsv: string | undefined;
   if (kind.ownership === 'ownerReference') {
     let uid = p.s.csvs.get(csvName)?.metadata.uid;

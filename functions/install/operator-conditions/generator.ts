@@ -5,7 +5,7 @@ import type {
   ClusterServiceVersionSpec,
   StrategyDetailsDeployment,
 } from '../../../shared/api/clusterserviceversion.js';
-import { componentLabelKeys, componentLabels } from '../../../shared/api/component-labels.js';
+import { csvComponentLabels } from '../../../shared/api/component-labels.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import type { Csv } from '../csv-status.js';
 import { sameJson } from '../hash.js';
@@ -64,7 +64,7 @@ function generatorWrite(
           name: csv.metadata.name ?? '',
           namespace: csv.metadata.namespace ?? '',
           // The CSV's Operators, as adoption would label the condition a moment later.
-          labels: componentLabels(componentLabelKeys(csv.metadata.labels)),
+          labels: csvComponentLabels(csv),
           ownerReferences: owners,
         },
         spec: { deployments, serviceAccounts },
