@@ -249,8 +249,12 @@ export async function campaign(
       } catch (error) {
         log.warn({ err: error }, 'leader election: renewal failed; retrying');
       }
-      if (outcome === 'renewed') renewedAt = sentAt;
-      if (outcome === 'lost' || performance.now() - renewedAt > renewDeadlineMs) {
+      // Past the deadline since the last renewal, the term is over even if this renewal then
+      // landed: current() said so meanwhile, and its writers stopped (dropping what came); the
+      // next term starts anew, with a new epoch.
+      const lapsed = performance.now() - renewedAt > renewDeadlineMs;
+      if (outcome === 'renewed' && !lapsed) renewedAt = sentAt;
+      if (outcome === 'lost' || lapsed) {
         log.warn({ identity: options.identity }, 'lost leadership');
         leadership.abort();
       }

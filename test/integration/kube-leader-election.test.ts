@@ -258,3 +258,62 @@ t.test(
     t.match(taken?.spec, { holderIdentity: 'replica-b', leaseTransitions: 5 }, 'a new epoch');
   },
 );
+
+t.test(
+  'leader election - a renewal that lands after the renew deadline ends the term: a new one begins, with a new epoch',
+  async (t) => {
+    const fixture = await clusterFor(t);
+    const client = await clientOf(t, fixture.kubeConfig);
+    // A 3 s lease: the renew deadline is 2 s, renewals every 500 ms.
+    const options = electionOptions('replica-a', {
+      leaseDurationSeconds: 3,
+      renewIntervalMs: 500,
+      retryIntervalMs: 100,
+    });
+    const terms: { epoch: number; lapsed: boolean; ended: boolean }[] = [];
+    const stopping = new AbortController();
+    const running = campaign(
+      client,
+      options,
+      (leadership, term) =>
+        new Promise<void>((resolve) => {
+          const seen = { epoch: term.epoch, lapsed: false, ended: false };
+          terms.push(seen);
+          // What a writer of the term sees: current() false stops its writes.
+          const probe = setInterval(() => {
+            if (!term.current()) seen.lapsed = true;
+          }, 10);
+          leadership.addEventListener(
+            'abort',
+            () => {
+              clearInterval(probe);
+              seen.ended = true;
+              resolve();
+            },
+            { once: true },
+          );
+        }),
+      capturingLogger('error').log,
+      stopping.signal,
+    );
+    t.teardown(async () => {
+      stopping.abort();
+      await running;
+    });
+    await waitFor('a first term', () => terms.length === 1, 10_000);
+    // The next renewal is answered 1.8 s after it was sent, 0.5 s after the last one: it lands
+    // within the deadline of its own sending, but past the deadline of the last renewal.
+    const slow = fixture.cluster.faults.inject({
+      verbs: ['update'],
+      resources: ['leases'],
+      action: { kind: 'delay', ms: 1_800 },
+      count: 1,
+    });
+    await waitFor('the slow renewal to be sent', () => slow.hits === 1, 5_000);
+    await waitFor('a second term', () => terms.length === 2, 5_000 + slackMs);
+    const [first, second] = terms;
+    t.ok(first?.lapsed, 'the first term was not current while the renewal was on its way');
+    t.ok(first?.ended, 'it ended once the renewal landed');
+    t.equal(second?.epoch, (first?.epoch ?? 0) + 1, 'the next term has the next epoch');
+  },
+);
