@@ -116,6 +116,19 @@ const listedRolesOf = (client: KubeClient, namespace: string): Promise<RoleObjec
     `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`,
   );
 
+/** The namespace's OperatorGroups, fresh from the API. */
+const groupsFromApi = async (
+  client: KubeClient,
+  namespace: string,
+): Promise<OperatorGroupObject[]> =>
+  (
+    await client.list<OperatorGroupObject>({
+      apiVersion: 'operators.coreos.com/v1',
+      kind: 'OperatorGroup',
+      namespace,
+    })
+  ).items;
+
 const ownedBy =
   (namespace: string) =>
   (r: RoleObject): boolean =>
@@ -134,20 +147,29 @@ export function groupsDefinition(
   // decision that writes no role stands on the mirror's roles. Any role to write is decided
   // again on the API's.
   const listedWith = new Map<string, string>();
+  // Namespaces whose last decision met a newer group than it saw (a 409): their next loads read
+  // the groups from the API until a decision's writes land, so deciding again does not meet the
+  // same mirror (one that lags, or stands still while the watcher waits out an API brownout).
+  const conflicted = new Set<string>();
   const load = async (work: WorkContext<Key>): Promise<GroupsSnapshot> => {
     const { cluster, client } = work;
     const { namespace } = work.key;
-    const [allGroups, csvs, namespaces] = await Promise.all([
+    const scope = `${cluster}/${namespace}`;
+    const [mirroredGroups, csvs, namespaces, fresh] = await Promise.all([
       context.groups.list(cluster),
       csvsIn(context, cluster, namespace),
       context.namespaces.list(cluster, ''),
+      conflicted.has(scope) ? groupsFromApi(client, namespace) : undefined,
     ]);
+    const allGroups =
+      fresh === undefined
+        ? mirroredGroups
+        : [...mirroredGroups.filter((g) => g.metadata.namespace !== namespace), ...fresh];
     const groups = allGroups.filter((g) => g.metadata.namespace === namespace);
     const groupNames = groups
       .map((g) => g.metadata.name)
       .sort()
       .join(',');
-    const scope = `${cluster}/${namespace}`;
     const inputs = new Map<string, GroupInputs>();
     for (const group of groups)
       inputs.set(group.metadata.name, await inputsOf(client, namespaces, group));
@@ -247,13 +269,16 @@ export function groupsDefinition(
       };
     },
     async apply(writes, work) {
+      const scope = `${work.cluster}/${work.key.namespace}`;
       try {
         await applyWrites(context, writes, work);
+        conflicted.delete(scope);
       } catch (error) {
         // A role of a group's name, not labelled ours, that the mirror did not show yet: decide
         // again on it (it is adopted), rather than give up on the group.
         if (error instanceof OwnershipConflictError && error.ref.kind === 'ClusterRole')
           throw new StaleDecisionError(error.message, { cause: error });
+        if (error instanceof StaleDecisionError) conflicted.add(scope);
         throw error;
       }
     },
