@@ -3,7 +3,7 @@
 // than the cluster admin granted it.
 import type { ServiceAccount } from '../../shared/api/core.js';
 import type { OperatorGroup } from '../../shared/api/index.js';
-import { listMirrored, type MirrorSource } from '../../shared/bus/mirror-read.js';
+import type { MirrorSource } from '../../shared/bus/mirror-read.js';
 import type { KubeClient } from '../../shared/kube/client.js';
 import type { Served } from '../../shared/kube/served.js';
 import { mirroredOrApi } from '../../shared/kube/mirrored-or-api.js';
@@ -55,21 +55,17 @@ export async function operatorGroupScope(
 }
 
 /**
- * The install scope of `namespace` from the watcher's mirror: OperatorGroups are only read here
- * (a change of one triggers its readers, so the mirror has it), and the service account, which
- * the mirror holds only when olm.managed, from the API when the mirror lacks it.
+ * The install scope of `namespace` from the watcher's mirror: its OperatorGroups `groups` as the
+ * mirror lists them (a change of one triggers its readers, so the mirror has it), and the service
+ * account, which the mirror holds only when olm.managed, from the API when the mirror lacks it.
  */
 export async function mirroredScope(
   mirror: MirrorSource,
   client: KubeClient,
   cluster: string,
   namespace: string,
+  groups: readonly Served<OperatorGroup>[],
 ): Promise<InstallScope> {
-  const groups = await listMirrored<Served<OperatorGroup>>(mirror, {
-    cluster,
-    kind: 'OperatorGroup',
-    namespace,
-  });
   const name = groups.length === 1 ? groups[0]?.spec?.serviceAccountName : undefined;
   const account =
     name === undefined || name === ''

@@ -142,10 +142,13 @@ export function targetsAnnotation(namespaces: readonly string[]): string {
 }
 
 /** The three annotations a member CSV carries, from its group. */
-export function memberAnnotations(group: OperatorGroupLike): Record<string, string> {
+export function memberAnnotations(group: {
+  metadata: { name?: string | undefined; namespace?: string | undefined };
+  status?: OperatorGroupLike['status'];
+}): Record<string, string> {
   const annotations: Record<string, string> = {
     [OlmAnnotation.OperatorNamespace]: group.metadata.namespace ?? '',
-    [OlmAnnotation.OperatorGroup]: group.metadata.name,
+    [OlmAnnotation.OperatorGroup]: group.metadata.name ?? '',
   };
   if (group.status?.namespaces !== undefined) {
     annotations[OlmAnnotation.TargetNamespaces] = targetsAnnotation(group.status.namespaces);

@@ -35,7 +35,15 @@ async function etcdPlan(
 }
 
 function snapshot(plan: InstallPlanObject, extra: Partial<PlanSnapshot> = {}): PlanSnapshot {
-  return { plan, now, existing: new Map(), csvs: new Map(), subscriptions: [], ...extra };
+  return {
+    plan,
+    now,
+    existing: new Map(),
+    csvs: new Map(),
+    subscriptions: [],
+    operatorGroups: [],
+    ...extra,
+  };
 }
 
 const established = (crd: KubeObject): KubeObject => ({
@@ -219,6 +227,44 @@ t.test(
       labels: { 'olm.managed': 'true' },
       annotations: { 'olm.generated-by': 'install-x' },
     });
+  },
+);
+
+t.test(
+  "install plan - the CSV is created a member of the namespace's one OperatorGroup",
+  async (t) => {
+    const plan = await etcdPlan();
+    const group = (name: string, namespaces?: string[]) => ({
+      apiVersion: 'operators.coreos.com/v1',
+      kind: 'OperatorGroup',
+      metadata: { name, namespace: 'ns1' },
+      spec: { upgradeStrategy: 'Default' as const },
+      ...(namespaces === undefined
+        ? {}
+        : { status: { namespaces, lastUpdated: now.toISOString() } }),
+    });
+    const annotations = (operatorGroups: ReturnType<typeof group>[]) => {
+      for (const { write } of decidePlan(snapshot(plan, { operatorGroups })).writes.steps)
+        if (write.op === 'create' && write.object.kind === 'ClusterServiceVersion')
+          return write.object.metadata.annotations ?? {};
+      return undefined;
+    };
+    t.match(annotations([group('og', ['ns1', 'b'])]), {
+      'olm.operatorGroup': 'og',
+      'olm.operatorNamespace': 'ns1',
+      'olm.targetNamespaces': 'b,ns1',
+    });
+    const none = {
+      'olm.operatorGroup': undefined,
+      'olm.operatorNamespace': undefined,
+      'olm.targetNamespaces': undefined,
+    };
+    t.match(annotations([group('og')]), none, 'a group without targets yet: rbac annotates');
+    t.match(
+      annotations([group('a', ['ns1']), group('b', ['ns1'])]),
+      none,
+      'two groups: the CSV is no member of either',
+    );
   },
 );
 

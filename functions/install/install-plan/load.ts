@@ -3,7 +3,8 @@
 // pending steps name, the CSVs they resolve, and for CRD updates that change the definition the
 // custom resources that must stay valid. The OperatorGroup's scope, which it only reads, comes
 // from the watcher's mirror, and so does the absence of step objects of kinds it mirrors whole.
-import type { Subscription } from '../../../shared/api/index.js';
+import type { OperatorGroup, Subscription } from '../../../shared/api/index.js';
+import type { Served } from '../../../shared/kube/served.js';
 import { getMirrored, listMirrored } from '../../../shared/bus/mirror-read.js';
 import type { KubeClient, KubeObject, ObjectRef } from '../../../shared/kube/client.js';
 import { isNotFound } from '../../../shared/kube/errors.js';
@@ -51,6 +52,7 @@ export async function loadPlan(
     existing: new Map(),
     csvs: new Map(),
     subscriptions: [],
+    operatorGroups: [],
   };
   const phase = plan?.status?.phase;
   if (
@@ -59,15 +61,19 @@ export async function loadPlan(
   ) {
     return snapshot;
   }
-  const [scope, subscriptions] = await Promise.all([
-    mirroredScope(mirror.source, client, mirror.cluster, namespace),
+  const inNamespace = { cluster: mirror.cluster, namespace };
+  const [operatorGroups, subscriptions] = await Promise.all([
+    listMirrored<Served<OperatorGroup>>(mirror.source, { ...inNamespace, kind: 'OperatorGroup' }),
     // Only to label the CSVs they name (components.ts): one the mirror lags on gives none.
-    listMirrored<Subscription>(mirror.source, {
-      cluster: mirror.cluster,
-      kind: 'Subscription',
-      namespace,
-    }),
+    listMirrored<Subscription>(mirror.source, { ...inNamespace, kind: 'Subscription' }),
   ]);
+  const scope = await mirroredScope(
+    mirror.source,
+    client,
+    mirror.cluster,
+    namespace,
+    operatorGroups,
+  );
   if (scope !== undefined) snapshot.scope = scope;
   const read = async (ref: ObjectRef): Promise<KubeObject | undefined> => {
     if (mirroredWhole.has(ref.kind) && ref.name !== undefined) {
@@ -139,5 +145,5 @@ export async function loadPlan(
     );
     customResources.set(i, lists);
   }
-  return { ...snapshot, existing, csvs, subscriptions, customResources };
+  return { ...snapshot, existing, csvs, subscriptions, operatorGroups, customResources };
 }

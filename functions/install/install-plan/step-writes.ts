@@ -13,6 +13,7 @@ import {
   isOwnableKind,
   subscriptionLabelKey,
 } from '../../../shared/api/component-labels.js';
+import { memberAnnotations } from '../../../shared/operator-group/index.js';
 import { canonicalJson, fnv64aHex } from '../hash.js';
 import { mergedAnnotations, refOf } from '../kube-writes.js';
 import type { PlanComponents } from './components.js';
@@ -124,12 +125,17 @@ const create = (p: PendingStep, status: Step['status'], scoped = p.scoped): Step
 });
 
 // A CSV that exists is never overwritten. A new one is created with the cleanup finalizer the
-// CSV lifecycle would add as its first write: the same object, one pass through the mirror
-// sooner. Labelled olm.managed as upstream's plan execution does (its copies inherit it).
+// CSV lifecycle would add as its first write, and the member annotations of the namespace's one
+// OperatorGroup, once it has targets, that the rbac function would patch in: the same object,
+// one pass through the mirror sooner (rbac still corrects them when the group changes).
+// Labelled olm.managed as upstream's plan execution does (its copies inherit it).
 function csvStep(p: PendingStep): StepOutcome {
   if (p.existing !== undefined) return { status: 'Present' };
   const { metadata } = p.object;
   markManaged(p.object, p.components.ofCsv(p.step.resolving));
+  const [group, ...others] = p.s.operatorGroups;
+  if (group?.status?.namespaces !== undefined && others.length === 0)
+    metadata.annotations = { ...metadata.annotations, ...memberAnnotations(group) };
   const finalizers = metadata.finalizers ?? [];
   if (!finalizers.includes(codes.OlmFinalizer.CsvCleanup))
     metadata.finalizers = [...finalizers, codes.OlmFinalizer.CsvCleanup];

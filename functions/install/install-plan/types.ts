@@ -1,6 +1,6 @@
 // The install-plan room's contract: what one pass over an InstallPlan reads and what it writes.
 import type { InstallPlan, InstallPlanStatus, Step } from '../../../shared/api/installplan.js';
-import type { Subscription } from '../../../shared/api/index.js';
+import type { OperatorGroup, Subscription } from '../../../shared/api/index.js';
 import type { KubeObject } from '../../../shared/kube/client.js';
 import type { Write } from '../../../shared/kube/executor.js';
 import type { Served } from '../../../shared/kube/served.js';
@@ -18,6 +18,8 @@ export interface PlanSnapshot {
   csvs: ReadonlyMap<string, KubeObject>;
   /** The namespace's Subscriptions (mirrored): which of the CSVs they name, for their labels. */
   subscriptions: readonly Subscription[];
+  /** The namespace's OperatorGroups (mirrored): a CSV is created a member of its only one. */
+  operatorGroups: readonly Served<OperatorGroup>[];
   /** For CRD steps updating an existing CRD: its custom resources per version served before and after. */
   customResources?: ReadonlyMap<
     number,
