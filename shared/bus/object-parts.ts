@@ -83,9 +83,10 @@ export function serializeByParts(object: Record<string, unknown>): {
       } = value as Record<string, unknown>;
       const { own, components } = splitLabels(labels);
       const { kept, apart } = splitAnnotations(annotations);
-      digests.push(
-        `metadata=${digest(JSON.stringify({ ...rest, labels: own, annotations: kept }))}`,
-      );
+      // No labels and none left once the component labels are set apart are the same metadata
+      // (the first component label of a Subscription with no others is no metadata change).
+      const metadata = { ...rest, labels: unlessEmpty(own), annotations: unlessEmpty(kept) };
+      digests.push(`metadata=${digest(JSON.stringify(metadata))}`);
       if (components !== undefined) digests.push(`components=${digest(components)}`);
       for (const [k, v] of apart) digests.push(`annotations.${k}=${digest(v)}`);
     } else if (key === 'spec') {
@@ -101,6 +102,9 @@ export function serializeByParts(object: Record<string, unknown>): {
   digests.push(`other=${digest(other.join(','))}`);
   return { json: `{${fields.join(',')}}`, signature: digests.join(' ') };
 }
+
+const unlessEmpty = (map: unknown): unknown =>
+  map !== null && typeof map === 'object' && Object.keys(map).length === 0 ? undefined : map;
 
 // An object's labels without the component labels, and those as JSON (undefined: none).
 function splitLabels(labels: unknown): { own: unknown; components: string | undefined } {

@@ -77,6 +77,18 @@ t.test(
       ['metadata'],
       'another label still changes metadata',
     );
+    const { labels: _none, ...bare } = subscription('UpgradePending').metadata;
+    const unlabelled = serializeByParts({ ...subscription('UpgradePending'), metadata: bare });
+    const first = serializeByParts(
+      subscription('UpgradePending', { 'operators.coreos.com/etcd.ns1': '' }),
+    );
+    t.same(
+      all.filter((part) =>
+        partsDiffer(pickParts(unlabelled.signature, all), first.signature, [part]),
+      ),
+      ['components'],
+      'the first label of an object with none, a component label, changes components alone',
+    );
     t.same(partsButComponents, [
       'metadata',
       'spec',
@@ -106,6 +118,18 @@ t.test(
     };
     const provided = 'olm.providedAPIs';
     t.same(diff({}, { [provided]: 'A.v1.g' }), ['annotations.olm.providedAPIs'], 'added');
+    const { annotations: _none, ...bare } = group({}).metadata;
+    t.same(
+      asked.filter((part) =>
+        partsDiffer(
+          pickParts(serializeByParts({ ...group({}), metadata: bare }).signature, asked),
+          serializeByParts(group({ [provided]: 'A.v1.g' })).signature,
+          [part],
+        ),
+      ),
+      ['annotations.olm.providedAPIs'],
+      'added to a group with no annotations at all',
+    );
     t.same(
       diff({ [provided]: 'A.v1.g' }, { [provided]: 'A.v1.g,B.v1.g' }),
       ['annotations.olm.providedAPIs'],
