@@ -8,6 +8,7 @@ import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client
 import { isNotFound } from '../../shared/kube/errors.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import { OwnWrites } from '../../shared/kube/own-writes.js';
+import { unlessOwnWrite } from '../../shared/runtime/own-write-triggers.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
 import type {
   FunctionDefinition,
@@ -133,13 +134,17 @@ export const createFunction: CreateFunction = (context) => {
 
   const operator: FunctionDefinition<FieldKey<'name'>, OperatorSnapshot, OperatorDecision> = {
     key: operatorKey,
-    // Its own status writes wake nothing; a deletion (always a change) brings it back.
+    // Its own status writes wake nothing, nor its create coming back; a deletion (always a
+    // change) brings it back.
     triggers: [
-      {
-        kind: 'Operator',
-        parts: ['metadata', 'spec'],
-        workKeys: (c) => [operatorItem(c.ref.name)],
-      },
+      unlessOwnWrite(
+        {
+          kind: 'Operator',
+          parts: ['metadata', 'spec'],
+          workKeys: (c) => [operatorItem(c.ref.name)],
+        },
+        ownWrites,
+      ),
     ],
     quietMs,
     load: (work) =>

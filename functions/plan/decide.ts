@@ -239,6 +239,15 @@ function coveringPlan(s: PlanSnapshot, group: PlanGroup): InstallPlan | undefine
   );
 }
 
+// A status as far as this function tells them apart: no conditions are none, and the time it
+// was written is no change (a new Subscription's status is the resolve function's to start).
+const comparable = (status: SubscriptionStatus | undefined): string =>
+  JSON.stringify({
+    ...status,
+    lastUpdated: undefined,
+    conditions: status?.conditions?.length === 0 ? undefined : status?.conditions,
+  });
+
 function generationOf(ip: InstallPlan): number {
   return ip.spec.generation ?? 0;
 }
@@ -349,7 +358,9 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
     }
   }
   for (const sub of s.subscriptions) {
-    let status = linkedStatus(sub, plans, targets.get(sub.metadata.name ?? ''), s.csvs, s.now);
+    // Linked to the plans as this decision leaves them: a plan getting its steps here is
+    // already Installing (or RequiresApproval) in the same write, as upstream creates it.
+    let status = linkedStatus(sub, effective, targets.get(sub.metadata.name ?? ''), s.csvs, s.now);
     const followed = effective.get(status.installPlanRef?.name ?? '');
     status = { ...status, conditions: unpackConditions(status.conditions ?? [], followed, s.now) };
     // Upstream's fail-forward state for a Subscription whose plan failed before its CSV existed.
@@ -357,8 +368,7 @@ export function decidePlan(s: PlanSnapshot): Decision<Write[]> {
     if (s.failForward === true && failedPlanOf(held, plans, s.csvs) !== undefined) {
       status = { ...status, state: codes.SubscriptionState.UpgradeFailed };
     }
-    const before = JSON.stringify({ ...(sub.status ?? {}), lastUpdated: undefined });
-    if (JSON.stringify({ ...status, lastUpdated: undefined }) === before) continue;
+    if (comparable(status) === comparable(sub.status)) continue;
     writes.push({
       op: 'updateStatus',
       object: asObject({

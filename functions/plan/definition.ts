@@ -10,6 +10,7 @@ import {
 import { openCatalogStore, resolutionRecords } from '../../shared/handoff/index.js';
 import { executeWrites, type Write } from '../../shared/kube/executor.js';
 import { OwnWrites } from '../../shared/kube/own-writes.js';
+import { unlessOwnWrite } from '../../shared/runtime/own-write-triggers.js';
 import { planKey } from './keys.js';
 import { registerPlanMetrics } from './metrics.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
@@ -66,27 +67,34 @@ export const startPlanFunction = async (
       namespaceTrigger(resolutionRecords.kind),
       // What the plan decision reads of a plan: not its steps' progress (status.plan), which the
       // install function writes several times per plan and whose presence only this function sets.
-      namespaceTrigger('InstallPlan', [
-        'metadata',
-        'spec',
-        'status.phase',
-        'status.conditions',
-        'status.message',
-        'status.bundleLookups',
-      ]),
+      // Nor the plans and Subscriptions as this replica's own writes left them.
+      unlessOwnWrite(
+        namespaceTrigger('InstallPlan', [
+          'metadata',
+          'spec',
+          'status.phase',
+          'status.conditions',
+          'status.message',
+          'status.bundleLookups',
+        ]),
+        ownWrites,
+      ),
       // Its upgrade strategy decides whether a failed plan holds its Subscriptions.
       namespaceTrigger('OperatorGroup', ['spec']),
       // The fields linking a Subscription to its plans; not the conditions (its own, and
       // resolution's), catalog health or installedCSV.
-      namespaceTrigger('Subscription', [
-        'metadata',
-        'spec',
-        'status.installPlanRef',
-        'status.installplan',
-        'status.installPlanGeneration',
-        'status.currentCSV',
-        'status.state',
-      ]),
+      unlessOwnWrite(
+        namespaceTrigger('Subscription', [
+          'metadata',
+          'spec',
+          'status.installPlanRef',
+          'status.installplan',
+          'status.installPlanGeneration',
+          'status.currentCSV',
+          'status.state',
+        ]),
+        ownWrites,
+      ),
     ],
     load: (work) => loadPlanSnapshot(backbone, sources, ownWrites, work),
     decide: decidePlan,

@@ -23,6 +23,7 @@ import { getMirrored, listMirrored, namespacesWith } from '../../shared/bus/mirr
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import { OwnWrites } from '../../shared/kube/own-writes.js';
+import { unlessOwnWrite } from '../../shared/runtime/own-write-triggers.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import { failResolutionOnDeadWork } from './give-up.js';
 import { resolveKey } from './keys.js';
@@ -93,13 +94,17 @@ export const createFunction: CreateFunction = async (context) => {
   const definition: FunctionDefinition<FieldKey<'namespace'>, ResolveSnapshot, ResolveWrites> = {
     key: resolveKey,
     triggers: [
-      {
-        kind: 'Subscription',
-        // What a Subscription asks for and where it stands; not the conditions and health
-        // written by resolution itself or the InstallPlan progress written by planning.
-        parts: ['metadata', 'spec', 'status.currentCSV', 'status.installedCSV'],
-        workKeys: (c) => [namespaceItem(c.ref.namespace)],
-      },
+      unlessOwnWrite(
+        {
+          kind: 'Subscription',
+          // What a Subscription asks for and where it stands; not the conditions and health
+          // written by resolution itself or the InstallPlan progress written by planning, nor
+          // a Subscription as this replica's own status write left it.
+          parts: ['metadata', 'spec', 'status.currentCSV', 'status.installedCSV'],
+          workKeys: (c) => [namespaceItem(c.ref.namespace)],
+        },
+        ownWrites,
+      ),
       {
         kind: 'ClusterServiceVersion',
         // Resolution reads what a CSV is (metadata, spec), and of how far its install got only

@@ -41,8 +41,11 @@ export type Write =
       propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
     };
 
-/** Hears of each write performed and the resourceVersion it left (own-writes.ts). */
-export type WriteObserver = (write: Write, version: string | undefined) => void;
+/**
+ * Hears of each write performed and the resourceVersion it left (own-writes.ts); `made` is false
+ * for a create that found the object there already (the version is then the existing one's).
+ */
+export type WriteObserver = (write: Write, version: string | undefined, made: boolean) => void;
 
 /** A create found an object of that name that belongs to someone else. */
 export class OwnershipConflictError extends Error {
@@ -113,8 +116,8 @@ export async function executeWrite(
   observe?: WriteObserver,
 ): Promise<Pick<KubeObject, 'metadata'> | undefined> {
   try {
-    const answer = await executeOne(client, write, fieldManager);
-    observe?.(write, answer?.metadata.resourceVersion);
+    const { answer, made } = await executeOne(client, write, fieldManager);
+    observe?.(write, answer?.metadata.resourceVersion, made);
     return answer;
   } catch (error) {
     if (isConflict(error)) {
@@ -134,18 +137,25 @@ function describe(write: Write): string {
   return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name ?? ''}`;
 }
 
-// The metadata the write left (undefined for deletions and Events).
+type Outcome = { answer: Pick<KubeObject, 'metadata'> | undefined; made: boolean };
+
+const made = (answer: Pick<KubeObject, 'metadata'> | undefined): Outcome => ({
+  answer,
+  made: true,
+});
+
+// The metadata the write left (undefined for deletions and Events), and whether it made it.
 async function executeOne(
   client: KubeClient,
   write: Write,
   fieldManager: string,
-): Promise<Pick<KubeObject, 'metadata'> | undefined> {
+): Promise<Outcome> {
   // Nothing here reads the written object back: its metadata is answer enough.
   const answer = 'metadata';
   switch (write.op) {
     case 'create':
       try {
-        return await client.create(write.object, { fieldManager, answer });
+        return made(await client.create(write.object, { fieldManager, answer }));
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
         const existing = await client.get(refOf(write.object));
@@ -155,27 +165,31 @@ async function executeOne(
           });
         const problem = sameOwner(write.object, existing);
         if (problem !== undefined) throw new OwnershipConflictError(refOf(write.object), problem);
-        return existing;
+        return { answer: existing, made: false };
       }
     case 'update':
-      return client.update(write.object, { fieldManager, answer });
+      return made(await client.update(write.object, { fieldManager, answer }));
     case 'updateStatus':
-      return client.updateStatus(write.object, { fieldManager, answer });
+      return made(await client.updateStatus(write.object, { fieldManager, answer }));
     case 'apply':
-      return client.patch(refOf(write.object), 'apply', write.object, {
-        fieldManager,
-        force: write.force ?? false,
-        answer,
-      });
+      return made(
+        await client.patch(refOf(write.object), 'apply', write.object, {
+          fieldManager,
+          force: write.force ?? false,
+          answer,
+        }),
+      );
     case 'patch':
-      return client.patch(write.ref, write.type, write.patch, {
-        fieldManager,
-        answer,
-        ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
-      });
+      return made(
+        await client.patch(write.ref, write.type, write.patch, {
+          fieldManager,
+          answer,
+          ...(write.subresource === undefined ? {} : { subresource: write.subresource }),
+        }),
+      );
     case 'event':
       await recordEvent(client, write.object, fieldManager);
-      return undefined;
+      return made(undefined);
     case 'delete':
       await client.delete(write.ref, {
         ...(write.preconditions === undefined ? {} : { preconditions: write.preconditions }),
@@ -183,6 +197,6 @@ async function executeOne(
           ? {}
           : { propagationPolicy: write.propagationPolicy }),
       });
-      return undefined;
+      return made(undefined);
   }
 }

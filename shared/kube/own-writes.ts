@@ -31,6 +31,10 @@ export interface VersionedObject {
 
 const integer = /^[0-9]{1,30}$/;
 
+// How many of its own versions of one object a function remembers (a plan's create and its
+// status write come back as two changes).
+const versionsPerObject = 4;
+
 /** Whether version `shown` is `written` or newer; non-integer versions only match themselves. */
 export function showsVersion(shown: string | undefined, written: string): boolean {
   if (shown === undefined) return false;
@@ -70,6 +74,9 @@ export class OwnWrites {
   // Scopes whose next load reads the API: a conflict, or a write forgotten unseen.
   private readonly distrusted = new Set<string>();
   private size = 0;
+  // `cluster, namespace, kind/name` → the versions this function's last writes of it returned,
+  // kept apart from the ledger (which forgets writes once shown); most recently written last.
+  private readonly ownVersions = new Map<string, string[]>();
 
   /**
    * @param limit How many unseen writes are kept; beyond it the oldest scope is forgotten and
@@ -81,11 +88,19 @@ export class OwnWrites {
     return `${cluster}\u0000${namespace}`;
   }
 
-  /** Records what a write to `ref` left in `cluster` (events are not recorded). */
-  wrote(cluster: string, write: Write, version: string | undefined): void {
+  /**
+   * Records what a write to `ref` left in `cluster` (events are not recorded); `made` false: a
+   * create found it there already (that version is not this function's).
+   */
+  wrote(cluster: string, write: Write, version: string | undefined, made = true): void {
     if (write.op === 'event') return;
     const ref = refOfWrite(write);
     const key = OwnWrites.scope(cluster, ref.namespace ?? '');
+    this.rememberVersion(
+      `${key}\u0000${ref.kind}/${ref.name ?? ''}`,
+      write,
+      made ? version : undefined,
+    );
     if (write.op !== 'delete' && version === undefined) {
       // An answer without a version cannot be checked: the next load reads the API.
       this.distrusted.add(key);
@@ -113,8 +128,8 @@ export class OwnWrites {
    */
   observer(cluster: string, kinds: readonly string[]): WriteObserver {
     const recorded = new Set(kinds);
-    return (write, version) => {
-      if (recorded.has(refOfWrite(write).kind)) this.wrote(cluster, write, version);
+    return (write, version, made) => {
+      if (recorded.has(refOfWrite(write).kind)) this.wrote(cluster, write, version, made);
     };
   }
 
@@ -206,6 +221,35 @@ export class OwnWrites {
   /** How many writes are recorded and not yet seen. */
   get unseen(): number {
     return this.size;
+  }
+
+  /**
+   * Whether `object`, a change of `ref` as the mirror shows it, is a version one of this
+   * function's recent writes of it returned. Such a change needs no pass of its own when the
+   * function's writes are conditional and its decisions do all their snapshot allows: the
+   * decision that made it saw the version it replaced, and any other writer's change after it
+   * is a newer version, which is none of these.
+   */
+  isOwnWrite(
+    ref: { cluster: string; kind: string; namespace: string; name: string },
+    object: VersionedObject | undefined,
+  ): boolean {
+    const version = object?.metadata.resourceVersion;
+    if (version === undefined) return false;
+    const key = `${OwnWrites.scope(ref.cluster, ref.namespace)}\u0000${ref.kind}/${ref.name}`;
+    return this.ownVersions.get(key)?.includes(version) === true;
+  }
+
+  private rememberVersion(key: string, write: Write, version: string | undefined): void {
+    const versions = this.ownVersions.get(key) ?? [];
+    this.ownVersions.delete(key);
+    // A deletion ends the object: a new one of the same name is nobody's echo.
+    if (write.op === 'delete' || version === undefined) return;
+    this.ownVersions.set(key, [...versions.slice(-(versionsPerObject - 1)), version]);
+    for (const oldest of this.ownVersions.keys()) {
+      if (this.ownVersions.size <= this.limit) break;
+      this.ownVersions.delete(oldest);
+    }
   }
 
   private forgetOldest(): void {

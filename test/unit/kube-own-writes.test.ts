@@ -81,10 +81,14 @@ void t.test(
 void t.test('own writes - the observer records only the kinds the load checks', (t) => {
   const ledger = new OwnWrites();
   const observe = ledger.observer('c1', ['Subscription']);
-  observe({ op: 'create', object: { ...sub('x'), kind: 'Role', apiVersion: 'v1' } }, '3');
-  observe({ op: 'event', object: { ...sub('e'), kind: 'Event', apiVersion: 'v1' } }, undefined);
+  observe({ op: 'create', object: { ...sub('x'), kind: 'Role', apiVersion: 'v1' } }, '3', true);
+  observe(
+    { op: 'event', object: { ...sub('e'), kind: 'Event', apiVersion: 'v1' } },
+    undefined,
+    true,
+  );
   t.equal(ledger.unseen, 0, 'neither a Role nor an Event is recorded');
-  observe(status('a'), '4');
+  observe(status('a'), '4', true);
   t.equal(ledger.unseen, 1, 'a Subscription is');
   t.end();
 });
@@ -129,5 +133,35 @@ void t.test('own writes - one object: only its own write counts', (t) => {
   t.ok(ledger.showsObject('c1', ref('a'), sub('a', '3')), 'and asks nothing later');
   ledger.conflicted('c1', 'ns');
   t.notOk(ledger.showsObject('c1', ref('c'), undefined), 'a pending conflict: the API');
+  t.end();
+});
+
+void t.test("own writes - a change at a version the function's writes left is its own", (t) => {
+  const ledger = new OwnWrites();
+  const observe = ledger.observer('c1', ['Subscription']);
+  const ref = { cluster: 'c1', kind: 'Subscription', namespace: 'ns', name: 'a' };
+  const create: Write = { op: 'create', object: sub('a') };
+  observe(create, '5', true);
+  observe(status('a'), '7', true);
+  t.ok(ledger.isOwnWrite(ref, sub('a', '5')), 'the create, though written over since');
+  t.ok(ledger.isOwnWrite(ref, sub('a', '7')), 'the status write');
+  t.notOk(ledger.isOwnWrite(ref, sub('a', '6')), "another writer's version in between");
+  t.notOk(ledger.isOwnWrite(ref, sub('a', '8')), "another writer's later version");
+  t.notOk(ledger.isOwnWrite(ref, sub('a')), 'no version');
+  t.notOk(ledger.isOwnWrite({ ...ref, cluster: 'c2' }, sub('a', '7')), 'another cluster');
+  t.notOk(ledger.isOwnWrite({ ...ref, name: 'b' }, sub('b', '7')), 'another object');
+  observe(create, '9', false);
+  t.notOk(
+    ledger.isOwnWrite(ref, sub('a', '9')),
+    'a create that found the object there: its version is not ours',
+  );
+  t.notOk(ledger.isOwnWrite(ref, sub('a', '7')), 'nor, from then on, the earlier ones');
+  observe(status('a'), '10', true);
+  observe(
+    { op: 'delete', ref: { ...ref, apiVersion: 'operators.coreos.com/v1alpha1' } },
+    undefined,
+    true,
+  );
+  t.notOk(ledger.isOwnWrite(ref, sub('a', '10')), 'a deletion forgets the object');
   t.end();
 });

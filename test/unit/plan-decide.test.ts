@@ -186,9 +186,7 @@ void t.test('an existing plan gets its steps once, and its subscriptions follow 
     installedCSV: 'a.v0',
     installPlanGeneration: 1,
     installPlanRef: { kind: 'InstallPlan', name: group?.name, uid: `uid-${group?.name}` },
-    conditions: [
-      { type: 'InstallPlanPending', status: 'True', reason: 'InstallPlanNotYetReconciled' },
-    ],
+    conditions: [{ type: 'InstallPlanPending', status: 'True', reason: 'RequiresApproval' }],
   });
   // The steps let the plan run and create its CSV: never before the Subscription names it.
   t.same(
@@ -215,6 +213,12 @@ void t.test('missing manifests fail the decision with the reason', (t) => {
       ),
     /no manifests for bundle a\.v1/,
   );
+  t.end();
+});
+
+void t.test("a new Subscription's status is left to the resolve function", (t) => {
+  // Nothing to link yet: a write here would only race resolve's first status.
+  t.same(decidePlan(snapshot({ subscriptions: [sub('a')] })).writes, []);
   t.end();
 });
 
@@ -255,7 +259,23 @@ void t.test('plan progress reaches the subscription conditions', (t) => {
       ],
     ],
   );
-  const complete = linked('Complete');
+  t.same(linked('Complete'), [], 'nothing to write: no condition to clear');
+  const complete = decidePlan(
+    snapshot({
+      subscriptions: [
+        sub('a', {
+          status: {
+            lastUpdated: now,
+            state: 'UpgradePending',
+            currentCSV: 'a.v1',
+            installPlanRef: { name: 'ip1', namespace: 'ns' },
+            conditions: [{ type: 'InstallPlanPending', status: 'True', reason: 'Installing' }],
+          },
+        }),
+      ],
+      installPlans: [plan('ip1', 1, { status: { phase: 'Complete', catalogSources: [] } })],
+    }),
+  ).writes.map((w) => (w as unknown as { object: Subscription }).object.status?.conditions);
   t.same(complete, [[]], 'no pending or failed condition once complete');
   const gone = decidePlan(
     snapshot({
