@@ -38,9 +38,21 @@ export const csvTrigger: Trigger = {
     // A copy in line (status Copied, as written here) needs no look; a new, edited or deleted
     // one does. This halves the items per copy at scale.
     if (csv !== undefined && isCopy(csv)) return copyInLine(csv) ? [] : [namespace];
-    return csv === undefined ? [namespace, source] : [source];
+    if (csv === undefined) return [namespace, source];
+    // The status of a source targeting only its own namespace (an install's several phases) has
+    // no copy to reach: copies of it elsewhere went with the change of its targets, which is a
+    // metadata change and starts the source.
+    if (ownNamespaceOnly(csv) && !c.touches(['metadata', 'spec', 'other'])) return [];
+    return [source];
   },
 };
+
+// A CSV whose olm.targetNamespaces names no namespace but its own ("" is all), or that has none
+// yet (it is no group's member: nothing is copied).
+function ownNamespaceOnly(csv: CsvObject): boolean {
+  const annotation = csv.metadata.annotations?.[OlmAnnotation.TargetNamespaces];
+  return annotation === undefined || annotation === csv.metadata.namespace;
+}
 
 /** The copy-csv-source definition. */
 export function sourceDefinition(
