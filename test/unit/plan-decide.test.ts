@@ -223,7 +223,9 @@ void t.test("a new Subscription's status is left to the resolve function", (t) =
 });
 
 void t.test('plan progress reaches the subscription conditions', (t) => {
-  const linked = (phase: string, conditions?: unknown) =>
+  // The Subscription's conditions once it follows a plan in `phase` (with `conditions`), from
+  // `had` (none by default).
+  const linked = (phase: string, conditions?: unknown, had?: Subscription['status']) =>
     decidePlan(
       snapshot({
         subscriptions: [
@@ -233,6 +235,7 @@ void t.test('plan progress reaches the subscription conditions', (t) => {
               state: 'UpgradePending',
               currentCSV: 'a.v1',
               installPlanRef: { name: 'ip1', namespace: 'ns' },
+              ...had,
             },
           }),
         ],
@@ -260,22 +263,10 @@ void t.test('plan progress reaches the subscription conditions', (t) => {
     ],
   );
   t.same(linked('Complete'), [], 'nothing to write: no condition to clear');
-  const complete = decidePlan(
-    snapshot({
-      subscriptions: [
-        sub('a', {
-          status: {
-            lastUpdated: now,
-            state: 'UpgradePending',
-            currentCSV: 'a.v1',
-            installPlanRef: { name: 'ip1', namespace: 'ns' },
-            conditions: [{ type: 'InstallPlanPending', status: 'True', reason: 'Installing' }],
-          },
-        }),
-      ],
-      installPlans: [plan('ip1', 1, { status: { phase: 'Complete', catalogSources: [] } })],
-    }),
-  ).writes.map((w) => (w as unknown as { object: Subscription }).object.status?.conditions);
+  const complete = linked('Complete', undefined, {
+    lastUpdated: now,
+    conditions: [{ type: 'InstallPlanPending', status: 'True', reason: 'Installing' }],
+  });
   t.same(complete, [[]], 'no pending or failed condition once complete');
   const gone = decidePlan(
     snapshot({
