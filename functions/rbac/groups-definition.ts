@@ -34,6 +34,7 @@ import {
   parseLabelSelector,
   type LabelSelector,
 } from '../../shared/kube/selectors.js';
+import { OwnWrites } from '../../shared/kube/own-writes.js';
 import { kubeTime } from '../../shared/kube/time.js';
 import {
   aggregateClusterRoleName,
@@ -147,10 +148,10 @@ export function groupsDefinition(
   // decision that writes no role stands on the mirror's roles. Any role to write is decided
   // again on the API's.
   const listedWith = new Map<string, string>();
-  // Namespaces whose last decision met a newer group than it saw (a 409): their next loads read
-  // the groups from the API until a decision's writes land, so deciding again does not meet the
-  // same mirror (one that lags, or stands still while the watcher waits out an API brownout).
-  const conflicted = new Set<string>();
+  // Namespaces whose decision met a newer group than it saw (a 409) read their groups from the
+  // API next, so deciding again does not meet the same mirror (one that lags, or stands still
+  // while the watcher waits out an API brownout).
+  const ledger = new OwnWrites();
   const load = async (work: WorkContext<Key>): Promise<GroupsSnapshot> => {
     const { cluster, client } = work;
     const { namespace } = work.key;
@@ -159,8 +160,9 @@ export function groupsDefinition(
       context.groups.list(cluster),
       csvsIn(context, cluster, namespace),
       context.namespaces.list(cluster, ''),
-      conflicted.has(scope) ? groupsFromApi(client, namespace) : undefined,
+      ledger.distrusts(cluster, namespace) ? groupsFromApi(client, namespace) : undefined,
     ]);
+    if (fresh !== undefined) ledger.readFromApi(cluster, namespace);
     const allGroups =
       fresh === undefined
         ? mirroredGroups
@@ -269,16 +271,15 @@ export function groupsDefinition(
       };
     },
     async apply(writes, work) {
-      const scope = `${work.cluster}/${work.key.namespace}`;
       try {
-        await applyWrites(context, writes, work);
-        conflicted.delete(scope);
+        await ledger.recording({ cluster: work.cluster, namespace: work.key.namespace }, [], () =>
+          applyWrites(context, writes, work),
+        );
       } catch (error) {
         // A role of a group's name, not labelled ours, that the mirror did not show yet: decide
         // again on it (it is adopted), rather than give up on the group.
         if (error instanceof OwnershipConflictError && error.ref.kind === 'ClusterRole')
           throw new StaleDecisionError(error.message, { cause: error });
-        if (error instanceof StaleDecisionError) conflicted.add(scope);
         throw error;
       }
     },
