@@ -1,8 +1,9 @@
 // The Subscription status fields the resolve function owns: catalogHealth, the
-// CatalogSourcesUnhealthy, ResolutionFailed, BundleUnpacking and deprecation conditions, and installedCSV/state once the CSV a
-// Subscription progresses to exists (upstream: "AtLatestKnown"). The plan function owns the
-// InstallPlan fields (installPlanRef, installPlanGeneration, currentCSV, UpgradePending and the
-// InstallPlan* conditions); each writes only its own fields, so the two never undo each other.
+// CatalogSourcesUnhealthy, ResolutionFailed and deprecation conditions, a first BundleUnpacking,
+// and installedCSV/state once the CSV a Subscription progresses to exists (upstream:
+// "AtLatestKnown"). The plan function owns the InstallPlan fields (installPlanRef,
+// installPlanGeneration, currentCSV, UpgradePending, the InstallPlan* conditions) and the unpack
+// conditions once a plan reads bundle images; each writes only its own, so neither undoes the other.
 import type {
   Subscription,
   SubscriptionCatalogHealth,
@@ -122,13 +123,14 @@ function catalogCondition(
 
 // Upstream marks every Subscription of a namespace that resolved `BundleUnpacking=False` (bundle
 // contents come from the catalog index, so nothing is ever being unpacked), exactly so: no
-// reason, message or time. A failed resolution leaves the condition as it was.
+// reason, message or time. A condition already there is the plan function's: it says True while
+// the Subscription's plan unpacks bundle images and turns it False when they are read, so a
+// resolution in between must not end an unpack the plan still waits on. A failed resolution
+// leaves the condition as it was.
 function notUnpacking(conditions: SubscriptionCondition[]): SubscriptionCondition[] {
-  const old = conditions.find((c) => c.type === Type.BundleUnpacking);
-  if (old !== undefined && JSON.stringify(old) === JSON.stringify(unpackingDone)) return conditions;
-  return [...conditions.filter((c) => c.type !== Type.BundleUnpacking), { ...unpackingDone }];
+  if (conditions.some((c) => c.type === Type.BundleUnpacking)) return conditions;
+  return [...conditions, { type: Type.BundleUnpacking, status: 'False' }];
 }
-const unpackingDone: SubscriptionCondition = { type: Type.BundleUnpacking, status: 'False' };
 
 /**
  * `conditions` with ResolutionFailed True for `outcome`. Upstream sets it with no

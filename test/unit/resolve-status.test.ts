@@ -179,6 +179,25 @@ void t.test(
       [{ type: 'BundleUnpacking', status: 'False' }],
       'nor removed by one',
     );
+    // The plan function's: True while its plan unpacks bundle images, left to it.
+    const unpackingNow = {
+      type: 'BundleUnpacking',
+      status: 'True',
+      reason: 'UnpackingInProgress',
+      lastTransitionTime: now,
+    };
+    const duringUnpack = resolvedSubscriptionStatus(
+      sub({ ...resolved, conditions: [unpackingNow] } as Subscription['status']),
+      [healthy],
+      { kind: 'resolved' },
+      false,
+      later,
+    );
+    t.same(
+      duringUnpack?.conditions?.filter((c) => c.type === 'BundleUnpacking'),
+      [unpackingNow],
+      'an unpack in progress is not ended by a resolution',
+    );
     t.end();
   },
 );
