@@ -65,7 +65,15 @@ export function componentUsers(password: (user: string) => string): NatsUser[] {
     password: password('olmq-up'),
     permissions: {
       publish: unionPermissions(users.map((u) => u.permissions)).publish,
-      subscribe: [`${inboxPrefixOf('olmq-up')}.>`],
+      // Its own inbox, and what the components hear beyond their inboxes.
+      subscribe: [
+        `${inboxPrefixOf('olmq-up')}.>`,
+        ...new Set(
+          users.flatMap((u) =>
+            u.permissions.subscribe.filter((s) => !s.startsWith(inboxPrefixOf(u.user))),
+          ),
+        ),
+      ],
     },
     comment: '`olmq up`: every component in one process',
   });

@@ -20,6 +20,7 @@ import {
 } from '../../shared/handoff/index.js';
 import type { Backbone } from '../../shared/bus/backbone.js';
 import { getMirrored, listMirrored, namespacesWith } from '../../shared/bus/mirror-read.js';
+import { isBackboneUnavailable } from '../../shared/bus/unavailable.js';
 import type { KubeClient, KubeObject } from '../../shared/kube/client.js';
 import { executeWrites } from '../../shared/kube/executor.js';
 import { OwnWrites } from '../../shared/kube/own-writes.js';
@@ -284,6 +285,9 @@ export async function loadSnapshot(
       try {
         return { ...base, index: await indexes.get(record.digest) };
       } catch (error) {
+        // NATS not answering says nothing of the catalog: the pass is retried, not settled as
+        // unresolvable (nothing else would wake it while the catalog itself stays the same).
+        if (isBackboneUnavailable(error)) throw error;
         return { ...base, index: null, unavailableReason: (error as Error).message };
       }
     }),

@@ -85,6 +85,9 @@ export interface MirrorFollower {
   stop(): void;
 }
 
+/** How often a quiet follower's server says it is alive (two missed: a new consumer). */
+const followerHeartbeatMs = 3_000;
+
 // Per connection (its pipe): a stream sequence the mirror is known to have reached, the
 // highest any follower applied or found. A round that finds nothing of its filter past what
 // its follower applied knows the same up to there, so the next round starts from there: a
@@ -122,7 +125,11 @@ export async function followMirror(
       ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from }
       : { deliver_policy: DeliverPolicy.All }),
   });
-  const messages: ConsumerMessages = await consumer.consume();
+  // An ordered consumer lives on one server: when that server dies, nats.js makes a new one
+  // after two missed heartbeats. At its default (15 s) a view would lag half a minute.
+  const messages: ConsumerMessages = await consumer.consume({
+    idle_heartbeat: followerHeartbeatMs,
+  });
   // A view whose consume ended (the connection closed, or it gave up after a failover) never
   // catches up again: current() says so at once, and the lazy view opens a new one.
   let ended = false;

@@ -5,6 +5,7 @@
 // catalog content, and every component reads replies on its own inbox prefix only, so none can
 // see another's answers. Work items may be published by every function (follow-ups cross
 // functions, and a work item only asks for a level-triggered reconcile).
+import { leaderElectedSubject } from './consumer-leaders.js';
 import { assets, bodySubjects, encodeToken, kvStream } from './subjects.js';
 
 /** Subjects a user may publish to and subscribe to. */
@@ -133,9 +134,14 @@ export function componentPermissions(role: ComponentRole): Permissions {
     publish.push(`$JS.ACK.${assets.workStream}.*.>`);
     for (const queue of role.queues) publish.push(...consumeQueue(queue));
   }
+  // Functions hear the leader elections of their durable consumers (consumer-leaders.ts).
+  const advisories =
+    role.queues.length > 0
+      ? [leaderElectedSubject(assets.workStream), leaderElectedSubject(mirror)]
+      : [];
   return {
     publish: [...new Set(publish)],
-    subscribe: [`${inboxPrefixOf(role.name)}.>`],
+    subscribe: [`${inboxPrefixOf(role.name)}.>`, ...advisories],
   };
 }
 

@@ -1,7 +1,8 @@
 // Supervised consumes (shared/bus/supervised-consumer.ts) on a real nats-server: a consume that
 // ends by itself, or that stops pulling while messages wait (what a SIGKILLed cluster server
 // left behind in bench/chaos-nats.ts), is opened again and its messages keep coming; a loop
-// that is merely busy is left alone.
+// that is merely busy is left alone; on a real 3-node cluster, a consume whose consumer's leader
+// died is opened again when the next leader is elected.
 import { connect } from '@nats-io/transport-node';
 import type { JsMsg } from '@nats-io/jetstream';
 import t, { type Test } from 'tap';
@@ -13,6 +14,7 @@ import {
 import { addWorkConsumer, consumeWork, publishWork } from '../../shared/bus/work-queue.js';
 import { capturingLogger } from '../harness/log.js';
 import { natsServerFor } from '../harness/nats.js';
+import { natsClusterFor } from '../harness/nats-cluster.js';
 import { waitFor } from '../harness/wait.js';
 
 const options = { ackWaitMs: 30_000, concurrency: 2 };
@@ -122,3 +124,78 @@ t.test('supervised consumer - a busy loop is not taken for a stall', async (t) =
   messages.stop();
   await loop;
 });
+
+t.test(
+  "supervised consumer - when the server leading the consumer dies, the new leader's election reopens the consume",
+  async (t) => {
+    const cluster = await natsClusterFor(t);
+    // Connected to server 0 only: the server that dies is never the one we talk through.
+    const nc = await connect({ servers: cluster.servers[0]?.url ?? '' });
+    t.teardown(() => nc.close());
+    const backbone = await openBackbone(nc, { replicas: 3 });
+    const { log, lines } = capturingLogger('warn');
+    const open = () => consumeWork(backbone, 'failover', options);
+    const { consumer, messages: first } = await open();
+    const leader = async (): Promise<string | undefined> =>
+      (await backbone.jsm.consumers.info(consumer.stream, consumer.name)).cluster?.leader;
+    // Moved off server 0 by asking its leader to step down until another leads it.
+    await waitFor(
+      'a leader other than server 0',
+      async () => {
+        const now = await leader();
+        if (now !== undefined && now !== 'olmq-n0') return true;
+        await nc
+          .request(`$JS.API.CONSUMER.LEADER.STEPDOWN.${consumer.stream}.${consumer.name}`)
+          .catch(() => undefined);
+        return false;
+      },
+      30_000,
+      500,
+    );
+    // No periodic look within the test: only the election can bring the consume back.
+    const messages = superviseConsumer(
+      backbone,
+      consumer,
+      first,
+      async () => (await open()).messages,
+      log,
+      { ...checks, checkEveryMs: 600_000 },
+    );
+    t.teardown(() => messages.stop());
+    const seen: string[] = [];
+    const loop = drain(messages, seen);
+    await send(backbone, 'failover', 'before');
+    await waitFor('the item sent before the failover', () => seen.includes('before'), 10_000);
+
+    const dying = Number((await leader())?.replace('olmq-n', ''));
+    await cluster.kill(dying);
+    await waitFor(
+      'a new leader',
+      async () => {
+        const now = await leader().catch(() => undefined);
+        return now !== undefined && now !== `olmq-n${dying}`;
+      },
+      30_000,
+      200,
+    );
+    await waitFor(
+      'the item to be sent',
+      () =>
+        send(backbone, 'failover', 'after').then(
+          () => true,
+          () => false,
+        ),
+      30_000,
+      200,
+    );
+    // Within nats.js's own heartbeat recovery (two missed heartbeats of 15 s): the election did it.
+    await waitFor('the item sent after the failover', () => seen.includes('after'), 20_000);
+    t.ok(
+      lines.some((l) => String(l.msg).startsWith('consumer has a new leader that holds no pull')),
+      'the reopening after the election is logged',
+    );
+    t.ok(messages.reopened >= 1, 'opened again');
+    messages.stop();
+    await loop;
+  },
+);

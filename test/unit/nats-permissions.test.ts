@@ -66,11 +66,20 @@ t.test("nats permissions - a function takes only its own queues' work and leases
   t.end();
 });
 
-t.test('nats permissions - every component subscribes to its own inbox only', (t) => {
-  for (const [user, permissions] of users)
-    t.same(permissions.subscribe, [`_INBOX.${user}.>`], user);
-  t.end();
-});
+t.test(
+  "nats permissions - every component subscribes to its own inbox, functions also to their consumers' leader elections",
+  (t) => {
+    const elections = [
+      '$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.OLMQ_WORK.*',
+      '$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.KV_olmq_objects.*',
+    ];
+    for (const [user, permissions] of users) {
+      const consumes = !['olmq-watcher', 'olmq-packageserver'].includes(user);
+      t.same(permissions.subscribe, [`_INBOX.${user}.>`, ...(consumes ? elections : [])], user);
+    }
+    t.end();
+  },
+);
 
 t.test('nats permissions - k8s/nats-auth.conf is generated from the current code', (t) => {
   const onDisk = readFileSync(join(repoRoot, 'k8s', 'nats-auth.conf'), 'utf8');
