@@ -118,18 +118,6 @@ const listedRolesOf = (client: KubeClient, namespace: string): Promise<RoleObjec
   );
 
 /** The namespace's OperatorGroups, fresh from the API. */
-const groupsFromApi = async (
-  client: KubeClient,
-  namespace: string,
-): Promise<OperatorGroupObject[]> =>
-  (
-    await client.list<OperatorGroupObject>({
-      apiVersion: 'operators.coreos.com/v1',
-      kind: 'OperatorGroup',
-      namespace,
-    })
-  ).items;
-
 const ownedBy =
   (namespace: string) =>
   (r: RoleObject): boolean =>
@@ -160,7 +148,14 @@ export function groupsDefinition(
       context.groups.list(cluster),
       csvsIn(context, cluster, namespace),
       context.namespaces.list(cluster, ''),
-      ledger.distrusts(cluster, namespace) ? groupsFromApi(client, namespace) : undefined,
+      ledger.distrusts(cluster, namespace)
+        ? listApi<OperatorGroupObject>(
+            client,
+            'operators.coreos.com/v1',
+            'OperatorGroup',
+            namespace,
+          )
+        : undefined,
     ]);
     if (fresh !== undefined) ledger.readFromApi(cluster, namespace);
     const allGroups =

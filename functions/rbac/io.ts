@@ -33,8 +33,14 @@ export const listApi = async <T extends KubeObject>(
   apiVersion: string,
   kind: string,
   namespace: string | undefined,
-  labelSelector: string,
-): Promise<T[]> => (await client.list<T>({ apiVersion, kind, namespace }, { labelSelector })).items;
+  labelSelector?: string,
+): Promise<T[]> =>
+  (
+    await client.list<T>(
+      { apiVersion, kind, namespace },
+      labelSelector === undefined ? {} : { labelSelector },
+    )
+  ).items;
 
 /** Groups that are all global: their operators' copies get no tenant RBAC. */
 export const onlyGlobal = (groups: readonly OperatorGroupObject[]): boolean =>

@@ -88,6 +88,14 @@ export class OwnWrites {
     return `${cluster}\u0000${namespace}`;
   }
 
+  // One object's key among the versions this function's writes returned.
+  private static object(
+    cluster: string,
+    ref: { kind: string; namespace: string; name: string },
+  ): string {
+    return `${OwnWrites.scope(cluster, ref.namespace)}\u0000${ref.kind}/${ref.name}`;
+  }
+
   /**
    * Records what a write to `ref` left in `cluster` (events are not recorded); `made` false: a
    * create found it there already (that version is not this function's).
@@ -97,7 +105,11 @@ export class OwnWrites {
     const ref = refOfWrite(write);
     const key = OwnWrites.scope(cluster, ref.namespace ?? '');
     this.rememberVersion(
-      `${key}\u0000${ref.kind}/${ref.name ?? ''}`,
+      OwnWrites.object(cluster, {
+        kind: ref.kind,
+        namespace: ref.namespace ?? '',
+        name: ref.name ?? '',
+      }),
       write,
       made ? version : undefined,
     );
@@ -236,8 +248,7 @@ export class OwnWrites {
   ): boolean {
     const version = object?.metadata.resourceVersion;
     if (version === undefined) return false;
-    const key = `${OwnWrites.scope(ref.cluster, ref.namespace)}\u0000${ref.kind}/${ref.name}`;
-    return this.ownVersions.get(key)?.includes(version) === true;
+    return this.ownVersions.get(OwnWrites.object(ref.cluster, ref))?.includes(version) === true;
   }
 
   private rememberVersion(key: string, write: Write, version: string | undefined): void {
