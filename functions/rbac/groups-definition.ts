@@ -117,7 +117,6 @@ const listedRolesOf = (client: KubeClient, namespace: string): Promise<RoleObjec
     `${OlmLabel.OwnerKind}=OperatorGroup,${OlmLabel.OwnerNamespace}=${namespace}`,
   );
 
-/** The namespace's OperatorGroups, fresh from the API. */
 const ownedBy =
   (namespace: string) =>
   (r: RoleObject): boolean =>
