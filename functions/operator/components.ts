@@ -18,11 +18,13 @@ export interface OperatorSnapshot {
   components: readonly KubeObject[];
 }
 
-/** What the decision writes: the Operator's creation or its status, and whether to look again. */
+/**
+ * What the decision writes: the Operator's status, or its creation and then the status to
+ * write on the object the create answered with (a create cannot set a status).
+ */
 export interface OperatorDecision {
   writes: Write[];
-  /** Created just now: its status is written by the next pass. */
-  created: boolean;
+  statusOfCreated?: OperatorStatus;
 }
 
 const conditionFields = [
@@ -99,19 +101,18 @@ export function operatorStatus(name: string, components: readonly KubeObject[]):
 
 /** Creates the Operator while it has components, and keeps its status current. */
 export function decideOperator(s: OperatorSnapshot): OperatorDecision {
+  const status = operatorStatus(s.name, s.components);
   if (s.operator === undefined) {
-    if (s.components.length === 0) return { writes: [], created: false };
+    if (s.components.length === 0) return { writes: [] };
     const operator: KubeObject = {
       apiVersion: 'operators.coreos.com/v1',
       kind: 'Operator',
       metadata: { name: s.name },
       spec: {},
     };
-    return { writes: [{ op: 'create', object: operator }], created: true };
+    return { writes: [{ op: 'create', object: operator }], statusOfCreated: status };
   }
-  const status = operatorStatus(s.name, s.components);
-  if (canonicalJson(s.operator.status ?? {}) === canonicalJson(status))
-    return { writes: [], created: false };
+  if (canonicalJson(s.operator.status ?? {}) === canonicalJson(status)) return { writes: [] };
   const object = { ...s.operator, apiVersion: 'operators.coreos.com/v1', kind: 'Operator', status };
-  return { writes: [{ op: 'updateStatus', object: object as KubeObject }], created: false };
+  return { writes: [{ op: 'updateStatus', object: object as KubeObject }] };
 }

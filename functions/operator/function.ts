@@ -6,7 +6,7 @@ import { getMirrored, listMirrored } from '../../shared/bus/mirror-read.js';
 import { lazyMirrorView } from '../../shared/bus/mirror-view.js';
 import type { KubeClient, KubeObject, ObjectRef } from '../../shared/kube/client.js';
 import { isNotFound } from '../../shared/kube/errors.js';
-import { executeWrites } from '../../shared/kube/executor.js';
+import { executeWrite, executeWrites, type WriteObserver } from '../../shared/kube/executor.js';
 import { OwnWrites } from '../../shared/kube/own-writes.js';
 import { unlessOwnWrite } from '../../shared/runtime/own-write-triggers.js';
 import type { CreateFunction } from '../../shared/runtime/function-module.js';
@@ -149,14 +149,10 @@ export const createFunction: CreateFunction = (context) => {
     quietMs,
     load: (work) =>
       loadOperator({ backbone, index, ownWrites }, work.client, work.cluster, work.key.name),
-    decide(snapshot) {
-      const decision = decideOperator(snapshot);
-      // A new Operator's status is written by the next pass, on the object just created.
-      return decision.created ? { writes: decision, again: true } : { writes: decision };
-    },
+    decide: (snapshot) => ({ writes: decideOperator(snapshot) }),
     apply: (decision, work) =>
       ownWrites.recording({ cluster: work.cluster, namespace: '' }, ['Operator'], (observe) =>
-        executeWrites(work.client, decision.writes, fieldManager, observe),
+        writeOperator(work.client, decision, observe),
       ),
   };
 
@@ -169,6 +165,24 @@ export const createFunction: CreateFunction = (context) => {
     },
   });
 };
+
+/**
+ * Makes an Operator's writes; a new Operator's status is written on the version its create
+ * answered with (that of an Operator found there already, if so), conditional on it.
+ */
+async function writeOperator(
+  client: KubeClient,
+  decision: OperatorDecision,
+  observe: WriteObserver,
+): Promise<void> {
+  for (const write of decision.writes) {
+    const answer = await executeWrite(client, write, fieldManager, observe);
+    if (write.op !== 'create' || decision.statusOfCreated === undefined || answer === undefined)
+      continue;
+    const object = { ...write.object, metadata: answer.metadata, status: decision.statusOfCreated };
+    await executeWrite(client, { op: 'updateStatus', object }, fieldManager, observe);
+  }
+}
 
 /** Reads one namespace's adoption from the mirror. */
 export async function loadAdoption(
@@ -210,8 +224,8 @@ export async function loadAdoption(
 
 /**
  * Reads one Operator and its components from the mirror; the Operator from the API when the
- * mirror does not show this replica's last write of it yet (a pass right after creating it
- * writes its status on it) or a status write of an Operator conflicted since.
+ * mirror does not show this replica's last write of it yet or a status write of an Operator
+ * conflicted since.
  */
 export async function loadOperator(
   from: { backbone: Backbone; index: ComponentIndex; ownWrites: OwnWrites },

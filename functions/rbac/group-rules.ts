@@ -1,6 +1,7 @@
 // The rules of a group's sync once its targets are the mirror's (groups.ts runs them as
 // steps): which namespaces are mislabelled, member CSV annotations, the aggregated ClusterRoles,
 // which CSVs' provided-API gate may decide differently, and provided-API pruning. Pure.
+import { createHash } from 'node:crypto';
 import { CsvPhase, CsvReason, OlmAnnotation } from '../../shared/api/codes.js';
 import type { Write } from '../../shared/kube/executor.js';
 import {
@@ -123,12 +124,23 @@ export function memberPhaseView(csv: CsvObject): string {
   return phase === CsvPhase.Failed && apiConflictReasons.has(reason) ? `failed:${reason}` : 'other';
 }
 
+/** A CSV to decide again, and the basis of that follow-up (WorkItem.basis). */
+export interface ConflictCandidate {
+  namespace: string;
+  name: string;
+  basis: string;
+}
+
 /**
  * CSVs of the group's namespace and of intersecting groups' whose provided-API gate may now
  * decide differently: providers of `apis`, and CSVs failed on a provided-API conflict (what
  * they conflicted with may just have been pruned from this group). This runs on every change
  * of the group in the mirror, its olm.providedAPIs included, so a gate decided on an annotation
  * the mirror did not show yet is decided again once it does. Not those in `already`.
+ *
+ * Their basis is what of groups the gate reads and does not watch: this group, the APIs its
+ * members provide, and the intersecting groups' uids, specs, targets and olm.providedAPIs. A
+ * pass of this group on the same basis (a member's phase moved on) sends them nothing new.
  */
 export function conflictCandidates(
   allGroups: readonly OperatorGroupObject[],
@@ -136,19 +148,16 @@ export function conflictCandidates(
   csvs: readonly CsvObject[],
   apis: ApiSet,
   already: readonly { namespace: string; name: string }[],
-): { namespace: string; name: string }[] {
+): ConflictCandidate[] {
   const surface = surfaceTargets(group);
-  const intersectingNs = new Set(
-    allGroups
-      .filter(
-        (g) =>
-          g.metadata.namespace === group.metadata.namespace ||
-          surface.intersects(surfaceTargets(g)),
-      )
-      .map((g) => g.metadata.namespace ?? ''),
+  const intersecting = allGroups.filter(
+    (g) =>
+      g.metadata.namespace === group.metadata.namespace || surface.intersects(surfaceTargets(g)),
   );
-  const out: { namespace: string; name: string }[] = [];
+  const intersectingNs = new Set(intersecting.map((g) => g.metadata.namespace ?? ''));
+  const out: ConflictCandidate[] = [];
   const seen = new Set(already.map((c) => `${c.namespace}/${c.name}`));
+  let basis: string | undefined;
   for (const csv of csvs) {
     if (!intersectingNs.has(csv.metadata.namespace ?? '') || isCopy(csv)) continue;
     const failedOnApis =
@@ -157,9 +166,28 @@ export function conflictCandidates(
     const key = { namespace: csv.metadata.namespace ?? '', name: csv.metadata.name ?? '' };
     if (seen.has(`${key.namespace}/${key.name}`)) continue;
     seen.add(`${key.namespace}/${key.name}`);
-    out.push(key);
+    basis ??= gateBasis(group, apis, intersecting);
+    out.push({ ...key, basis });
   }
   return out;
+}
+
+function gateBasis(
+  group: OperatorGroupObject,
+  apis: ApiSet,
+  intersecting: readonly OperatorGroupObject[],
+): string {
+  const groups = intersecting
+    .map((g) => ({
+      at: `${g.metadata.namespace ?? ''}/${g.metadata.name}`,
+      uid: g.metadata.uid ?? '',
+      apis: g.metadata.annotations?.[OlmAnnotation.ProvidedAPIs] ?? '',
+      spec: g.spec ?? {},
+      targets: g.status?.namespaces ?? [],
+    }))
+    .sort((a, b) => a.at.localeCompare(b.at));
+  const inputs = [group.metadata.namespace ?? '', group.metadata.name, apis.toString(), groups];
+  return createHash('sha256').update(JSON.stringify(inputs)).digest('base64url');
 }
 
 /** The patch pruning olm.providedAPIs entries no member provides, if any. */

@@ -255,7 +255,7 @@ export function groupsDefinition(
       const d = decideGroups(snapshot);
       const enqueue: WorkItem[] = [
         ...[...new Set(d.namespaces)].map((namespace) => namespaceKey.of({ namespace })),
-        ...d.csvs.map((c) => csvKey.of(c)),
+        ...d.csvs.map((c) => ({ ...csvKey.of(c), basis: c.basis })),
         ...(d.sweepNamespaceLabels ? [sweepKey.of({})] : []),
       ];
       return {

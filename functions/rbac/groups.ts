@@ -23,6 +23,7 @@ import {
 import {
   aggregateRoleWrites,
   conflictCandidates,
+  type ConflictCandidate,
   memberAnnotationWrites,
   mislabelled,
   providedApisOfGroup,
@@ -63,8 +64,8 @@ export interface GroupsDecision {
   writes: Write[];
   /** Namespaces whose group labels disagree with the mirrored targets. */
   namespaces: string[];
-  /** CSVs (namespace, name) to reconcile again. */
-  csvs: { namespace: string; name: string }[];
+  /** CSVs (namespace, name) to reconcile again, each with the basis of that follow-up. */
+  csvs: ConflictCandidate[];
   /** A group vanished: sweep namespace labels of groups that no longer exist. */
   sweepNamespaceLabels: boolean;
   /** Look again later (a missing service account may appear). */

@@ -12,7 +12,8 @@
 //    with its TTL if the replica dies. Each consume is supervised (../bus/supervised-consumer.ts):
 //    one that ends or stops pulling after a NATS failover is opened again.
 // 3. Reconcile: load a snapshot (the first one while the lease is taken), decide (pure), apply
-//    the writes, then publish the decision's follow-up work (`enqueue`). A StaleDecisionError
+//    the writes, then publish the decision's follow-up work (`enqueue`; one with the same basis
+//    as the last this replica published for its key is not sent again). A StaleDecisionError
 //    (write conflict) means "re-read and decide again", at once. Success acks the item, or holds
 //    it back for `requeueAfterMs` when the decision asks to look again later.
 // 4. Failure (dead-work.ts): the key's consecutive failures are counted in olmq_attempts; the
@@ -59,7 +60,8 @@ import { startRedriver } from './redrive.js';
 import { Slots } from './slots.js';
 import { runTrigger } from './trigger-loop.js';
 import type { FunctionMetrics } from './metrics.js';
-import type { Decision, FunctionDefinition, WorkContext } from './types.js';
+import { PublishedFollowUps } from './follow-ups.js';
+import type { Decision, FunctionDefinition, WorkContext, WorkItem } from './types.js';
 
 export type {
   Decision,
@@ -109,6 +111,7 @@ export class FunctionHost<Key, Snapshot, Writes> {
    * coming back after contentionDelayMs: a function's own writes often retrigger its key.
    */
   private readonly running = new Map<string, JsMsg | undefined>();
+  private readonly followUps = new PublishedFollowUps();
   private readonly slots: Slots;
 
   constructor(
@@ -392,20 +395,10 @@ export class FunctionHost<Key, Snapshot, Writes> {
       record = await recordRead;
       context.failures = record.failures;
       let decision = await this.decideAndApply(context, labels, firstSnapshot);
-      await enqueue(
-        this.backbone,
-        this.origin(m, 0),
-        { cluster, batch: this.options.enqueueBatch },
-        decision.enqueue,
-      );
+      await this.publishFollowUps(m, 0, cluster, decision.enqueue);
       for (let pass = 1; decision.again === true && pass < this.options.maxPasses; pass++) {
         decision = await this.decideAndApply(context, labels);
-        await enqueue(
-          this.backbone,
-          this.origin(m, pass),
-          { cluster, batch: this.options.enqueueBatch },
-          decision.enqueue,
-        );
+        await this.publishFollowUps(m, pass, cluster, decision.enqueue);
       }
       // Still progressing after maxPasses: come back soon rather than spin here.
       const requeueAfterMs = decision.requeueAfterMs;
@@ -463,9 +456,18 @@ export class FunctionHost<Key, Snapshot, Writes> {
     }
   }
 
-  // Names a decision's follow-ups by the item, its delivery and the pass (see enqueue).
-  private origin(m: JsMsg, pass: number): string {
-    return `${this.queue}@${m.seq}.${m.info.deliveryCount}.${pass}`;
+  // Publishes a pass's follow-ups, named by the item, its delivery and the pass (see enqueue),
+  // but those sent before on the same basis (follow-ups.ts).
+  private async publishFollowUps(
+    m: JsMsg,
+    pass: number,
+    cluster: string,
+    items?: readonly WorkItem[],
+  ) {
+    const origin = `${this.queue}@${m.seq}.${m.info.deliveryCount}.${pass}`;
+    const unsent = this.followUps.unsent(cluster, items);
+    await enqueue(this.backbone, origin, { cluster, batch: this.options.enqueueBatch }, unsent);
+    this.followUps.published(cluster, unsent);
   }
 
   // Sends a settlement (ack, nak, term) of a consumed message with this turn's other messages.

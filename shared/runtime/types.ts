@@ -32,6 +32,12 @@ export interface WorkKeyType<Key> {
 export interface WorkItem {
   readonly queue: string;
   readonly key: readonly string[];
+  /**
+   * For a decision's follow-up: what it is about (e.g. a digest of the inputs the target's
+   * decision reads and does not watch). The host does not publish it again while the last one it
+   * published for that key had the same basis: that pass came after these inputs.
+   */
+  readonly basis?: string;
 }
 
 /** One change of a mirrored object, as a trigger sees it. */

@@ -6,6 +6,7 @@ import { Registry } from 'prom-client';
 import t from 'tap';
 import { loadPlan } from '../../functions/install/install-plan/load.js';
 import { KubeClient } from '../../shared/kube/client.js';
+import { OwnWrites } from '../../shared/kube/own-writes.js';
 import { createApiRequestCounter } from '../../shared/runtime/metrics.js';
 import { backboneFor, clusterFor } from '../harness/backbone.js';
 import { createInstallPlan, restrictSize, smallBundle } from '../harness/install-plan.js';
@@ -38,7 +39,7 @@ t.test(
     const load = () =>
       loadPlan(
         counted,
-        { source: backbone, cluster: 'c1' },
+        { source: backbone, cluster: 'c1', ownWrites: new OwnWrites() },
         'ns1',
         'install-same',
         () => new Date(),

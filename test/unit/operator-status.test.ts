@@ -86,10 +86,10 @@ t.test('operator status - refs sorted by kind, with status.conditions copied', (
 
 t.test('operator status - created while it has components, never without', (t) => {
   const created = decideOperator({ name: 'etcd.ns1', operator: undefined, components: [csv] });
-  t.equal(created.created, true);
   t.match(created.writes, [
     { op: 'create', object: { kind: 'Operator', metadata: { name: 'etcd.ns1' } } },
   ]);
+  t.same(created.statusOfCreated, operatorStatus('etcd.ns1', [csv]), 'its status, for after');
   t.same(
     decideOperator({ name: 'etcd.ns1', operator: undefined, components: [] }).writes,
     [],

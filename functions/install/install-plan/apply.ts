@@ -5,7 +5,12 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { KubeClient, KubeObject } from '../../../shared/kube/client.js';
 import { isConflict } from '../../../shared/kube/errors.js';
-import { executeWrite, executeWrites, type Write } from '../../../shared/kube/executor.js';
+import {
+  executeWrite,
+  executeWrites,
+  type Write,
+  type WriteObserver,
+} from '../../../shared/kube/executor.js';
 import type { ApiWarning } from '../../../shared/kube/warnings.js';
 import { StaleDecisionError } from '../../../shared/runtime/function-host.js';
 import { installFieldManager, updateStatusOrStale } from '../kube-writes.js';
@@ -25,6 +30,8 @@ export interface PlanApplyContext {
   countWarnings: () => void;
   /** How long a failing plan retries before it is Failed (default upstream's minute). */
   retryWindowMs?: number;
+  /** Hears of the plan's status write and the resourceVersion it left (own-writes.ts). */
+  observe?: WriteObserver;
 }
 
 // Events are best effort, as upstream's recorder: a failure is logged, never fails the pass.
@@ -64,10 +71,10 @@ async function writePlanStatus(
   client: KubeClient,
   plan: ServedInstallPlan,
   status: NonNullable<ServedInstallPlan['status']>,
-): Promise<void> {
+): Promise<string | undefined> {
   try {
-    await client.updateStatus({ ...plan, status });
-    return;
+    const answer = await client.updateStatus({ ...plan, status }, { answer: 'metadata' });
+    return answer.metadata.resourceVersion;
   } catch (error) {
     if (!isConflict(error)) throw error;
     const fresh = await client.get<ServedInstallPlan>({
@@ -86,7 +93,7 @@ async function writePlanStatus(
         cause: error,
       });
     }
-    await updateStatusOrStale(client, { ...fresh, status }, 'InstallPlan');
+    return updateStatusOrStale(client, { ...fresh, status }, 'InstallPlan');
   }
 }
 
@@ -187,7 +194,8 @@ export async function applyPlan(writes: PlanWrites, c: PlanApplyContext): Promis
     c.retryWindowMs,
   );
   if (status === undefined || !statusChanged(writes.plan.status, status)) return;
-  await writePlanStatus(client, writes.plan, status);
+  const version = await writePlanStatus(client, writes.plan, status);
+  c.observe?.({ op: 'updateStatus', object: { ...writes.plan, status } }, version, true);
   if (status.phase === 'Failed' && writes.plan.status?.phase !== 'Failed')
     await recordPlanEvent(client, planFailedEvent(writes.plan, status.message ?? '', c.now()), c);
 }

@@ -1,11 +1,12 @@
 // The install-plan reconciler (upstream's catalog operator syncInstallPlans/ExecutePlan): one
-// work item per InstallPlan. load reads the plan and what its pending steps name from the API
-// (load.ts), decide is decide.ts, apply writes step by step and records the plan status
+// work item per InstallPlan. load reads the plan (from the mirror when it shows this replica's
+// writes) and what its pending steps name from the API (load.ts), decide is decide.ts, apply writes step by step and records the plan status
 // (apply.ts).
 import type { Counter } from 'prom-client';
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
 import type { FunctionDefinition, WorkContext } from '../../../shared/runtime/types.js';
 import type { NamespacedName } from '../../../shared/runtime/work-keys.js';
+import { OwnWrites } from '../../../shared/kube/own-writes.js';
 import { installPlanKey } from '../keys.js';
 import type { ScopedClients } from '../scope.js';
 import { applyPlan } from './apply.js';
@@ -25,6 +26,8 @@ export function installPlanFunction(options: {
   /** The watcher's mirror (the OperatorGroup scope). */
   mirror: MirrorSource;
 }): FunctionDefinition<NamespacedName, PlanSnapshot, PlanWrites> {
+  // This replica's status writes of plans, so a load can tell whether the mirror shows them.
+  const ownWrites = new OwnWrites();
   return {
     key: installPlanKey,
     triggers: [
@@ -52,7 +55,7 @@ export function installPlanFunction(options: {
     async load(work: PlanWork): Promise<PlanSnapshot> {
       return loadPlan(
         work.client,
-        { source: options.mirror, cluster: work.cluster },
+        { source: options.mirror, cluster: work.cluster, ownWrites },
         work.key.namespace,
         work.key.name,
         work.now,
@@ -60,14 +63,18 @@ export function installPlanFunction(options: {
     },
     decide: decidePlan,
     async apply(writes: PlanWrites, work: PlanWork): Promise<void> {
-      await applyPlan(writes, {
-        client: work.client,
-        scoped: options.scoped,
-        now: work.now,
-        log: work.log,
-        countWarnings: () => options.warnings?.inc({ cluster: work.cluster }),
-        ...(options.retryWindowMs === undefined ? {} : { retryWindowMs: options.retryWindowMs }),
-      });
+      const where = { cluster: work.cluster, namespace: work.key.namespace };
+      await ownWrites.recording(where, ['InstallPlan'], (observe) =>
+        applyPlan(writes, {
+          client: work.client,
+          scoped: options.scoped,
+          now: work.now,
+          log: work.log,
+          countWarnings: () => options.warnings?.inc({ cluster: work.cluster }),
+          ...(options.retryWindowMs === undefined ? {} : { retryWindowMs: options.retryWindowMs }),
+          observe,
+        }),
+      );
     },
     giveUp: failPlanOnDeadWork,
   };

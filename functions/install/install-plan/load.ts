@@ -1,8 +1,10 @@
-// What one pass over an InstallPlan reads, fresh from the API (the plan's own previous writes
-// must be seen, and updates are built from the objects read): the plan, the objects its
-// pending steps name, the CSVs they resolve, and for CRD updates that change the definition the
-// custom resources that must stay valid. The OperatorGroup's scope, which it only reads, comes
-// from the watcher's mirror, and so does the absence of step objects of kinds it mirrors whole.
+// What one pass over an InstallPlan reads: the plan, the objects its pending steps name, the
+// CSVs they resolve, and for CRD updates that change the definition the custom resources that
+// must stay valid. Step objects are read fresh from the API (updates are built from them); the
+// OperatorGroup's scope, which it only reads, comes from the watcher's mirror, and so does the
+// absence of step objects of kinds it mirrors whole. The plan comes from the mirror when it
+// shows this replica's last status write of it (the pass's own previous writes must be seen;
+// only the status is written, which the trimmed metadata cannot wipe), else from the API.
 import type { OperatorGroup, Subscription } from '../../../shared/api/index.js';
 import type { Served } from '../../../shared/kube/served.js';
 import { getMirrored, listMirrored } from '../../../shared/bus/mirror-read.js';
@@ -12,6 +14,7 @@ import { manifestOf } from '../../../shared/install-plan/index.js';
 import { asCrd } from '../crds.js';
 import { canonicalJson } from '../hash.js';
 import type { MirrorSource } from '../../../shared/bus/mirror-read.js';
+import type { OwnWrites } from '../../../shared/kube/own-writes.js';
 import { mirroredScope } from '../scope.js';
 import { versionsServedBeforeAndAfter } from './crd-update.js';
 import { stepObjectRef, stepsToRead } from './steps.js';
@@ -37,15 +40,34 @@ const mirroredWhole: ReadonlySet<string> = new Set([
   'ClusterRoleBinding',
 ]);
 
+// The plan as the mirror shows it, when that shows this replica's writes of it; else the API's.
+async function readPlan(
+  client: KubeClient,
+  mirror: { source: MirrorSource; cluster: string; ownWrites: OwnWrites },
+  namespace: string,
+  name: string,
+): Promise<ServedInstallPlan | undefined> {
+  const where = { kind: 'InstallPlan', namespace, name };
+  const mirrored = await getMirrored<ServedInstallPlan>(mirror.source, {
+    cluster: mirror.cluster,
+    ...where,
+  });
+  if (mirrored !== undefined && mirror.ownWrites.showsObject(mirror.cluster, where, mirrored))
+    return mirrored;
+  const plan = await client.get<ServedInstallPlan>(ipRef(namespace, name));
+  mirror.ownWrites.readFromApi(mirror.cluster, namespace);
+  return plan;
+}
+
 /** Reads InstallPlan `namespace/name` and what its pass needs; `now` is the clock. */
 export async function loadPlan(
   client: KubeClient,
-  mirror: { source: MirrorSource; cluster: string },
+  mirror: { source: MirrorSource; cluster: string; ownWrites: OwnWrites },
   namespace: string,
   name: string,
   now: () => Date,
 ): Promise<PlanSnapshot> {
-  const plan = await client.get<ServedInstallPlan>(ipRef(namespace, name));
+  const plan = await readPlan(client, mirror, namespace, name);
   const snapshot: PlanSnapshot = {
     plan,
     now: now(),
