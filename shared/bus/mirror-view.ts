@@ -11,7 +11,7 @@
 // every subject written since the consumer's position, which is the whole stream for a kind
 // that changes rarely.
 import { DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import type { Backbone } from './backbone.js';
+import type { Backbone, MirroredEntry } from './backbone.js';
 import { isFenced, reportFenced } from './fencing.js';
 import { BodyMissingError, isBodyRef, textOf } from './large-values.js';
 import {
@@ -288,7 +288,10 @@ export async function openMirrorView<T>(
 
 /** A view opened on first use (and again after a failed open), for functions' loads. */
 export interface LazyMirrorView<T> {
-  /** The current objects of the kind in `cluster`, optionally in one namespace. */
+  /**
+   * The current objects of the kind in `cluster`, optionally in one namespace. They are shared
+   * between calls (an unchanged object is parsed once): read them, never change them.
+   */
   list(cluster: string, namespace?: string): Promise<T[]>;
   stop(): void;
 }
@@ -301,13 +304,29 @@ export interface LazyMirrorView<T> {
  */
 export function lazyMirrorView<T>(mirror: MirrorSource, kind: string): LazyMirrorView<T> {
   let view: Promise<MirrorView<T>> | undefined;
+  // Per listing (cluster, namespace), the objects it last answered by key, with the text each
+  // was parsed from: the copy keeps an entry's text until it changes, and a view listed at every
+  // change of another kind (an Operator's components) would parse all of them each time.
+  const parsed = new Map<string, Map<string, { text: string; object: T }>>();
+  const fromCopy = (listing: string, entries: readonly MirroredEntry[]): T[] => {
+    const before = parsed.get(listing);
+    const now = new Map<string, { text: string; object: T }>();
+    const objects = entries.map(({ key, text }) => {
+      const known = before?.get(key);
+      const entry = known?.text === text ? known : { text, object: JSON.parse(text) as T };
+      now.set(key, entry);
+      return entry.object;
+    });
+    parsed.set(listing, now);
+    return objects;
+  };
   return {
     async list(cluster, namespace) {
       const kept = mirror.copy?.entries(cluster, kind, namespace);
       if (kept !== undefined) {
         void view?.then((v) => v.stop()).catch(() => undefined);
         view = undefined;
-        return kept.map(({ text }) => JSON.parse(text) as T);
+        return fromCopy(`${cluster}\u0000${namespace ?? '*'}`, kept);
       }
       view ??= openMirrorView<T>(mirror, kind);
       const opened = view;

@@ -120,6 +120,16 @@ t.test(
     });
     t.match(again['rules'], [{ resources: ['operatorconditions'], resourceNames: [name] }]);
 
+    // Someone else's edit of the RoleBinding (its subjects dropped) is undone.
+    const bindingRef = { apiVersion: rbac, kind: 'RoleBinding', namespace: 'oc', name };
+    const binding = await client.get(bindingRef);
+    await client.update({ ...binding!, subjects: [] });
+    const rebound = await waitFor('the RoleBinding subjects to be put back', async () => {
+      const b = await client.get(bindingRef);
+      return ((b?.['subjects'] as unknown[] | undefined) ?? []).length > 0 ? b : undefined;
+    });
+    t.match(rebound['subjects'], [{ kind: 'ServiceAccount', name: 'etcd-operator' }]);
+
     // An edit that drops OPERATOR_CONDITION_NAME from the deployment is undone.
     const deploymentRef = {
       apiVersion: 'apps/v1',

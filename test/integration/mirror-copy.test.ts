@@ -206,6 +206,17 @@ t.test(
       [1],
       'one namespace',
     );
+
+    // Listed again, an unchanged object is the one parsed before; a changed one is parsed anew.
+    const byNamespace = (groups: Group[]) =>
+      new Map(groups.map((g) => [g.metadata.namespace, g] as const));
+    const before = byNamespace(all);
+    await putGroup(backbone, 'b', 'og', 2);
+    await functions.copy.reached('c1');
+    const after = byNamespace(await view.list('c1'));
+    t.equal(after.get('a'), before.get('a'), 'unchanged: the same object');
+    t.not(after.get('b'), before.get('b'), 'changed: another object');
+    t.equal(after.get('b')?.spec.n, 2, 'as changed');
   },
 );
 

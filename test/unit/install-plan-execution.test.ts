@@ -443,6 +443,31 @@ t.test('install plan - a scope lookup error fails the plan with InstallCheckFail
 t.test('install plan - fnv64a matches the reference vectors', (t) => {
   t.equal(fnv64aHex(''), 'cbf29ce484222325');
   t.equal(fnv64aHex('a'), 'af63dc4c8601ec8c');
+  t.equal(fnv64aHex('foobar'), '85944171f73967e8');
+  t.end();
+});
+
+t.test('install plan - fnv64a agrees with 64-bit arithmetic on any text', (t) => {
+  // The definition, in BigInt: XOR each UTF-8 byte in, multiply by the prime, modulo 2^64.
+  const reference = (text: string): string => {
+    let hash = 0xcbf29ce484222325n;
+    for (const byte of Buffer.from(text, 'utf8'))
+      hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+    return hash.toString(16);
+  };
+  let seed = 7;
+  const random = (n: number): number => (seed = (seed * 48271) % 0x7fffffff) % n;
+  const alphabet = 'abcxyz{}":,0189 é漢🙂\n';
+  for (let i = 0; i < 2_000; i++) {
+    const text = Array.from({ length: random(80) }, () => alphabet[random(alphabet.length)]).join(
+      '',
+    );
+    if (fnv64aHex(text) !== reference(text)) {
+      t.fail(`differs for ${JSON.stringify(text)}`);
+      break;
+    }
+  }
+  t.pass('2,000 texts agree');
   t.end();
 });
 

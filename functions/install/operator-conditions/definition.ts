@@ -9,6 +9,7 @@ import { getMirrored, type MirrorSource } from '../../../shared/bus/mirror-read.
 import type { KubeObject, ObjectRef } from '../../../shared/kube/client.js';
 import { executeWrites, type Write } from '../../../shared/kube/executor.js';
 import { OwnWrites } from '../../../shared/kube/own-writes.js';
+import { unlessOwnWrite } from '../../../shared/runtime/own-write-triggers.js';
 import type {
   FunctionDefinition,
   ObjectChange,
@@ -91,10 +92,12 @@ export function operatorConditionFunction(options: {
   const ownWrites = new OwnWrites();
   return {
     key: operatorConditionKey,
+    // The echo of this replica's own write of a Role or RoleBinding wakes nothing: the pass that
+    // wrote it made every write its snapshot allowed, and conditionally.
     triggers: [
       conditionTrigger,
-      byController('Role'),
-      byController('RoleBinding'),
+      unlessOwnWrite(byController('Role'), ownWrites),
+      unlessOwnWrite(byController('RoleBinding'), ownWrites),
       deploymentTrigger,
     ],
     async load(work: ConditionWork): Promise<OperatorConditionSnapshot> {
