@@ -87,18 +87,19 @@ export function aggregateRoleWrites(
     if (existing === undefined) {
       writes.push({ op: 'create', object: intended });
     } else if (!roleMatches(existing, intended)) {
-      const { aggregationRule: _old, ...rest } = existing;
+      // A merge patch conditional on the version decided on: it changes only the labels and the
+      // aggregation rule, so a role read from the mirror (which trims the kubectl last-applied
+      // annotation) serves as well as one read from the API.
       writes.push({
-        op: 'update',
-        object: {
-          ...rest,
+        op: 'patch',
+        ref: { apiVersion: existing.apiVersion, kind: 'ClusterRole', name: existing.metadata.name },
+        type: 'merge',
+        patch: {
           metadata: {
-            ...existing.metadata,
-            labels: { ...existing.metadata.labels, ...intended.metadata.labels },
+            resourceVersion: existing.metadata.resourceVersion,
+            labels: intended.metadata.labels ?? {},
           },
-          ...(intended.aggregationRule === undefined
-            ? {}
-            : { aggregationRule: intended.aggregationRule }),
+          aggregationRule: intended.aggregationRule ?? null,
         },
       });
     }

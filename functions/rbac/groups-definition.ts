@@ -132,8 +132,8 @@ export function groupsDefinition(
 ): FunctionDefinition<Key, GroupsSnapshot, Write[]> {
   // Per namespace, its groups' names when this process last found none of its roles orphaned
   // (a LIST of the API): while they are the same, no group's roles can be orphaned, and a
-  // decision that writes no role stands on the mirror's roles. Any role to write is decided
-  // again on the API's.
+  // decision that creates or deletes no role stands on the mirror's roles. One that does is
+  // decided again on the API's.
   const listedWith = new Map<string, string>();
   // Namespaces whose decision met a newer group than it saw (a 409) read their groups from the
   // API next, so deciding again does not meet the same mirror (one that lags, or stands still
@@ -204,12 +204,13 @@ export function groupsDefinition(
     if (listedWith.get(scope) === groupNames) {
       const owned = [...byName.values()].filter(ownedBy(namespace));
       const onMirror = snapshotWith({ roles: byName, owned });
-      if (!decideGroups(onMirror).writes.some(isRoleWrite)) return onMirror;
+      // Role patches are conditional on the version decided on: the mirror's roles do.
+      if (!decideGroups(onMirror).writes.some((w) => isRoleWrite(w) && w.op !== 'patch'))
+        return onMirror;
     }
     // The API's roles labelled ours stand for every such role (fresh, and those of groups
-    // gone, to delete). Of the others, only those the mirror shows are read from the API (whole:
-    // an update keeps what the watcher trims); one it does not show yet makes its create meet
-    // it, and decide again.
+    // gone, to delete). Of the others, only those the mirror shows are read from the API; one it
+    // does not show yet makes its create meet it, and decide again.
     const owned = await listedRolesOf(client, namespace);
     const roles = new Map(owned.map((r) => [r.metadata.name ?? '', r] as const));
     await Promise.all(

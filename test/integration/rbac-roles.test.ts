@@ -223,6 +223,40 @@ t.test(
 );
 
 t.test(
+  "rbac - a new API reaches the group's aggregated roles as patches decided on the mirror, with no LIST",
+  async (t) => {
+    const { client, fixture } = await startMultitenancy(t);
+    await createNamespace(client, 'operators');
+    await createOperatorGroup(client, 'operators', 'og', { targetNamespaces: ['operators'] });
+    await waitForGroupStatus(client, 'operators', 'og');
+    const names = (['admin', 'edit', 'view'] as const).map((suffix) =>
+      aggregateClusterRoleName('operators', 'og', suffix),
+    );
+    for (const name of names)
+      await waitForObject(client, name, clusterRole(name), (r) => r !== undefined);
+    // The roles exist: the pass that created them listed the API's. Count LISTs from now on.
+    const lists = fixture.cluster.faults.inject({
+      verbs: ['list'],
+      resources: ['rbac.authorization.k8s.io/clusterroles'],
+      action: { kind: 'delay', ms: 0 },
+    });
+
+    const csv = await bundleCsv('etcd', 'etcdoperator.v0.9.4');
+    await createOwnedCrds(client, csv);
+    await installCsv(client, csv, 'operators');
+    for (const name of names) {
+      await waitForObject<RoleObject>(
+        client,
+        `${name} selects the 3 APIs`,
+        clusterRole(name),
+        (r) => r?.aggregationRule?.clusterRoleSelectors.length === 3,
+      );
+    }
+    t.equal(lists.hits, 0, 'no LIST of ClusterRoles for the new APIs');
+  },
+);
+
+t.test(
   'rbac - a deleted group takes its aggregated ClusterRoles and namespace labels along',
   async (t) => {
     const { client } = await startMultitenancy(t);
